@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Rill",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Rill", targets: ["Rill"]),
+        .executable(name: "rill", targets: ["rill"]),
+    ],
+    targets: [
+        // LMDB from the system (Debian: liblmdb-dev).
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        // The only module that speaks LMDB.
+        .target(name: "RillStorage", dependencies: ["CLMDB"]),
+        .target(name: "Rill", dependencies: ["RillStorage"]),
+        .executableTarget(name: "rill", dependencies: ["Rill"]),
+        // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
+        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB"]),
+
+        // Models and helpers shared by the tests and the test helper process.
+        .target(name: "RillTestSupport", dependencies: ["Rill"], path: "Tests/RillTestSupport"),
+        // A child process the tests spawn, kill and inspect (durability under SIGKILL, several writers).
+        .executableTarget(
+            name: "rill-test-helper",
+            dependencies: ["Rill", "RillTestSupport"],
+            path: "Tests/RillTestHelper"
+        ),
+        .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
+        .testTarget(
+            name: "RillTests",
+            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "rill"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

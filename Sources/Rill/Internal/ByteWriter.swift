@@ -1,0 +1,126 @@
+import Foundation
+
+/// Appends the fixed-width and variable-length integers of Rill's own binary layouts.
+struct ByteWriter {
+    var bytes: [UInt8]
+
+    init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func append(_ byte: UInt8) { bytes.append(byte) }
+
+    mutating func append<C: Collection>(contentsOf other: C) where C.Element == UInt8 {
+        bytes.append(contentsOf: other)
+    }
+
+    /// LEB128: seven bits a byte, low first.
+    mutating func appendVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    mutating func appendBigEndian(_ value: UInt64) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func appendBigEndian(_ value: UInt32) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func appendDouble(_ value: Double) {
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// A byte count, then the bytes.
+    mutating func appendBlob<C: Collection>(_ blob: C) where C.Element == UInt8 {
+        appendVarint(UInt64(blob.count))
+        bytes.append(contentsOf: blob)
+    }
+
+    mutating func appendString(_ string: String) {
+        var string = string
+        string.withUTF8 { appendBlob($0) }
+    }
+}
+
+/// Reads what `ByteWriter` wrote, throwing on truncated or malformed input instead of trapping.
+struct ByteReader {
+    struct Malformed: Error, CustomStringConvertible {
+        let offset: Int
+        let what: String
+        var description: String { "malformed data at byte \(offset): \(what)" }
+    }
+
+    let buffer: UnsafeRawBufferPointer
+    private(set) var offset: Int
+
+    init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0) {
+        self.buffer = buffer
+        self.offset = offset
+    }
+
+    var isAtEnd: Bool { offset >= buffer.count }
+
+    mutating func readByte() throws -> UInt8 {
+        guard offset < buffer.count else { throw Malformed(offset: offset, what: "unexpected end") }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    mutating func readVarint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try readByte()
+            guard shift < 64 else { throw Malformed(offset: offset, what: "varint too long") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func readBytes(_ count: Int) throws -> UnsafeRawBufferPointer {
+        guard count >= 0, count <= buffer.count - offset else {
+            throw Malformed(offset: offset, what: "\(count) bytes past the end")
+        }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
+    }
+
+    mutating func readBlob() throws -> UnsafeRawBufferPointer {
+        let count = try readVarint()
+        guard count <= UInt64(Int.max) else { throw Malformed(offset: offset, what: "length too large") }
+        return try readBytes(Int(count))
+    }
+
+    mutating func readString() throws -> String {
+        let blob = try readBlob()
+        guard let string = String(validating: blob, as: UTF8.self) else {
+            throw Malformed(offset: offset, what: "invalid UTF-8")
+        }
+        return string
+    }
+
+    mutating func readBigEndianUInt64() throws -> UInt64 {
+        let raw = try readBytes(8)
+        return raw.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    mutating func readBigEndianUInt32() throws -> UInt32 {
+        let raw = try readBytes(4)
+        return raw.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    mutating func readDouble() throws -> Double {
+        let raw = try readBytes(8)
+        var bits: UInt64 = 0
+        for (index, byte) in raw.enumerated() { bits |= UInt64(byte) << (8 * UInt64(index)) }
+        return Double(bitPattern: bits)
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// One commit of the log: everything one save changed, under one sequence number.
+///
+/// Layout (version 1): version byte, timestamp (Double, seconds since 1970, little-endian),
+/// author (varint length + 1, 0 for none, then UTF-8), change count (varint), then each change:
+/// kind byte, entity name (varint length + UTF-8), identifier key (varint length + bytes), for an
+/// update the changed field names (varint count, then strings), for an insert or update the record
+/// (varint length + bytes). See `Documentation/OnDiskFormat.md`.
+package struct LogEntry: Sendable, Hashable {
+    /// What a change did to its record.
+    package enum Kind: UInt8, Sendable {
+        case insert = 1
+        case update = 2
+        case delete = 3
+
+        package var name: String {
+            switch self {
+            case .insert: "insert"
+            case .update: "update"
+            case .delete: "delete"
+            }
+        }
+    }
+
+    /// One record's change within a commit.
+    package struct Change: Sendable, Hashable {
+        package var kind: Kind
+        package var entity: String
+        /// The identifier's storage key.
+        package var key: [UInt8]
+        /// For an update, the top-level fields whose stored value changed (added, changed or removed).
+        package var changedFields: [String]
+        /// The record after the change; nil for a delete (a tombstone).
+        package var record: [UInt8]?
+    }
+
+    package static let formatVersion: UInt8 = 1
+
+    package var sequence: UInt64
+    package var timestamp: Date
+    package var author: String?
+    package var changes: [Change]
+
+    package init(sequence: UInt64, timestamp: Date, author: String?, changes: [Change]) {
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.author = author
+        self.changes = changes
+    }
+
+    // MARK: - Encoding
+
+    /// The entry's stored bytes (the sequence number is the key, not part of the value).
+    package func encoded() -> [UInt8] {
+        let recordBytes = changes.reduce(0) { $0 + ($1.record?.count ?? 0) }
+        var writer = ByteWriter(capacity: 32 + recordBytes + changes.count * 48)
+        writer.append(Self.formatVersion)
+        writer.appendDouble(timestamp.timeIntervalSince1970)
+        if let author {
+            var author = author
+            author.withUTF8 { utf8 in
+                writer.appendVarint(UInt64(utf8.count) + 1)
+                writer.append(contentsOf: utf8)
+            }
+        } else {
+            writer.appendVarint(0)
+        }
+        writer.appendVarint(UInt64(changes.count))
+        for change in changes {
+            writer.append(change.kind.rawValue)
+            writer.appendString(change.entity)
+            writer.appendBlob(change.key)
+            if change.kind == .update {
+                writer.appendVarint(UInt64(change.changedFields.count))
+                for field in change.changedFields { writer.appendString(field) }
+            }
+            if change.kind != .delete {
+                writer.appendBlob(change.record ?? [])
+            }
+        }
+        return writer.bytes
+    }
+
+    /// Decodes a stored entry.
+    ///
+    /// - Throws: `RillError` with code `.corruptStore` when the bytes are not a valid entry.
+    package init(sequence: UInt64, bytes: UnsafeRawBufferPointer) throws {
+        var reader = ByteReader(bytes)
+        do {
+            let version = try reader.readByte()
+            guard version == Self.formatVersion else {
+                throw RillError(
+                    .unsupportedFormat,
+                    "log entry \(sequence) has format version \(version); this version of Rill reads \(Self.formatVersion)"
+                )
+            }
+            let timestamp = Date(timeIntervalSince1970: try reader.readDouble())
+            let authorLength = try reader.readVarint()
+            var author: String?
+            if authorLength > 0 {
+                let raw = try reader.readBytes(Int(clamping: authorLength - 1))
+                author = String(decoding: raw, as: UTF8.self)
+            }
+            let count = try reader.readVarint()
+            var changes: [Change] = []
+            changes.reserveCapacity(Int(clamping: min(count, 1 << 20)))
+            for _ in 0..<count {
+                guard let kind = Kind(rawValue: try reader.readByte()) else {
+                    throw ByteReader.Malformed(offset: reader.offset - 1, what: "unknown change kind")
+                }
+                let entity = try reader.readString()
+                let key = Array(try reader.readBlob())
+                var fields: [String] = []
+                if kind == .update {
+                    let fieldCount = try reader.readVarint()
+                    for _ in 0..<fieldCount { fields.append(try reader.readString()) }
+                }
+                let record = kind == .delete ? nil : Array(try reader.readBlob())
+                changes.append(Change(kind: kind, entity: entity, key: key, changedFields: fields, record: record))
+            }
+            self.init(sequence: sequence, timestamp: timestamp, author: author, changes: changes)
+        } catch let error as ByteReader.Malformed {
+            throw RillError(.corruptStore, "log entry \(sequence) is unreadable: \(error)", underlyingError: error)
+        }
+    }
+
+    /// The key under which the entry with `sequence` is stored: 8 bytes, big-endian, so the
+    /// log's key order is sequence order.
+    package static func key(for sequence: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+    }
+
+    /// The sequence number stored in a log key.
+    package static func sequence(fromKey key: UnsafeRawBufferPointer) throws -> UInt64 {
+        guard key.count == 8 else {
+            throw RillError(.corruptStore, "a log key of \(key.count) bytes; log keys are 8 bytes")
+        }
+        return key.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}

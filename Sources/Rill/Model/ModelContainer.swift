@@ -1,0 +1,117 @@
+import Foundation
+import RillStorage
+import Synchronization
+
+/// The store of an app's models, and the factory of the contexts that read and write it.
+///
+/// Create one container per store and share it; contexts made from it see each other's saves.
+/// Opening the same store twice in one process is safe: both containers share one underlying
+/// environment.
+///
+/// For example:
+///
+/// ```swift
+/// let container = try ModelContainer(
+///     for: Book.self, Author.self,
+///     configurations: ModelConfiguration(url: URL(filePath: "library.rill"))
+/// )
+/// let context = container.mainContext
+/// ```
+public final class ModelContainer: Sendable {
+    /// The configuration of the container's store.
+    public let configurations: [ModelConfiguration]
+    /// The model types the container was created for.
+    public let modelTypes: [any PersistentModel.Type]
+    /// A context shared by everyone who asks for it; see ``ModelContext`` for its thread safety.
+    ///
+    /// On Linux there is no main run loop to tie it to, so unlike SwiftData's it is not bound to
+    /// the main actor: it is a ``ModelContext`` like any other, safe to use from any thread.
+    public var mainContext: ModelContext {
+        mainContextStorage.withLock { stored in
+            if let stored { return stored }
+            let context = ModelContext(mainContextOf: self)
+            stored = context
+            return context
+        }
+    }
+
+    package let store: Store
+    let entitiesByName: [String: EntityStorage]
+    let allowsSave: Bool
+    private let mainContextStorage = Mutex<ModelContext?>(nil)
+    private let removesStoreOnDeinit: Bool
+
+    /// Opens (or creates) the store described by `configurations` for the given model types.
+    ///
+    /// - Parameters:
+    ///   - forTypes: the model types to store. Each entity name must be unique.
+    ///   - configurations: one configuration; with none, the default store (see
+    ///     ``ModelConfiguration/defaultDirectory``).
+    /// - Throws: ``RillError`` when the store cannot be opened: the location is a plain file
+    ///   (`.notAStore`), was written by a newer Rill (`.unsupportedFormat`), cannot be created or
+    ///   written (`.permissionDenied`), or already stores an entity with another identifier type.
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: forTypes, configurations: configurations)
+    }
+
+    /// Opens (or creates) the store described by `configurations` for the given model types.
+    public init(for forTypes: [any PersistentModel.Type], configurations: [ModelConfiguration]) throws {
+        guard configurations.count <= 1 else {
+            throw RillError(.invalidConfiguration, "a container opens one store; \(configurations.count) configurations were given")
+        }
+        let configuration = configurations.first ?? ModelConfiguration()
+        var seen: [String: any PersistentModel.Type] = [:]
+        for type in forTypes {
+            if let other = seen[type.entityName], other != type {
+                throw RillError(
+                    .invalidConfiguration,
+                    "\(type) and \(other) have the same entity name \"\(type.entityName)\"")
+            }
+            seen[type.entityName] = type
+        }
+        let options = EnvironmentOptions(
+            syncMode: configuration.durability.syncMode,
+            initialMapSize: configuration.initialMapSize
+        )
+        let store = try Store(directory: configuration.url.path, options: options, create: configuration.allowsSave)
+        var entities: [String: EntityStorage] = [:]
+        for type in forTypes {
+            let kind = type.identifierKind
+            entities[type.entityName] =
+                configuration.allowsSave
+                ? try store.registerEntity(named: type.entityName, identifierKind: kind)
+                : try store.entity(named: type.entityName)
+        }
+        self.store = store
+        self.configurations = [configuration]
+        self.modelTypes = forTypes
+        self.entitiesByName = entities
+        self.allowsSave = configuration.allowsSave
+        self.removesStoreOnDeinit = configuration.isStoredInMemoryOnly
+    }
+
+    deinit {
+        if removesStoreOnDeinit {
+            let path = store.directory
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    // MARK: - Facts
+
+    /// The sequence number of the last commit in the store's log (0 when empty).
+    public func lastSequence() throws -> UInt64 {
+        try store.head()
+    }
+
+}
+
+extension PersistentModel {
+    static var identifierKind: IdentifierKind {
+        switch ID.self {
+        case is UUID.Type: .uuid
+        case is String.Type: .string
+        default: .integer
+        }
+    }
+}

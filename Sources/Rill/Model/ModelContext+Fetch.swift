@@ -1,0 +1,47 @@
+import Foundation
+
+extension ModelContext {
+    // MARK: - Fetching
+
+    /// The models described by `descriptor`, including this context's unsaved changes.
+    ///
+    /// - Throws: ``RillError`` with `.unknownEntity` when `T` is not one of the container's
+    ///   model types, `.decodingFailed` when a stored record does not decode as `T`, and
+    ///   `.queryFailed` when the predicate throws.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        try executor(for: descriptor).models()
+    }
+
+    /// The number of models `fetch(descriptor)` would return.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        try executor(for: descriptor).count()
+    }
+
+    /// The identifiers of the models `fetch(descriptor)` would return, in the same order.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T.ID] {
+        try fetch(descriptor).map(\.id)
+    }
+
+    /// The model of type `type` with identifier `id`, as this context sees it, or nil.
+    ///
+    /// For example: `let book = try context.model(Book.self, id: bookID)`.
+    public func model<T: PersistentModel>(_ type: T.Type, id: T.ID) throws -> T? {
+        let key = id.storageKey
+        if let staged = stagedChanges(of: T.self)[key] { return staged }
+        guard let entity = try entity(for: T.self),
+            let bytes = try store.record(of: entity, key: key)
+        else { return nil }
+        do {
+            return try bytes.withUnsafeBytes { try RecordCoder.decode(T.self, from: $0) }
+        } catch {
+            throw RillError(
+                .decodingFailed,
+                "the stored \(T.entityName) \(id) does not decode as \(T.self): \(Self.describe(error))",
+                underlyingError: error)
+        }
+    }
+
+    private func executor<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryExecutor<T> {
+        QueryExecutor(store: store, entity: try entity(for: T.self), descriptor: descriptor, staged: stagedChanges(of: T.self))
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Synchronization
+
+/// The place where models are inserted, deleted, saved and fetched.
+///
+/// Changes are staged in the context until ``save()``, which writes all of them in one atomic
+/// commit of the store's log. Fetches see the context's unsaved inserts and deletes (as in
+/// SwiftData), so code can read what it just inserted before saving; other contexts see a change
+/// once it is saved.
+///
+/// ## Thread safety
+///
+/// A context is `Sendable`: its staged changes are guarded by a lock, so it may be used from any
+/// thread or task. Saves of one context run one at a time; every save of every context in the
+/// process is written on the store's single writer thread, and `save()` blocks its caller until
+/// the commit is durable. Fetches run on the caller's thread, in a read transaction that ends
+/// before they return.
+///
+/// For example:
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// context.insert(Book(title: "Dune", author: "Frank Herbert"))
+/// try context.save()
+/// ```
+public final class ModelContext: Sendable {
+    /// The container the context belongs to.
+    public var container: ModelContainer {
+        switch link {
+        case .strong(let container): container
+        case .weak(let box): box.container!
+        }
+    }
+
+    /// The author recorded with each commit this context saves (who or what made the change).
+    public var author: String? {
+        get { state.withLock { $0.author } }
+        set { state.withLock { $0.author = newValue } }
+    }
+
+    /// Whether the context holds changes that are not saved.
+    public var hasChanges: Bool { state.withLock { !$0.staged.isEmpty } }
+
+    let store: Store
+    private let entities: [String: EntityStorage]
+    private let modelTypeNames: Set<String>
+    private let allowsSave: Bool
+    private let link: ContainerLink
+    private let state = Mutex(State())
+    private let saveLock = Mutex(())
+
+    private struct State {
+        var author: String?
+        var staged = StagedChanges()
+    }
+
+    /// A context of `container`.
+    public convenience init(_ container: ModelContainer) {
+        self.init(container: container, link: .strong(container))
+    }
+
+    /// The container's main context, which must not keep its container alive.
+    convenience init(mainContextOf container: ModelContainer) {
+        self.init(container: container, link: .weak(WeakContainer(container)))
+    }
+
+    private init(container: ModelContainer, link: ContainerLink) {
+        self.store = container.store
+        self.entities = container.entitiesByName
+        self.modelTypeNames = Set(container.modelTypes.map { $0.entityName })
+        self.allowsSave = container.allowsSave
+        self.link = link
+    }
+
+    // MARK: - Staging changes
+
+    /// Stages `model` for insertion; when a model with the same `id` is stored, the save replaces it.
+    public func insert<T: PersistentModel>(_ model: T) {
+        let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
+        state.withLock { $0.staged.stage(.upsert(model), for: key) }
+    }
+
+    /// Stages the deletion of the stored model with `model`'s `id`.
+    public func delete<T: PersistentModel>(_ model: T) {
+        let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
+        state.withLock { $0.staged.stage(.delete, for: key) }
+    }
+
+    /// Stages the deletion of every model of type `model` that matches `predicate` (all of them
+    /// when nil), as seen by this context now. The deletions take effect at the next save.
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil) throws {
+        let ids = try fetchIdentifiers(FetchDescriptor<T>(predicate: predicate))
+        state.withLock { state in
+            for id in ids {
+                state.staged.stage(.delete, for: StagedChanges.Key(entity: T.entityName, id: id.storageKey))
+            }
+        }
+    }
+
+    /// Discards every staged change.
+    public func rollback() {
+        state.withLock { $0.staged.removeAll() }
+    }
+
+    // MARK: - Saving
+
+    /// Writes every staged change in one atomic commit of the log.
+    ///
+    /// Either all staged changes are saved or none is: when a model fails to encode, an
+    /// identifier cannot be stored or the disk is full, the store is left as it was, the changes
+    /// stay staged, and the error is thrown. When the map is full it is grown and the save
+    /// replayed, invisibly. With the default durability the commit is on disk when `save()`
+    /// returns.
+    ///
+    /// Changes that leave a record as it is (inserting a model identical to the stored one,
+    /// deleting a model that is not stored) are not recorded; a save with nothing left writes no
+    /// commit.
+    ///
+    /// - Returns: the sequence number of the commit, or nil when nothing was written.
+    /// - Throws: ``RillError``.
+    @discardableResult
+    public func save() throws -> UInt64? {
+        try saveLock.withLock { _ -> UInt64? in
+            let (staged, author) = state.withLock { ($0.staged, $0.author) }
+            guard !staged.isEmpty else { return nil }
+            guard allowsSave else {
+                throw RillError(.readOnly, "the container's configuration does not allow saving")
+            }
+            let prepared = try prepare(staged)
+            let entry = try store.commit(prepared, author: author)
+            state.withLock { $0.staged.removeSaved(staged) }
+            return entry?.sequence
+        }
+    }
+
+    /// Encodes the staged models and checks their identifiers, before the store is touched.
+    private func prepare(_ staged: StagedChanges) throws -> [PreparedChange] {
+        var prepared: [PreparedChange] = []
+        prepared.reserveCapacity(staged.count)
+        let maxKeySize = store.environment.maxKeySize
+        for (key, change) in staged.changesInOrder {
+            guard let entity = entities[key.entity] else {
+                throw RillError(
+                    .unknownEntity,
+                    "\(key.entity) is not one of this container's model types; pass it to ModelContainer(for:)")
+            }
+            guard key.id.count <= maxKeySize else {
+                throw RillError(
+                    .invalidIdentifier,
+                    "a \(key.entity) identifier takes \(key.id.count - 1) bytes; identifiers are limited to "
+                        + "\(maxKeySize - 1) bytes")
+            }
+            switch change {
+            case .upsert(let model):
+                prepared.append(PreparedChange(entity: entity, key: key.id, operation: .upsert(try encode(model))))
+            case .delete:
+                prepared.append(PreparedChange(entity: entity, key: key.id, operation: .delete))
+            }
+        }
+        return prepared
+    }
+
+    private func encode<M: PersistentModel>(_ model: M) throws -> [UInt8] {
+        do {
+            return try RecordCoder.encode(model)
+        } catch {
+            throw RillError(
+                .encodingFailed,
+                "cannot save \(M.entityName) \(model.id): \(Self.describe(error))",
+                underlyingError: error)
+        }
+    }
+
+    // MARK: - Internal
+
+    /// The storage of `T`; nil when the container cannot write and the store has no such entity yet.
+    func entity<T: PersistentModel>(for type: T.Type) throws -> EntityStorage? {
+        guard modelTypeNames.contains(T.entityName) else {
+            throw RillError(
+                .unknownEntity,
+                "\(T.self) is not one of this container's model types; pass it to ModelContainer(for:)")
+        }
+        return entities[T.entityName]
+    }
+
+    /// The context's unsaved changes to models of type `T`: identifier key → model, or nil for a deletion.
+    func stagedChanges<T: PersistentModel>(of type: T.Type) -> [[UInt8]: T?] {
+        state.withLock { state in
+            var changes: [[UInt8]: T?] = [:]
+            for (key, change) in state.staged.changesInOrder where key.entity == T.entityName {
+                switch change {
+                case .upsert(let model): changes[key.id] = .some(model as? T)
+                case .delete: changes[key.id] = .some(nil)
+                }
+            }
+            return changes
+        }
+    }
+
+    /// A one-line description of a coding error, naming the field path.
+    static func describe(_ error: any Error) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.isEmpty ? "the record" : "`" + codingPath.map(\.stringValue).joined(separator: ".") + "`"
+        }
+        switch error {
+        case EncodingError.invalidValue(_, let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            var text = "\(path(context.codingPath)): \(context.debugDescription)"
+            if case DecodingError.keyNotFound(let key, _) = error { text += " (missing `\(key.stringValue)`)" }
+            return text
+        default:
+            return String(describing: error)
+        }
+    }
+}
+
+// MARK: - Container link
+
+/// How a context refers to its container: strongly, except for the container's own main context.
+private enum ContainerLink: Sendable {
+    case strong(ModelContainer)
+    case weak(WeakContainer)
+}
+
+private final class WeakContainer: @unchecked Sendable {
+    // Written once in init and never again, so reading it from any thread is safe.
+    weak var container: ModelContainer?
+    init(_ container: ModelContainer) { self.container = container }
+}

@@ -1,0 +1,30 @@
+/// A type whose values Rill stores: a `Codable` value type with a stable identifier.
+///
+/// Conform a `struct` and give it an `id` of type `UUID`, `String`, `Int` or `Int64`. Each
+/// save records every inserted, updated or deleted model in the log, and keeps the latest
+/// version of each model, by `id`, in the store.
+///
+/// For example:
+///
+/// ```swift
+/// struct Book: PersistentModel {
+///     var id = UUID()
+///     var title: String
+///     var author: String
+///     var isRead = false
+/// }
+/// ```
+///
+/// The stored field names are the model's coding keys, so renaming a property (or its coding
+/// key) renames the stored field.
+public protocol PersistentModel: Codable, Identifiable, Sendable where ID: ModelIdentifier {
+    /// The name under which the model's records are stored. Default: the type's name.
+    ///
+    /// Two model types with the same entity name share one set of records, so keep it stable
+    /// across releases of an app, and distinct across its models.
+    static var entityName: String { get }
+}
+
+extension PersistentModel {
+    public static var entityName: String { String(describing: Self.self) }
+}

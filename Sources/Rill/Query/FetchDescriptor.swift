@@ -1,0 +1,34 @@
+import Foundation
+
+/// What to fetch: which models, in what order, and which slice of the results.
+///
+/// For example:
+///
+/// ```swift
+/// var descriptor = FetchDescriptor<Book>(
+///     predicate: #Predicate { !$0.isRead },
+///     sortBy: [SortDescriptor(\.author), SortDescriptor(\.title)]
+/// )
+/// descriptor.fetchLimit = 20
+/// let unread = try context.fetch(descriptor)
+/// ```
+///
+/// Results are always the models for which the predicate is true, in the order of `sortBy`,
+/// with ties (and an empty `sortBy`) broken by identifier, so the same store gives the same
+/// order every time.
+public struct FetchDescriptor<T: PersistentModel>: Sendable {
+    /// Which models to include; nil includes every model of the type.
+    public var predicate: Predicate<T>?
+    /// The order of the results, most significant first.
+    public var sortBy: [SortDescriptor<T>]
+    /// The largest number of models to return; nil for no limit.
+    public var fetchLimit: Int?
+    /// How many models to skip from the start of the ordered results; nil for none.
+    public var fetchOffset: Int?
+
+    /// A descriptor for the models matching `predicate`, ordered by `sortBy`.
+    public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+}

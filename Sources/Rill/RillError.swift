@@ -1,0 +1,73 @@
+/// An error thrown by Rill.
+///
+/// Match on ``code`` to react to a kind of failure; ``message`` says what went wrong in words
+/// meant for a person, naming the store, entity, field or position involved; ``underlyingError``
+/// is the lower-level cause, when there is one.
+///
+/// For example:
+///
+/// ```swift
+/// do {
+///     try context.save()
+/// } catch let error as RillError where error.code == .encodingFailed {
+///     print(error.message)
+/// }
+/// ```
+public struct RillError: Error, CustomStringConvertible, Sendable {
+    /// A kind of failure. New codes may be added in later versions.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as it appears in messages.
+        public let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// No store exists at the location, and the operation does not create one.
+        public static let storeNotFound = Code("storeNotFound")
+        /// The location exists but is not a store directory (for example a plain file).
+        public static let notAStore = Code("notAStore")
+        /// The process lacks permission to open or create the store.
+        public static let permissionDenied = Code("permissionDenied")
+        /// The store was written by a newer version of Rill, with a format this version cannot read.
+        public static let unsupportedFormat = Code("unsupportedFormat")
+        /// The store holds data that Rill cannot read back.
+        public static let corruptStore = Code("corruptStore")
+        /// A model could not be encoded; nothing was saved.
+        public static let encodingFailed = Code("encodingFailed")
+        /// A stored record could not be decoded as the requested model type.
+        public static let decodingFailed = Code("decodingFailed")
+        /// A model's identifier cannot be stored (for example a string id over 510 bytes).
+        public static let invalidIdentifier = Code("invalidIdentifier")
+        /// The model type is not part of the container's schema, or the entity is unknown to the store.
+        public static let unknownEntity = Code("unknownEntity")
+        /// The container's configuration does not allow saving.
+        public static let readOnly = Code("readOnly")
+        /// The disk is full or failed to write; the save did not happen and the store is unchanged.
+        public static let diskFull = Code("diskFull")
+        /// A predicate or sort could not be evaluated.
+        public static let queryFailed = Code("queryFailed")
+        /// The configuration is not valid.
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        /// Any other failure of the storage engine.
+        public static let storage = Code("storage")
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// What went wrong, for a person.
+    public let message: String
+    /// The lower-level cause, when there is one.
+    public let underlyingError: (any Error)?
+
+    public init(_ code: Code, _ message: String, underlyingError: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlyingError = underlyingError
+    }
+
+    public var description: String {
+        if let underlyingError {
+            return "\(message) [\(code)] (\(underlyingError))"
+        }
+        return "\(message) [\(code)]"
+    }
+}

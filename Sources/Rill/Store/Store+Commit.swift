@@ -1,0 +1,171 @@
+import Foundation
+import RillStorage
+
+/// A change ready to be written: the model already encoded, its identifier already a key.
+package struct PreparedChange: Sendable {
+    package enum Operation: Sendable {
+        /// Insert the record, or replace the stored one with the same identifier.
+        case upsert([UInt8])
+        case delete
+    }
+
+    package var entity: EntityStorage
+    package var key: [UInt8]
+    package var operation: Operation
+
+    package init(entity: EntityStorage, key: [UInt8], operation: Operation) {
+        self.entity = entity
+        self.key = key
+        self.operation = operation
+    }
+}
+
+extension Store {
+    // MARK: - Writing
+
+    /// Appends one commit holding `changes` and applies them to the projections, atomically.
+    ///
+    /// A change that would leave its record as it is (an identical upsert, a delete of a missing
+    /// record) is left out; when nothing is left, no commit is written and nil is returned.
+    ///
+    /// - Returns: the commit's sequence number, or nil when nothing changed.
+    package func commit(_ changes: [PreparedChange], author: String?) throws -> LogEntry? {
+        guard !changes.isEmpty else { return nil }
+        let log = self.log
+        return try write { txn -> LogEntry? in
+            var applied: [LogEntry.Change] = []
+            applied.reserveCapacity(changes.count)
+            for change in changes {
+                if let effective = try Self.apply(change, in: txn) { applied.append(effective) }
+            }
+            guard !applied.isEmpty else { return nil }
+            let sequence = try Self.lastSequence(in: txn, log: log) + 1
+            let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
+            try txn.put(entry.encoded(), for: LogEntry.key(for: sequence), in: log, append: true)
+            return entry
+        }
+    }
+
+    /// Applies one change to its projection; returns what the log records of it, or nil for a no-op.
+    private static func apply(_ change: PreparedChange, in txn: WriteTransaction) throws -> LogEntry.Change? {
+        let database = change.entity.database
+        switch change.operation {
+        case .upsert(let record):
+            return try change.key.withUnsafeBytes { key -> LogEntry.Change? in
+                try record.withUnsafeBytes { value -> LogEntry.Change? in
+                    // One descent for the common case: a new record goes in, an existing one comes back.
+                    guard let existing = try txn.insert(value, for: key, in: database) else {
+                        return LogEntry.Change(
+                            kind: .insert, entity: change.entity.name, key: change.key, changedFields: [], record: record)
+                    }
+                    if existing.elementsEqual(value) { return nil }
+                    let fields = try changedFields(from: existing, to: value, entity: change.entity.name)
+                    try txn.put(value, for: key, in: database)
+                    return LogEntry.Change(
+                        kind: .update, entity: change.entity.name, key: change.key, changedFields: fields, record: record)
+                }
+            }
+        case .delete:
+            guard try txn.delete(change.key, in: database) else { return nil }
+            return LogEntry.Change(kind: .delete, entity: change.entity.name, key: change.key, changedFields: [], record: nil)
+        }
+    }
+
+    /// The top-level fields that differ between two versions of a record, in the new version's
+    /// order, then those the new version no longer has.
+    private static func changedFields(
+        from old: UnsafeRawBufferPointer,
+        to new: UnsafeRawBufferPointer,
+        entity: String
+    ) throws -> [String] {
+        let before: [(name: String, value: Range<Int>)]
+        let after: [(name: String, value: Range<Int>)]
+        do {
+            before = try RecordCoder.topLevelFields(old)
+            after = try RecordCoder.topLevelFields(new)
+        } catch {
+            throw RillError(.corruptStore, "a stored \(entity) record is unreadable", underlyingError: error)
+        }
+        var changed: [String] = []
+        for field in after {
+            if let previous = before.first(where: { $0.name == field.name }),
+                old[previous.value].elementsEqual(new[field.value])
+            {
+                continue
+            }
+            changed.append(field.name)
+        }
+        for field in before where !after.contains(where: { $0.name == field.name }) {
+            changed.append(field.name)
+        }
+        return changed
+    }
+
+    static func lastSequence(in txn: some Transaction, log: Database) throws -> UInt64 {
+        try txn.withCursor(log) { cursor in
+            guard let last = try cursor.last() else { return 0 }
+            return try LogEntry.sequence(fromKey: last.key)
+        }
+    }
+
+    // MARK: - Reading the log
+
+    /// The sequence number of the last commit, 0 for an empty log.
+    package func head() throws -> UInt64 {
+        let log = self.log
+        return try read { try Self.lastSequence(in: $0, log: log) }
+    }
+
+    /// Up to `limit` commits with sequence numbers greater than `sequence`, in order.
+    package func entries(after sequence: UInt64, limit: Int = .max) throws -> [LogEntry] {
+        let log = self.log
+        guard limit > 0, sequence < UInt64.max else { return [] }
+        return try read { txn in
+            var entries: [LogEntry] = []
+            try txn.withCursor(log) { cursor in
+                var current = try cursor.seek(atOrAfter: LogEntry.key(for: sequence + 1))
+                while let entry = current, entries.count < limit {
+                    let number = try LogEntry.sequence(fromKey: entry.key)
+                    entries.append(try LogEntry(sequence: number, bytes: entry.value))
+                    current = try cursor.next()
+                }
+            }
+            return entries
+        }
+    }
+
+    /// The number of commits in the log.
+    package func entryCount() throws -> Int {
+        let log = self.log
+        return try read { try $0.count(of: log) }
+    }
+
+    // MARK: - Reading records
+
+    /// A copy of the current record of `entity` with identifier key `key`, or nil.
+    package func record(of entity: EntityStorage, key: [UInt8]) throws -> [UInt8]? {
+        try read { txn in try txn.get(key, in: entity.database).map { Array($0) } }
+    }
+
+    /// The number of records of `entity`.
+    package func recordCount(of entity: EntityStorage) throws -> Int {
+        try read { try $0.count(of: entity.database) }
+    }
+
+    /// Calls `body` with each record of `entity` in identifier order, inside one read transaction.
+    /// The buffers are valid only during the call; `body` returns false to stop.
+    package func forEachRecord(
+        of entity: EntityStorage,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try read { txn in
+            try txn.withCursor(entity.database) { cursor in
+                var current = try cursor.first()
+                while let entry = current {
+                    guard try body(entry.key, entry.value) else { return }
+                    current = try cursor.next()
+                }
+            }
+        }
+    }
+}

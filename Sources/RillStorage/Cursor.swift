@@ -1,0 +1,49 @@
+import CLMDB
+
+/// A position in a database, valid inside the closure given to `withCursor`.
+package struct Cursor {
+    /// A key and its value, pointing into the map (valid until the transaction ends).
+    package struct Entry {
+        package let key: UnsafeRawBufferPointer
+        package let value: UnsafeRawBufferPointer
+    }
+
+    let pointer: OpaquePointer
+    let maxKeySize: Int
+
+    /// Moves to the first entry.
+    package mutating func first() throws -> Entry? { try move(MDB_FIRST) }
+    /// Moves to the last entry.
+    package mutating func last() throws -> Entry? { try move(MDB_LAST) }
+    /// Moves to the next entry.
+    package mutating func next() throws -> Entry? { try move(MDB_NEXT) }
+    /// Moves to the previous entry.
+    package mutating func previous() throws -> Entry? { try move(MDB_PREV) }
+
+    /// Moves to the first entry whose key is greater than or equal to `key`.
+    package mutating func seek(atOrAfter key: UnsafeRawBufferPointer) throws -> Entry? {
+        guard key.count >= 1, key.count <= maxKeySize else {
+            throw LMDBError(code: MDB_BAD_VALSIZE, message: "a key of \(key.count) bytes")
+        }
+        var k = MDB_val(key)
+        var v = MDB_val()
+        let rc = mdb_cursor_get(pointer, &k, &v, MDB_SET_RANGE)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "mdb_cursor_get")
+        return Entry(key: UnsafeRawBufferPointer(k), value: UnsafeRawBufferPointer(v))
+    }
+
+    /// Moves to the first entry whose key is greater than or equal to `key`.
+    package mutating func seek(atOrAfter key: [UInt8]) throws -> Entry? {
+        try key.withUnsafeBytes { try seek(atOrAfter: $0) }
+    }
+
+    private mutating func move(_ op: MDB_cursor_op) throws -> Entry? {
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc = mdb_cursor_get(pointer, &k, &v, op)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "mdb_cursor_get")
+        return Entry(key: UnsafeRawBufferPointer(k), value: UnsafeRawBufferPointer(v))
+    }
+}

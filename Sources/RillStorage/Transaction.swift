@@ -1,0 +1,181 @@
+import CLMDB
+
+/// Operations common to read and write transactions.
+///
+/// Buffers returned by a transaction point into LMDB's memory map: they are valid only until the
+/// transaction ends (and, in a write transaction, until the next write to the same database).
+/// Copy what must outlive it.
+package protocol Transaction {
+    /// LMDB's `MDB_txn`.
+    var pointer: OpaquePointer { get }
+    /// The largest key the environment accepts.
+    var maxKeySize: Int { get }
+}
+
+/// A transaction that only reads. Valid inside the closure it was given to.
+package struct ReadTransaction: Transaction {
+    package let pointer: OpaquePointer
+    package let maxKeySize: Int
+}
+
+/// A transaction that writes. Valid inside the closure it was given to, on the writer thread.
+package struct WriteTransaction: Transaction {
+    final class State {
+        /// Set when a write failed for lack of map space: the environment grows the map and replays.
+        var hitMapFull = false
+    }
+
+    package let pointer: OpaquePointer
+    package let maxKeySize: Int
+    let state = State()
+
+    init(pointer: OpaquePointer, maxKeySize: Int) {
+        self.pointer = pointer
+        self.maxKeySize = maxKeySize
+    }
+}
+
+// MARK: - Reading
+
+extension Transaction {
+    /// The value stored under `key`, or nil.
+    package func get(_ key: UnsafeRawBufferPointer, in database: Database) throws -> UnsafeRawBufferPointer? {
+        try validate(key: key)
+        var k = MDB_val(key)
+        var v = MDB_val()
+        let rc = mdb_get(pointer, database.handle, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "mdb_get in \(database.name)")
+        return UnsafeRawBufferPointer(v)
+    }
+
+    /// The value stored under `key`, or nil.
+    package func get(_ key: [UInt8], in database: Database) throws -> UnsafeRawBufferPointer? {
+        try key.withUnsafeBytes { try get($0, in: database) }
+    }
+
+    /// The number of entries in `database`.
+    package func count(of database: Database) throws -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(pointer, database.handle, &stat), "mdb_stat \(database.name)")
+        return stat.ms_entries
+    }
+
+    /// Runs `body` with a cursor over `database`; the cursor closes when `body` returns.
+    package func withCursor<R>(_ database: Database, _ body: (inout Cursor) throws -> R) throws -> R {
+        var cursorPointer: OpaquePointer?
+        try check(mdb_cursor_open(pointer, database.handle, &cursorPointer), "mdb_cursor_open \(database.name)")
+        var cursor = Cursor(pointer: cursorPointer!, maxKeySize: maxKeySize)
+        defer { mdb_cursor_close(cursorPointer) }
+        return try body(&cursor)
+    }
+
+    /// Throws unless `key` has 1…`maxKeySize` bytes, before LMDB sees it.
+    package func validate(key: UnsafeRawBufferPointer) throws {
+        guard key.count >= 1, key.count <= maxKeySize else {
+            throw LMDBError(
+                code: MDB_BAD_VALSIZE,
+                message: "a key of \(key.count) bytes; keys must be 1…\(maxKeySize) bytes"
+            )
+        }
+    }
+}
+
+// MARK: - Writing
+
+extension WriteTransaction {
+    /// Stores `value` under `key`, replacing any value there.
+    ///
+    /// - Parameter append: the key sorts after every key in the database (`MDB_APPEND`, faster).
+    package func put(
+        _ value: UnsafeRawBufferPointer,
+        for key: UnsafeRawBufferPointer,
+        in database: Database,
+        append: Bool = false
+    ) throws {
+        try validate(key: key)
+        var k = MDB_val(key)
+        var v = MDB_val(value)
+        let rc = mdb_put(pointer, database.handle, &k, &v, append ? UInt32(MDB_APPEND) : 0)
+        try record(rc, "mdb_put in \(database.name)")
+    }
+
+    /// Stores `value` under `key`, replacing any value there.
+    package func put(_ value: [UInt8], for key: [UInt8], in database: Database, append: Bool = false) throws {
+        try value.withUnsafeBytes { v in try key.withUnsafeBytes { k in try put(v, for: k, in: database, append: append) } }
+    }
+
+    /// Stores `value` under `key` unless the key exists; then returns the existing value and writes nothing.
+    ///
+    /// One B-tree descent either way (`MDB_NOOVERWRITE` reports the existing value).
+    package func insert(
+        _ value: UnsafeRawBufferPointer,
+        for key: UnsafeRawBufferPointer,
+        in database: Database
+    ) throws -> UnsafeRawBufferPointer? {
+        try validate(key: key)
+        var k = MDB_val(key)
+        var v = MDB_val(value)
+        let rc = mdb_put(pointer, database.handle, &k, &v, UInt32(MDB_NOOVERWRITE))
+        if rc == MDB_KEYEXIST { return UnsafeRawBufferPointer(v) }
+        try record(rc, "mdb_put in \(database.name)")
+        return nil
+    }
+
+    /// Reserves `count` bytes under `key` and returns them for the caller to fill before the next write.
+    package func reserve(
+        _ count: Int,
+        for key: UnsafeRawBufferPointer,
+        in database: Database,
+        append: Bool = false
+    ) throws -> UnsafeMutableRawBufferPointer {
+        try validate(key: key)
+        var k = MDB_val(key)
+        var v = MDB_val(mv_size: count, mv_data: nil)
+        let flags = UInt32(MDB_RESERVE) | (append ? UInt32(MDB_APPEND) : 0)
+        let rc = mdb_put(pointer, database.handle, &k, &v, flags)
+        try record(rc, "mdb_put(reserve) in \(database.name)")
+        return UnsafeMutableRawBufferPointer(start: v.mv_data, count: count)
+    }
+
+    /// Deletes `key`; returns whether it was there.
+    @discardableResult
+    package func delete(_ key: UnsafeRawBufferPointer, in database: Database) throws -> Bool {
+        try validate(key: key)
+        var k = MDB_val(key)
+        let rc = mdb_del(pointer, database.handle, &k, nil)
+        if rc == MDB_NOTFOUND { return false }
+        try record(rc, "mdb_del in \(database.name)")
+        return true
+    }
+
+    /// Deletes `key`; returns whether it was there.
+    @discardableResult
+    package func delete(_ key: [UInt8], in database: Database) throws -> Bool {
+        try key.withUnsafeBytes { try delete($0, in: database) }
+    }
+
+    /// Removes every entry of `database`, keeping the database.
+    package func removeAll(from database: Database) throws {
+        try record(mdb_drop(pointer, database.handle, 0), "mdb_drop \(database.name)")
+    }
+
+    private func record(_ rc: Int32, _ context: @autoclosure () -> String) throws {
+        if rc == MDB_MAP_FULL { state.hitMapFull = true }
+        try check(rc, context())
+    }
+}
+
+// MARK: - MDB_val bridging
+
+extension MDB_val {
+    init(_ buffer: UnsafeRawBufferPointer) {
+        self.init(mv_size: buffer.count, mv_data: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    init(_ value: MDB_val) {
+        self.init(start: value.mv_data, count: value.mv_size)
+    }
+}
