@@ -37,10 +37,12 @@ final class WriterThread: Sendable {
             // The caller stays blocked until the job has run, so the closure and its result never
             // outlive this call and are never touched by two threads at once.
             let box = UncheckedBox<Result<R, any Error>?>(nil)
-            let jobBox = UncheckedBox(job)
+            let jobBox = UncheckedBox<(() throws -> R)?>(job)
             let done = DispatchSemaphore(value: 0)
             submit {
-                box.value = Result { try jobBox.value() }
+                box.value = Result { try jobBox.value!() }
+                // Drop the closure before waking the caller: it must not outlive `withoutActuallyEscaping`.
+                jobBox.value = nil
                 done.signal()
             }
             done.wait()

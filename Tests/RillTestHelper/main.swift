@@ -1,1 +1,92 @@
-print("helper")
+// A child process for the tests: it writes or reads a store, reporting on stdout, so the tests
+// can kill it at any moment, run two of them at once, or run it under another user.
+import Foundation
+import Rill
+import RillTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ line: String) -> Never {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+    exit(1)
+}
+
+func container(_ path: String, mapSize: Int = 64 << 20) throws -> ModelContainer {
+    try ModelContainer(
+        for: Counter.self,
+        configurations: ModelConfiguration(url: URL(fileURLWithPath: path), initialMapSize: mapSize))
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let command = arguments.first else { fail("usage: rill-test-helper <command> …") }
+let rest = Array(arguments.dropFirst())
+
+do {
+    switch command {
+    case "save-loop":
+        // save-loop <store> <seed>: saves forever; prints "saved <seq>" after each save returns.
+        var random = SeededGenerator(seed: UInt64(rest[1])!)
+        let context = ModelContext(try container(rest[0]))
+        var value = 0
+        while true {
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                value += 1
+                let payload = String(repeating: "x", count: Int.random(in: 0...3000, using: &random))
+                context.insert(Counter(id: Int.random(in: 0..<64, using: &random), value: value, payload: payload))
+            }
+            if Int.random(in: 0..<8, using: &random) == 0 {
+                context.delete(Counter(id: Int.random(in: 0..<64, using: &random), value: 0))
+            }
+            if let sequence = try context.save() { say("saved \(sequence)") }
+        }
+
+    case "write":
+        // write <store> <author> <count>: <count> saves, each inserting one record of its own.
+        let context = ModelContext(try container(rest[0]))
+        context.author = rest[1]
+        let count = Int(rest[2])!
+        let base = rest[1].hashValue & 0xFFFF_FFFF
+        for index in 0..<count {
+            context.insert(Counter(id: base * 10_000 + index, value: index, payload: rest[1]))
+            try context.save()
+        }
+        say("done")
+
+    case "read-loop":
+        // read-loop <store> <stop-file>: reads until the stop file exists; the head must never go back.
+        let reader = try container(rest[0])
+        let context = ModelContext(reader)
+        var reads = 0
+        var head: UInt64 = 0
+        var lastCount = 0
+        while !FileManager.default.fileExists(atPath: rest[1]) {
+            let now = try reader.lastSequence()
+            guard now >= head else { fail("the log head went back from \(head) to \(now)") }
+            head = now
+            lastCount = try context.fetchCount(FetchDescriptor<Counter>())
+            reads += 1
+        }
+        say("reads \(reads) head \(head) count \(lastCount)")
+
+    case "open-as-nobody":
+        // open-as-nobody <store>: drops root, then opens the store; prints the outcome.
+        guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges") }
+        do {
+            _ = try container(rest[0])
+            say("opened")
+        } catch let error as RillError {
+            say("error \(error.code) \(error.message)")
+        }
+
+    default:
+        fail("unknown command \(command)")
+    }
+} catch {
+    fail("error: \(error)")
+}

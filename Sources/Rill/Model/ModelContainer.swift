@@ -1,6 +1,5 @@
 import Foundation
 import RillStorage
-import Synchronization
 
 /// The store of an app's models, and the factory of the contexts that read and write it.
 ///
@@ -26,19 +25,16 @@ public final class ModelContainer: Sendable {
     ///
     /// On Linux there is no main run loop to tie it to, so unlike SwiftData's it is not bound to
     /// the main actor: it is a ``ModelContext`` like any other, safe to use from any thread.
-    public var mainContext: ModelContext {
-        mainContextStorage.withLock { stored in
-            if let stored { return stored }
-            let context = ModelContext(mainContextOf: self)
-            stored = context
-            return context
-        }
-    }
+    ///
+    /// Every access returns a context sharing the same staged changes, so
+    /// `container.mainContext.insert(x)` followed by `try container.mainContext.save()` saves `x`.
+    public var mainContext: ModelContext { ModelContext(container: self, core: mainContextCore) }
 
     package let store: Store
     let entitiesByName: [String: EntityStorage]
     let allowsSave: Bool
-    private let mainContextStorage = Mutex<ModelContext?>(nil)
+    let modelTypeNames: Set<String>
+    private let mainContextCore = ModelContext.Core()
     private let removesStoreOnDeinit: Bool
 
     /// Opens (or creates) the store described by `configurations` for the given model types.
@@ -85,6 +81,7 @@ public final class ModelContainer: Sendable {
         self.store = store
         self.configurations = [configuration]
         self.modelTypes = forTypes
+        self.modelTypeNames = Set(forTypes.map { $0.entityName })
         self.entitiesByName = entities
         self.allowsSave = configuration.allowsSave
         self.removesStoreOnDeinit = configuration.isStoredInMemoryOnly

@@ -25,51 +25,41 @@ import Synchronization
 /// ```
 public final class ModelContext: Sendable {
     /// The container the context belongs to.
-    public var container: ModelContainer {
-        switch link {
-        case .strong(let container): container
-        case .weak(let box): box.container!
-        }
-    }
+    public let container: ModelContainer
 
     /// The author recorded with each commit this context saves (who or what made the change).
     public var author: String? {
-        get { state.withLock { $0.author } }
-        set { state.withLock { $0.author = newValue } }
+        get { core.state.withLock { $0.author } }
+        set { core.state.withLock { $0.author = newValue } }
     }
 
     /// Whether the context holds changes that are not saved.
-    public var hasChanges: Bool { state.withLock { !$0.staged.isEmpty } }
+    public var hasChanges: Bool { core.state.withLock { !$0.staged.isEmpty } }
 
-    let store: Store
-    private let entities: [String: EntityStorage]
-    private let modelTypeNames: Set<String>
-    private let allowsSave: Bool
-    private let link: ContainerLink
-    private let state = Mutex(State())
-    private let saveLock = Mutex(())
+    var store: Store { container.store }
+    private let core: Core
 
-    private struct State {
+    /// A context's mutable part. The container keeps its main context's core, so that every
+    /// `mainContext` handle shares one set of staged changes without a reference cycle.
+    final class Core: Sendable {
+        let state = Mutex(State())
+        let saveLock = Mutex(())
+        init() {}
+    }
+
+    struct State {
         var author: String?
         var staged = StagedChanges()
     }
 
-    /// A context of `container`.
+    /// A new context of `container`, with no staged changes.
     public convenience init(_ container: ModelContainer) {
-        self.init(container: container, link: .strong(container))
+        self.init(container: container, core: Core())
     }
 
-    /// The container's main context, which must not keep its container alive.
-    convenience init(mainContextOf container: ModelContainer) {
-        self.init(container: container, link: .weak(WeakContainer(container)))
-    }
-
-    private init(container: ModelContainer, link: ContainerLink) {
-        self.store = container.store
-        self.entities = container.entitiesByName
-        self.modelTypeNames = Set(container.modelTypes.map { $0.entityName })
-        self.allowsSave = container.allowsSave
-        self.link = link
+    init(container: ModelContainer, core: Core) {
+        self.container = container
+        self.core = core
     }
 
     // MARK: - Staging changes
@@ -77,20 +67,20 @@ public final class ModelContext: Sendable {
     /// Stages `model` for insertion; when a model with the same `id` is stored, the save replaces it.
     public func insert<T: PersistentModel>(_ model: T) {
         let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
-        state.withLock { $0.staged.stage(.upsert(model), for: key) }
+        core.state.withLock { $0.staged.stage(.upsert(model), for: key) }
     }
 
     /// Stages the deletion of the stored model with `model`'s `id`.
     public func delete<T: PersistentModel>(_ model: T) {
         let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
-        state.withLock { $0.staged.stage(.delete, for: key) }
+        core.state.withLock { $0.staged.stage(.delete, for: key) }
     }
 
     /// Stages the deletion of every model of type `model` that matches `predicate` (all of them
     /// when nil), as seen by this context now. The deletions take effect at the next save.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil) throws {
         let ids = try fetchIdentifiers(FetchDescriptor<T>(predicate: predicate))
-        state.withLock { state in
+        core.state.withLock { state in
             for id in ids {
                 state.staged.stage(.delete, for: StagedChanges.Key(entity: T.entityName, id: id.storageKey))
             }
@@ -99,7 +89,7 @@ public final class ModelContext: Sendable {
 
     /// Discards every staged change.
     public func rollback() {
-        state.withLock { $0.staged.removeAll() }
+        core.state.withLock { $0.staged.removeAll() }
     }
 
     // MARK: - Saving
@@ -120,15 +110,15 @@ public final class ModelContext: Sendable {
     /// - Throws: ``RillError``.
     @discardableResult
     public func save() throws -> UInt64? {
-        try saveLock.withLock { _ -> UInt64? in
-            let (staged, author) = state.withLock { ($0.staged, $0.author) }
+        try core.saveLock.withLock { _ -> UInt64? in
+            let (staged, author) = core.state.withLock { ($0.staged, $0.author) }
             guard !staged.isEmpty else { return nil }
-            guard allowsSave else {
+            guard container.allowsSave else {
                 throw RillError(.readOnly, "the container's configuration does not allow saving")
             }
             let prepared = try prepare(staged)
             let entry = try store.commit(prepared, author: author)
-            state.withLock { $0.staged.removeSaved(staged) }
+            core.state.withLock { $0.staged.removeSaved(staged) }
             return entry?.sequence
         }
     }
@@ -139,7 +129,7 @@ public final class ModelContext: Sendable {
         prepared.reserveCapacity(staged.count)
         let maxKeySize = store.environment.maxKeySize
         for (key, change) in staged.changesInOrder {
-            guard let entity = entities[key.entity] else {
+            guard let entity = container.entitiesByName[key.entity] else {
                 throw RillError(
                     .unknownEntity,
                     "\(key.entity) is not one of this container's model types; pass it to ModelContainer(for:)")
@@ -175,17 +165,17 @@ public final class ModelContext: Sendable {
 
     /// The storage of `T`; nil when the container cannot write and the store has no such entity yet.
     func entity<T: PersistentModel>(for type: T.Type) throws -> EntityStorage? {
-        guard modelTypeNames.contains(T.entityName) else {
+        guard container.modelTypeNames.contains(T.entityName) else {
             throw RillError(
                 .unknownEntity,
                 "\(T.self) is not one of this container's model types; pass it to ModelContainer(for:)")
         }
-        return entities[T.entityName]
+        return container.entitiesByName[T.entityName]
     }
 
     /// The context's unsaved changes to models of type `T`: identifier key → model, or nil for a deletion.
     func stagedChanges<T: PersistentModel>(of type: T.Type) -> [[UInt8]: T?] {
-        state.withLock { state in
+        core.state.withLock { state in
             var changes: [[UInt8]: T?] = [:]
             for (key, change) in state.staged.changesInOrder where key.entity == T.entityName {
                 switch change {
@@ -214,18 +204,4 @@ public final class ModelContext: Sendable {
             return String(describing: error)
         }
     }
-}
-
-// MARK: - Container link
-
-/// How a context refers to its container: strongly, except for the container's own main context.
-private enum ContainerLink: Sendable {
-    case strong(ModelContainer)
-    case weak(WeakContainer)
-}
-
-private final class WeakContainer: @unchecked Sendable {
-    // Written once in init and never again, so reading it from any thread is safe.
-    weak var container: ModelContainer?
-    init(_ container: ModelContainer) { self.container = container }
 }

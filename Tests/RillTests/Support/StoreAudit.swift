@@ -1,0 +1,44 @@
+import Foundation
+import RillStorage
+import Testing
+
+@testable import Rill
+
+/// Replays a store's log from the start and compares the result with its projections.
+struct StoreAudit {
+    var head: UInt64 = 0
+    var sequences: [UInt64] = []
+    /// entity → identifier key → record, as the log says.
+    var replayed: [String: [[UInt8]: [UInt8]]] = [:]
+    /// entity → identifier key → record, as the projections hold.
+    var projected: [String: [[UInt8]: [UInt8]]] = [:]
+
+    init(directory: String) throws {
+        let store = try Store(directory: directory, options: EnvironmentOptions(), create: false)
+        head = try store.head()
+        for entry in try store.entries(after: 0) {
+            sequences.append(entry.sequence)
+            for change in entry.changes {
+                replayed[change.entity, default: [:]][change.key] = change.record
+            }
+        }
+        for name in try store.entityNames() {
+            guard let entity = try store.entity(named: name) else { continue }
+            var records: [[UInt8]: [UInt8]] = [:]
+            try store.forEachRecord(of: entity) { key, value in
+                records[Array(key)] = Array(value)
+                return true
+            }
+            projected[name] = records
+        }
+    }
+
+    /// The log is gapless from 1 to its head.
+    var isGapless: Bool { sequences == Array(1..<(head + 1)) }
+
+    /// The projections equal a replay of the log.
+    var projectionsMatchReplay: Bool {
+        let names = Set(replayed.keys).union(projected.keys)
+        return names.allSatisfy { (replayed[$0] ?? [:]) == (projected[$0] ?? [:]) }
+    }
+}
