@@ -15,6 +15,8 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // The sample of the README and `make demo`.
+        .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
         // The only module that speaks LMDB.
         .target(name: "RillStorage", dependencies: ["CLMDB"]),
         .target(name: "Rill", dependencies: ["RillStorage"]),
@@ -33,7 +35,7 @@ let package = Package(
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
         .testTarget(
             name: "RillTests",
-            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "rill"]
+            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "rill", "library-demo"]
         ),
     ],
     swiftLanguageModes: [.v6]

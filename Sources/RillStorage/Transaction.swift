@@ -102,7 +102,9 @@ extension WriteTransaction {
 
     /// Stores `value` under `key`, replacing any value there.
     package func put(_ value: [UInt8], for key: [UInt8], in database: Database, append: Bool = false) throws {
-        try value.withUnsafeBytes { v in try key.withUnsafeBytes { k in try put(v, for: k, in: database, append: append) } }
+        try value.withUnsafeBytes { v in
+            try key.withUnsafeBytes { k in try put(v, for: k, in: database, append: append) }
+        }
     }
 
     /// Stores `value` under `key` unless the key exists; then returns the existing value and writes nothing.

@@ -21,7 +21,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
 /// Where the build products (the `rill` and `rill-test-helper` executables) are.
 public var buildProductsDirectory: URL {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    let executable =
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         ?? CommandLine.arguments[0]
     var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
     // On Linux the test binary is `<products>/<Package>PackageTests.xctest`; be tolerant of bundles too.
@@ -40,7 +41,8 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
     /// Uses `RILL_SEED` from the environment when set, so a failure can be replayed.
     public init(seed: UInt64? = nil, label: String = "") {
-        let chosen = seed
+        let chosen =
+            seed
             ?? ProcessInfo.processInfo.environment["RILL_SEED"].flatMap(UInt64.init)
             ?? UInt64.random(in: 1...UInt64.max)
         self.seed = chosen

@@ -53,7 +53,8 @@ public final class ModelContainer: Sendable {
     /// Opens (or creates) the store described by `configurations` for the given model types.
     public init(for forTypes: [any PersistentModel.Type], configurations: [ModelConfiguration]) throws {
         guard configurations.count <= 1 else {
-            throw RillError(.invalidConfiguration, "a container opens one store; \(configurations.count) configurations were given")
+            throw RillError(
+                .invalidConfiguration, "a container opens one store; \(configurations.count) configurations were given")
         }
         let configuration = configurations.first ?? ModelConfiguration()
         var seen: [String: any PersistentModel.Type] = [:]

@@ -42,6 +42,7 @@ extension ModelContext {
     }
 
     private func executor<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryExecutor<T> {
-        QueryExecutor(store: store, entity: try entity(for: T.self), descriptor: descriptor, staged: stagedChanges(of: T.self))
+        QueryExecutor(
+            store: store, entity: try entity(for: T.self), descriptor: descriptor, staged: stagedChanges(of: T.self))
     }
 }

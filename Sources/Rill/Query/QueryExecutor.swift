@@ -73,7 +73,8 @@ struct QueryExecutor<T: PersistentModel> {
         do {
             return try predicate.evaluate(model)
         } catch {
-            throw RillError(.queryFailed, "the predicate failed on \(T.entityName) \(model.id): \(error)", underlyingError: error)
+            throw RillError(
+                .queryFailed, "the predicate failed on \(T.entityName) \(model.id): \(error)", underlyingError: error)
         }
     }
 

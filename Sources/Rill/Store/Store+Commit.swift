@@ -56,18 +56,21 @@ extension Store {
                     // One descent for the common case: a new record goes in, an existing one comes back.
                     guard let existing = try txn.insert(value, for: key, in: database) else {
                         return LogEntry.Change(
-                            kind: .insert, entity: change.entity.name, key: change.key, changedFields: [], record: record)
+                            kind: .insert, entity: change.entity.name, key: change.key, changedFields: [],
+                            record: record)
                     }
                     if existing.elementsEqual(value) { return nil }
                     let fields = try changedFields(from: existing, to: value, entity: change.entity.name)
                     try txn.put(value, for: key, in: database)
                     return LogEntry.Change(
-                        kind: .update, entity: change.entity.name, key: change.key, changedFields: fields, record: record)
+                        kind: .update, entity: change.entity.name, key: change.key, changedFields: fields,
+                        record: record)
                 }
             }
         case .delete:
             guard try txn.delete(change.key, in: database) else { return nil }
-            return LogEntry.Change(kind: .delete, entity: change.entity.name, key: change.key, changedFields: [], record: nil)
+            return LogEntry.Change(
+                kind: .delete, entity: change.entity.name, key: change.key, changedFields: [], record: nil)
         }
     }
 

@@ -18,8 +18,8 @@ package final class Store: Sendable {
 
     package let environment: Environment
     package let directory: String
-    let meta: Database
-    let log: Database
+    package let meta: Database
+    package let log: Database
     private let entities = Mutex<[String: EntityStorage]>([:])
 
     /// Opens the store in `directory`.
@@ -183,13 +183,16 @@ package final class Store: Sendable {
         case ENOTDIR:
             return RillError(.notAStore, "\(directory) is not a directory", underlyingError: error)
         case EACCES, EPERM, EROFS:
-            return RillError(.permissionDenied, "no permission to open \(directory) for writing", underlyingError: error)
+            return RillError(
+                .permissionDenied, "no permission to open \(directory) for writing", underlyingError: error)
         case ENOSPC, EIO, EDQUOT:
-            return RillError(.diskFull, "the disk holding \(directory) is full or failed a write", underlyingError: error)
+            return RillError(
+                .diskFull, "the disk holding \(directory) is full or failed a write", underlyingError: error)
         case LMDBError.invalid.code:
             return RillError(.notAStore, "\(directory) does not hold a valid store file", underlyingError: error)
         case LMDBError.versionMismatch.code:
-            return RillError(.unsupportedFormat, "\(directory) was written by another LMDB version", underlyingError: error)
+            return RillError(
+                .unsupportedFormat, "\(directory) was written by another LMDB version", underlyingError: error)
         case LMDBError.badValueSize.code:
             return RillError(.invalidIdentifier, error.message, underlyingError: error)
         default:

@@ -1,0 +1,50 @@
+# Rill — two commands do everything: `make demo` and `make test`.
+
+SWIFT ?= swift
+DEMO_STORE ?= .rill-demo
+SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+# apt-get needs root; use sudo when not root and sudo exists.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
+
+.PHONY: demo test deps build lint format bench clean
+
+## Install the system packages Rill needs (Debian/Ubuntu), when missing.
+deps:
+	@if ! pkg-config --exists lmdb 2>/dev/null || ! command -v mdb_stat >/dev/null 2>&1; then \
+		echo "Installing liblmdb-dev, lmdb-utils and pkg-config…"; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev lmdb-utils pkg-config >/dev/null; \
+	fi
+
+## Run the sample library on an embedded store in $(DEMO_STORE)/, then show its log.
+demo: deps
+	$(SWIFT) build --product library-demo
+	$(SWIFT) build --product rill
+	$$($(SWIFT) build --show-bin-path)/library-demo $(DEMO_STORE)/library
+	@echo
+	@echo "The log of $(DEMO_STORE)/library (rill log):"
+	$$($(SWIFT) build --show-bin-path)/rill log $(DEMO_STORE)/library
+	@echo
+	$$($(SWIFT) build --show-bin-path)/rill stats $(DEMO_STORE)/library
+
+## Build with warnings as errors, run every test, lint the sources.
+test: deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples
+
+build: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Samples
+
+## Benchmarks (release build): make bench BENCH=save
+bench: deps
+	$(SWIFT) run -c release rill-bench $(BENCH)
+
+clean:
+	rm -rf .build $(DEMO_STORE)

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Converts `Codable` values to and from the compact, self-describing record format (see `RecordFormat`).
+///
+/// Records carry their own type tags and field names, so any record can be inspected without the Swift type that
+/// wrote it (`RecordValue`), and the fields that changed between two versions of a record can be found by comparing
+/// bytes (`topLevelFields(_:)`).
+package enum RecordCoder {
+    /// Encodes a value as a record: one format-version byte (1) then the tagged value.
+    ///
+    /// Errors name the path of the value that failed, e.g. "cannot encode `address.zip`: …".
+    package static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try encode(value, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the encoding to an existing buffer (same bytes as encode) — used on hot paths to avoid copies.
+    ///
+    /// The record is built in a scratch buffer and copied into `buffer` once; nothing is appended if encoding
+    /// throws.
+    package static func encode<T: Encodable>(_ value: T, into buffer: inout [UInt8]) throws {
+        let sink = RecordSink(capacity: 256)
+        defer { sink.releaseSplices() }
+        sink.write(RecordFormat.version)
+        try RecordEncoder(sink: sink, parent: nil, key: nil).encodeTopLevel(value)
+        if !sink.hasSplices { buffer.reserveCapacity(buffer.count + sink.count) }
+        sink.assemble(into: &buffer)
+    }
+
+    /// Decodes a value of type `T` from record bytes.
+    ///
+    /// Malformed bytes throw `RecordError`; well-formed bytes that do not fit `T` throw `DecodingError`.
+    package static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+        let reader = RecordReader(bytes)
+        let start = try reader.checkVersion()
+        let root = RecordDecoder(reader: reader, offset: start, parent: nil, key: nil, depth: 0)
+        return try root.decodeTopLevel(T.self)
+    }
+
+    /// Decodes a value of type `T` from record bytes held in an array.
+    package static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try bytes.withUnsafeBytes { try decode(T.self, from: $0) }
+    }
+
+    /// Top-level fields of an encoded record (must be a map): name and the byte range of the field's encoded value
+    /// inside `bytes`, in stored order. Used to find which fields changed between two versions of a record by
+    /// comparing byte ranges, without decoding. Throws on malformed bytes.
+    ///
+    /// The whole record is checked structurally (tags, lengths, nesting, no trailing bytes); the UTF-8 of field
+    /// names is validated, that of string values inside the fields is not.
+    package static func topLevelFields(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws -> [(name: String, value: Range<Int>)] {
+        let reader = RecordReader(bytes)
+        let start = try reader.checkVersion()
+        let tag = try reader.byte(at: start)
+        guard tag == RecordFormat.Tag.mapBegin else {
+            throw RecordError(
+                .invalidStructure, "the record holds \(RecordFormat.Tag.name(tag)), not a map", offset: start)
+        }
+        var fields: [(name: String, value: Range<Int>)] = []
+        var position = start + 1
+        while try reader.byte(at: position) != RecordFormat.Tag.end {
+            let key = try reader.keyRange(at: position)
+            let name = try reader.string(in: key)
+            position = try reader.skipValue(at: key.upperBound, depth: 1)
+            fields.append((name, key.upperBound..<position))
+        }
+        try reader.checkEnd(position + 1)
+        return fields
+    }
+}

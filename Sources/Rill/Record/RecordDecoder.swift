@@ -1,0 +1,385 @@
+import Foundation
+
+/// The `Decoder` behind `RecordCoder.decode`: reads one value at a fixed offset of the record bytes.
+///
+/// Like the encoder, values with a native tag are read directly and everything else gets a child decoder positioned
+/// at its value. Malformed bytes surface as `RecordError`; well-formed bytes that do not match the requested type
+/// surface as `DecodingError`, with the coding path of the offending value.
+final class RecordDecoder: Decoder, SingleValueDecodingContainer {
+    /// One map entry found by `scanMap`.
+    struct Entry {
+        /// Where the key's UTF-8 sits in the record.
+        let key: Range<Int>
+        /// Offset of the entry's value (its tag byte).
+        let value: Int
+    }
+
+    /// The bytes, shared by all decoders of one record.
+    let reader: RecordReader
+    /// Offset of this decoder's value; `RecordReader.missingValue` for a `superDecoder` whose key is missing.
+    let offset: Int
+    /// Nesting level of this decoder's value, for the `RecordFormat.maxDepth` limit.
+    let depth: Int
+    private let parent: RecordDecoder?
+    private let key: (any CodingKey)?
+
+    // These properties are only touched from synchronous decoding code on one thread, in accesses that never
+    // overlap; dynamic exclusivity checks on them cost more than the reads.
+    /// Offset just past this decoder's value, once a container has walked it.
+    @exclusivity(unchecked) private var end: Int?
+    /// The map's entries in stored order, once a keyed container has been requested.
+    @exclusivity(unchecked) private(set) var entries: [Entry] = []
+    @exclusivity(unchecked) private var hasScannedMap = false
+    /// Where the next key lookup starts: fields are usually read in the order they were written, so starting just
+    /// after the previous hit usually finds the key at the first comparison.
+    @exclusivity(unchecked) private var lookupHint = 0
+
+    init(reader: RecordReader, offset: Int, parent: RecordDecoder?, key: (any CodingKey)?, depth: Int) {
+        self.reader = reader
+        self.offset = offset
+        self.parent = parent
+        self.key = key
+        self.depth = depth
+    }
+
+    // MARK: - Decoder
+
+    /// Built on demand from the parent chain, because it is only needed for errors.
+    var codingPath: [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var node: RecordDecoder? = self
+        while let current = node {
+            if let key = current.key { keys.append(key) }
+            node = current.parent
+        }
+        return keys.reversed()
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] {
+        [:]
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        if !hasScannedMap { try scanMap(keyedBy: Key.self) }
+        return KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let tag = try read(RecordCodingKey.absent) { reader, offset in
+            try reader.tag(ofValueAt: offset)
+        }
+        guard tag == RecordFormat.Tag.arrayBegin else {
+            throw mismatch(expected: [Any].self, tag: tag, at: offset, key: RecordCodingKey.absent)
+        }
+        var position = offset + 1
+        var count = 0
+        try annotating(RecordCodingKey.absent) { () throws(RecordError) in
+            while try reader.byte(at: position) != RecordFormat.Tag.end {
+                position = try reader.skipValue(at: position, depth: depth + 1)
+                count += 1
+            }
+        }
+        end = position + 1
+        return RecordUnkeyedDecodingContainer(decoder: self, start: offset + 1, count: count)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        self
+    }
+
+    /// Walks this decoder's map once, recording where each key and value sits.
+    private func scanMap<Key: CodingKey>(keyedBy keyType: Key.Type) throws {
+        let tag = try read(RecordCodingKey.absent) { reader, offset in
+            try reader.tag(ofValueAt: offset)
+        }
+        guard tag == RecordFormat.Tag.mapBegin else {
+            throw mismatch(
+                expected: [String: Any].self, tag: tag, at: offset, key: RecordCodingKey.absent,
+                nullType: KeyedDecodingContainer<Key>.self)
+        }
+        var found: [Entry] = []
+        found.reserveCapacity(8)
+        var position = offset + 1
+        try annotating(RecordCodingKey.absent) { () throws(RecordError) in
+            while try reader.byte(at: position) != RecordFormat.Tag.end {
+                let key = try reader.keyRange(at: position)
+                try reader.validateUTF8(in: key)
+                found.append(Entry(key: key, value: key.upperBound))
+                position = try reader.skipValue(at: key.upperBound, depth: depth + 1)
+            }
+        }
+        end = position + 1
+        entries = found
+        hasScannedMap = true
+    }
+
+    /// The offset of the value stored under `key`, comparing UTF-8 bytes so no key strings are built.
+    func valueOffset<K: CodingKey>(for key: K) -> Int? {
+        let count = entries.count
+        guard count > 0 else { return nil }
+        var name = key.stringValue
+        return name.withUTF8 { utf8 -> Int? in
+            var index = lookupHint < count ? lookupHint : 0
+            for _ in 0..<count {
+                let entry = entries[index]
+                index += 1
+                if index == count { index = 0 }
+                if reader.bytes(in: entry.key, equal: utf8) {
+                    lookupHint = index
+                    return entry.value
+                }
+            }
+            return nil
+        }
+    }
+
+    /// A decoder for the value at `offset`, one level deeper.
+    func child<K: CodingKey>(at offset: Int, key: K) throws -> RecordDecoder {
+        let depth = depth + 1
+        try annotating(key) { () throws(RecordError) in try reader.checkDepth(depth, at: offset) }
+        return RecordDecoder(
+            reader: reader, offset: offset, parent: self, key: RecordCodingKey.optional(key), depth: depth)
+    }
+
+    // MARK: - Values
+
+    /// Decodes the whole record value with this decoder as the root, then insists nothing follows it.
+    func decodeTopLevel<T: Decodable>(_ type: T.Type) throws -> T {
+        let value: T
+        if let native = RecordFormat.NativeType(T.self) {
+            value = try decodeNative(native, as: T.self, at: offset, key: RecordCodingKey.absent)
+        } else {
+            value = try T(from: self)
+        }
+        let knownEnd = end
+        try annotating(RecordCodingKey.absent) { () throws(RecordError) in
+            if let knownEnd {
+                try reader.checkEnd(knownEnd)
+            } else {
+                try reader.checkEnd(reader.skipValue(at: offset, depth: depth))
+            }
+        }
+        return value
+    }
+
+    /// Decodes the value at `offset`, through a child decoder unless the format stores the type natively.
+    func decodeValue<T: Decodable, K: CodingKey>(_ type: T.Type, at offset: Int, key: K) throws -> T {
+        if let native = RecordFormat.NativeType(T.self) {
+            return try decodeNative(native, as: T.self, at: offset, key: key)
+        }
+        return try T(from: child(at: offset, key: key))
+    }
+
+    /// Reads a value of a type with a native tag; `native` must be `RecordFormat.NativeType(T.self)`.
+    ///
+    /// Mirrors `RecordEncoder.encodeDirect`, so the special types are read from their own tags on every path.
+    private func decodeNative<T: Decodable, K: CodingKey>(
+        _ native: RecordFormat.NativeType, as type: T.Type, at offset: Int, key: K
+    ) throws -> T {
+        func cast<V>(_ value: V) -> T {
+            RecordFormat.identityCast(value, to: T.self)
+        }
+        return try read(key, at: offset) { reader, offset in
+            switch native {
+            case .string: return cast(try reader.readString(at: offset))
+            case .int: return cast(try reader.readInteger(Int.self, at: offset))
+            case .bool: return cast(try reader.readBool(at: offset))
+            case .double: return cast(try reader.readDouble(at: offset))
+            case .date: return cast(try reader.readDate(at: offset))
+            case .uuid: return cast(try reader.readUUID(at: offset))
+            case .data: return cast(try reader.readData(at: offset))
+            case .url: return cast(try reader.readURL(at: offset))
+            case .decimal: return cast(try reader.readDecimal(at: offset))
+            case .int64: return cast(try reader.readInteger(Int64.self, at: offset))
+            case .uint64: return cast(try reader.readInteger(UInt64.self, at: offset))
+            case .uint: return cast(try reader.readInteger(UInt.self, at: offset))
+            case .int32: return cast(try reader.readInteger(Int32.self, at: offset))
+            case .uint32: return cast(try reader.readInteger(UInt32.self, at: offset))
+            case .float: return cast(try reader.readFloat(at: offset))
+            case .int16: return cast(try reader.readInteger(Int16.self, at: offset))
+            case .uint16: return cast(try reader.readInteger(UInt16.self, at: offset))
+            case .int8: return cast(try reader.readInteger(Int8.self, at: offset))
+            case .uint8: return cast(try reader.readInteger(UInt8.self, at: offset))
+            case .int128, .uint128:
+                // `NativeType` only reports these where the types exist.
+                guard #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) else {
+                    preconditionFailure("128-bit integers are unavailable")
+                }
+                if native == .int128 { return cast(try reader.readInteger(Int128.self, at: offset)) }
+                return cast(try reader.readInteger(UInt128.self, at: offset))
+            }
+        }
+    }
+
+    /// Runs a typed read of the value at `offset` (this decoder's own value by default), giving a failure the
+    /// coding path of the value under `key`.
+    ///
+    /// `body` is typed as throwing any error only so that closures need no annotation; readers throw
+    /// `RecordReader.Failure`, and anything else passes through unchanged.
+    @inline(__always)
+    func read<R, K: CodingKey>(_ key: K, at offset: Int? = nil, _ body: (RecordReader, Int) throws -> R) throws -> R {
+        do {
+            return try body(reader, offset ?? self.offset)
+        } catch let failure as RecordReader.Failure {
+            throw self.error(failure, key: key)
+        }
+    }
+
+    // MARK: - SingleValueDecodingContainer
+
+    func decodeNil() -> Bool {
+        (try? reader.readNull(at: offset)) ?? false
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        try read(RecordCodingKey.absent) { reader, offset in
+            try reader.readBool(at: offset)
+        }
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        try read(RecordCodingKey.absent) { reader, offset in
+            try reader.readString(at: offset)
+        }
+    }
+
+    func decode(_ type: Double.Type) throws -> Double {
+        try read(RecordCodingKey.absent) { reader, offset in
+            try reader.readDouble(at: offset)
+        }
+    }
+
+    func decode(_ type: Float.Type) throws -> Float {
+        try read(RecordCodingKey.absent) { reader, offset in
+            try reader.readFloat(at: offset)
+        }
+    }
+
+    func decode(_ type: Int.Type) throws -> Int {
+        try readInteger(Int.self)
+    }
+
+    func decode(_ type: Int8.Type) throws -> Int8 {
+        try readInteger(Int8.self)
+    }
+
+    func decode(_ type: Int16.Type) throws -> Int16 {
+        try readInteger(Int16.self)
+    }
+
+    func decode(_ type: Int32.Type) throws -> Int32 {
+        try readInteger(Int32.self)
+    }
+
+    func decode(_ type: Int64.Type) throws -> Int64 {
+        try readInteger(Int64.self)
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    func decode(_ type: Int128.Type) throws -> Int128 {
+        try readInteger(Int128.self)
+    }
+
+    func decode(_ type: UInt.Type) throws -> UInt {
+        try readInteger(UInt.self)
+    }
+
+    func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try readInteger(UInt8.self)
+    }
+
+    func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try readInteger(UInt16.self)
+    }
+
+    func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try readInteger(UInt32.self)
+    }
+
+    func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try readInteger(UInt64.self)
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    func decode(_ type: UInt128.Type) throws -> UInt128 {
+        try readInteger(UInt128.self)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try decodeValue(T.self, at: offset, key: RecordCodingKey.absent)
+    }
+
+    private func readInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        try read(RecordCodingKey.absent) { reader, offset in
+            try reader.readInteger(I.self, at: offset)
+        }
+    }
+
+    // MARK: - Errors
+
+    /// Runs a structural read, giving any `RecordError` it throws the coding path of the value under `key`.
+    func annotating<R, K: CodingKey>(
+        _ key: K, _ read: () throws(RecordError) -> R
+    ) throws(RecordError) -> R {
+        do throws(RecordError) {
+            return try read()
+        } catch {
+            throw annotated(error, key: key)
+        }
+    }
+
+    private func annotated<K: CodingKey>(_ error: RecordError, key: K) -> RecordError {
+        var error = error
+        if error.codingPath.isEmpty { error.codingPath = RecordError.path(path(adding: key)) }
+        return error
+    }
+
+    /// The error to throw for a failed read of the value under `key`.
+    func error<K: CodingKey>(_ failure: RecordReader.Failure, key: K) -> any Error {
+        switch failure {
+        case .malformed(let error):
+            return annotated(error, key: key)
+        case .mismatch(let expected, let tag, let offset):
+            return mismatch(expected: expected, tag: tag, at: offset, key: key)
+        case .corrupted(let description):
+            return DecodingError.dataCorrupted(context(key, description))
+        }
+    }
+
+    /// The path of this decoder's value, extended by `key` unless it is `RecordCodingKey.absent`.
+    func path<K: CodingKey>(adding key: K) -> [any CodingKey] {
+        var path = codingPath
+        if let key = RecordCodingKey.optional(key) { path.append(key) }
+        return path
+    }
+
+    /// A `DecodingError` context for the value under `key`.
+    func context<K: CodingKey>(_ key: K, _ description: String) -> DecodingError.Context {
+        DecodingError.Context(codingPath: path(adding: key), debugDescription: description)
+    }
+
+    /// The error for a value whose tag does not fit the requested type.
+    ///
+    /// Null becomes `valueNotFound`; an end byte or an unknown tag means malformed bytes, so `RecordError`;
+    /// anything else is a `typeMismatch`.
+    func mismatch<K: CodingKey>(
+        expected: Any.Type, tag: UInt8, at offset: Int, key: K, nullType: Any.Type? = nil
+    ) -> any Error {
+        if tag > RecordFormat.Tag.end {
+            return RecordError(
+                .unknownTag, RecordFormat.Tag.name(tag), codingPath: RecordError.path(path(adding: key)),
+                offset: offset)
+        }
+        if tag == RecordFormat.Tag.end {
+            return RecordError(
+                .invalidStructure, "an end byte where a value was expected",
+                codingPath: RecordError.path(path(adding: key)), offset: offset)
+        }
+        if tag == RecordFormat.Tag.null {
+            return DecodingError.valueNotFound(
+                nullType ?? expected, context(key, "Expected \(expected) value but found null instead."))
+        }
+        return DecodingError.typeMismatch(
+            expected, context(key, "Expected to decode \(expected) but found \(RecordFormat.Tag.name(tag)) instead."))
+    }
+}

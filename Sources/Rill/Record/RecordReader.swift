@@ -1,0 +1,262 @@
+import Foundation
+
+/// Bounds-checked reads from record bytes.
+///
+/// Every method validates offsets against the buffer and throws `RecordError` instead of trapping, because the bytes
+/// may come from disk or the network and must never crash the process. Offsets are absolute positions in `bytes`.
+struct RecordReader {
+    /// The whole record, including the version byte.
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    // MARK: - Scalars
+
+    /// The byte at `offset`.
+    func byte(at offset: Int) throws(RecordError) -> UInt8 {
+        guard offset >= 0, offset < bytes.count else { throw Self.truncated(at: offset) }
+        return bytes[offset]
+    }
+
+    /// Checks that `size` bytes are available at `offset`; returns the offset just past them.
+    func require(_ size: Int, at offset: Int) throws(RecordError) -> Int {
+        guard offset >= 0, size <= bytes.count &- offset else { throw Self.truncated(at: offset, size: size) }
+        return offset + size
+    }
+
+    // Errors are built out of line so the hot readers above stay small enough to inline.
+    @inline(never)
+    private static func truncated(at offset: Int, size: Int? = nil) -> RecordError {
+        if let size {
+            return RecordError(
+                .truncated, "the record ends inside a \(size)-byte payload starting at byte \(offset)", offset: offset)
+        }
+        return RecordError(.truncated, "the record ends before byte \(offset)", offset: offset)
+    }
+
+    /// Reads a LEB128 varint; returns its value and the offset just past it.
+    func varint(at offset: Int) throws(RecordError) -> (value: UInt64, next: Int) {
+        let first = try byte(at: offset)
+        if first < 0x80 { return (UInt64(first), offset + 1) }
+        return try longVarint(at: offset)
+    }
+
+    /// The general case of `varint(at:)`, for values of 128 and above.
+    private func longVarint(at offset: Int) throws(RecordError) -> (value: UInt64, next: Int) {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var position = offset
+        while true {
+            let byte = try self.byte(at: position)
+            position += 1
+            let group = UInt64(byte & 0x7F)
+            if shift == 63, group > 1 {
+                throw RecordError(.invalidVarint, "varint overflows 64 bits", offset: offset)
+            }
+            result |= group << shift
+            if byte & 0x80 == 0 {
+                if byte == 0 {
+                    throw RecordError(.invalidVarint, "varint has a redundant trailing zero group", offset: offset)
+                }
+                return (result, position)
+            }
+            shift += 7
+            if shift > 63 {
+                throw RecordError(.invalidVarint, "varint is longer than ten bytes", offset: offset)
+            }
+        }
+    }
+
+    /// Reads a little-endian 32-bit payload at `offset`.
+    func uint32(at offset: Int) throws(RecordError) -> UInt32 {
+        _ = try require(4, at: offset)
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    /// Reads a little-endian 64-bit payload at `offset`.
+    func uint64(at offset: Int) throws(RecordError) -> UInt64 {
+        _ = try require(8, at: offset)
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// Reads the 16 bytes of a UUID payload at `offset`.
+    func uuid(at offset: Int) throws(RecordError) -> UUID {
+        _ = try require(16, at: offset)
+        return UUID(uuid: bytes.loadUnaligned(fromByteOffset: offset, as: uuid_t.self))
+    }
+
+    // MARK: - Length-prefixed payloads
+
+    /// Reads a varint byte count at `offset` and returns the range of the bytes it announces.
+    func lengthPrefixed(at offset: Int) throws(RecordError) -> Range<Int> {
+        let (count, start) = try varint(at: offset)
+        guard count <= UInt64(bytes.count &- start) else {
+            throw RecordError(
+                .truncated, "a \(count)-byte payload does not fit in the record", offset: offset)
+        }
+        return start..<(start + Int(count))
+    }
+
+    /// Decodes `range` as UTF-8, rejecting invalid sequences rather than repairing them.
+    func string(in range: Range<Int>) throws(RecordError) -> String {
+        let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range]).assumingMemoryBound(to: UInt8.self)
+        guard Self.isValidUTF8(utf8) else {
+            throw RecordError(.invalidUTF8, "text is not valid UTF-8", offset: range.lowerBound)
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// Throws unless `range` is valid UTF-8.
+    func validateUTF8(in range: Range<Int>) throws(RecordError) {
+        let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range]).assumingMemoryBound(to: UInt8.self)
+        guard Self.isValidUTF8(utf8) else {
+            throw RecordError(.invalidUTF8, "text is not valid UTF-8", offset: range.lowerBound)
+        }
+    }
+
+    /// Strict UTF-8 validation (no overlong forms, surrogates or code points past U+10FFFF).
+    ///
+    /// Hand-written because the standard library's validating initialiser goes through unspecialised generic code
+    /// that costs more than the rest of reading a short string; ASCII runs are skipped eight bytes at a time.
+    static func isValidUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return true }
+        let count = utf8.count
+        var index = 0
+        while index < count {
+            if count - index >= 8 {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                    continue
+                }
+            }
+            let lead = base[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            func continuation(_ offset: Int) -> UInt8? {
+                guard index + offset < count else { return nil }
+                let byte = base[index + offset]
+                return byte & 0xC0 == 0x80 ? byte : nil
+            }
+            switch lead {
+            case 0xC2...0xDF:
+                guard continuation(1) != nil else { return false }
+                index += 2
+            case 0xE0...0xEF:
+                guard let second = continuation(1), continuation(2) != nil else { return false }
+                if lead == 0xE0, second < 0xA0 { return false }
+                if lead == 0xED, second >= 0xA0 { return false }
+                index += 3
+            case 0xF0...0xF4:
+                guard let second = continuation(1), continuation(2) != nil, continuation(3) != nil else {
+                    return false
+                }
+                if lead == 0xF0, second < 0x90 { return false }
+                if lead == 0xF4, second >= 0x90 { return false }
+                index += 4
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Whether the bytes in `range` equal `text`'s UTF-8.
+    ///
+    /// A plain loop: keys are short, and calling `memcmp` costs more than comparing them inline.
+    func bytes(in range: Range<Int>, equal text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard range.count == text.count else { return false }
+        guard let textBase = text.baseAddress, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { return true }
+        let start = base + range.lowerBound
+        for index in 0..<range.count where start[index] != textBase[index] {
+            return false
+        }
+        return true
+    }
+
+    // MARK: - Structure
+
+    /// Walks the value starting at `offset` without materialising it; returns the offset just past it.
+    ///
+    /// Checks tags, varints, bounds and nesting but not the UTF-8 inside strings, which is validated when a string
+    /// is actually read. `depth` is the nesting level of the value, for the `RecordFormat.maxDepth` limit.
+    func skipValue(at offset: Int, depth: Int) throws(RecordError) -> Int {
+        let tag = try byte(at: offset)
+        let payload = offset + 1
+        switch tag {
+        case RecordFormat.Tag.null, RecordFormat.Tag.falseValue, RecordFormat.Tag.trueValue:
+            return payload
+        case RecordFormat.Tag.signed, RecordFormat.Tag.unsigned:
+            return try varint(at: payload).next
+        case RecordFormat.Tag.float:
+            return try require(4, at: payload)
+        case RecordFormat.Tag.double, RecordFormat.Tag.date:
+            return try require(8, at: payload)
+        case RecordFormat.Tag.uuid:
+            return try require(16, at: payload)
+        case RecordFormat.Tag.string, RecordFormat.Tag.data, RecordFormat.Tag.url, RecordFormat.Tag.decimal:
+            return try lengthPrefixed(at: payload).upperBound
+        case RecordFormat.Tag.mapBegin:
+            try checkDepth(depth + 1, at: offset)
+            var position = payload
+            while true {
+                if try byte(at: position) == RecordFormat.Tag.end { return position + 1 }
+                let key = try keyRange(at: position)
+                position = try skipValue(at: key.upperBound, depth: depth + 1)
+            }
+        case RecordFormat.Tag.arrayBegin:
+            try checkDepth(depth + 1, at: offset)
+            var position = payload
+            while true {
+                if try byte(at: position) == RecordFormat.Tag.end { return position + 1 }
+                position = try skipValue(at: position, depth: depth + 1)
+            }
+        case RecordFormat.Tag.end:
+            throw RecordError(.invalidStructure, "an end byte where a value was expected", offset: offset)
+        default:
+            throw RecordError(.unknownTag, RecordFormat.Tag.name(tag), offset: offset)
+        }
+    }
+
+    /// Reads the map key at `offset` (a string tag and its text); returns the range of the key's UTF-8.
+    func keyRange(at offset: Int) throws(RecordError) -> Range<Int> {
+        let tag = try byte(at: offset)
+        guard tag == RecordFormat.Tag.string else {
+            throw RecordError(
+                .invalidStructure, "expected a map key or an end byte but found \(RecordFormat.Tag.name(tag))",
+                offset: offset)
+        }
+        return try lengthPrefixed(at: offset + 1)
+    }
+
+    /// Throws once nesting exceeds the limit.
+    func checkDepth(_ depth: Int, at offset: Int) throws(RecordError) {
+        if depth > RecordFormat.maxDepth {
+            throw RecordError(
+                .nestingTooDeep, "containers are nested more than \(RecordFormat.maxDepth) levels deep",
+                offset: offset)
+        }
+    }
+
+    /// Checks the version byte; returns the offset of the top-level value.
+    func checkVersion() throws(RecordError) -> Int {
+        let version = try byte(at: 0)
+        guard version == RecordFormat.version else {
+            throw RecordError(.unsupportedVersion, "unsupported format version \(version)", offset: 0)
+        }
+        return 1
+    }
+
+    /// Throws unless the top-level value ends exactly at the end of the bytes.
+    func checkEnd(_ end: Int) throws(RecordError) {
+        guard end == bytes.count else {
+            throw RecordError(
+                .trailingBytes, "\(bytes.count - end) bytes follow the top-level value", offset: end)
+        }
+    }
+}

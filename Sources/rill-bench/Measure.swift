@@ -1,0 +1,85 @@
+import Foundation
+
+/// Wall-clock seconds since an arbitrary point (monotonic).
+func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Seconds taken by `body`.
+func measure(_ body: () throws -> Void) rethrows -> Double {
+    let start = now()
+    try body()
+    return now() - start
+}
+
+/// Resident memory from /proc/self/status, in bytes: the current size and the peak since the last reset.
+enum Memory {
+    static func resident() -> Int { field("VmRSS:") }
+    static func peak() -> Int { field("VmHWM:") }
+
+    /// Resets the peak to the current size (Linux: writing 5 to /proc/self/clear_refs).
+    static func resetPeak() {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
+        try? handle.write(contentsOf: Data("5".utf8))
+        try? handle.close()
+    }
+
+    private static func field(_ name: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(name) {
+            let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return digits * 1024
+        }
+        return 0
+    }
+}
+
+/// A table of Rill's figure beside its baseline, measured in the same run.
+struct ComparisonTable {
+    struct Row {
+        var name: String
+        var rill: Double
+        var baseline: Double
+        var unit: String
+        /// Higher is better (throughput) or lower is better (time, memory).
+        var higherIsBetter: Bool
+        var target: String
+    }
+
+    var title: String
+    var baselineName: String
+    var rows: [Row] = []
+
+    func render() -> String {
+        let header = ["measure", "rill", baselineName, "ratio", "target"]
+        var lines = [header]
+        for row in rows {
+            let ratio = row.higherIsBetter ? row.rill / row.baseline : row.baseline / row.rill
+            lines.append([
+                "\(row.name) (\(row.unit))", Self.format(row.rill), Self.format(row.baseline),
+                String(format: "%.2f×", ratio), row.target,
+            ])
+        }
+        let widths = (0..<header.count).map { column in lines.map { $0[column].count }.max()! }
+        var text = "\(title)\n"
+        for (index, line) in lines.enumerated() {
+            let cells = line.enumerated().map { column, cell in
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }
+            text += "| " + cells.joined(separator: " | ") + " |\n"
+            if index == 0 {
+                text += "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|\n"
+            }
+        }
+        text += "ratio: rill relative to \(baselineName) (above 1× means rill is better)\n"
+        return text
+    }
+
+    private static func format(_ value: Double) -> String {
+        value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+    }
+}

@@ -1,0 +1,137 @@
+/// What a command accepts: its positional arguments, options with values, and flags.
+///
+/// The description is also the command's help text, so the two cannot drift apart.
+struct CommandDescription: Sendable {
+    struct Argument: Sendable {
+        var name: String
+        var help: String
+    }
+
+    struct Option: Sendable {
+        var name: String
+        var valueName: String?
+        var help: String
+
+        /// A flag: an option without a value.
+        var isFlag: Bool { valueName == nil }
+    }
+
+    var name: String
+    var abstract: String
+    var arguments: [Argument] = []
+    var options: [Option] = []
+    var discussion: String?
+
+    var usage: String {
+        var parts = ["rill", name]
+        parts += options.map { $0.isFlag ? "[--\($0.name)]" : "[--\($0.name) <\($0.valueName!)>]" }
+        parts += arguments.map { "<\($0.name)>" }
+        return parts.joined(separator: " ")
+    }
+
+    var help: String {
+        var text = "\(abstract)\n\nUSAGE: \(usage)\n"
+        if !arguments.isEmpty {
+            text += "\nARGUMENTS:\n"
+            for argument in arguments { text += Self.row("<\(argument.name)>", argument.help) }
+        }
+        text += "\nOPTIONS:\n"
+        for option in options {
+            let label = option.isFlag ? "--\(option.name)" : "--\(option.name) <\(option.valueName!)>"
+            text += Self.row(label, option.help)
+        }
+        text += Self.row("-h, --help", "Show help information.")
+        if let discussion { text += "\n\(discussion)\n" }
+        return text
+    }
+
+    private static func row(_ label: String, _ help: String) -> String {
+        let padded = label.count < 24 ? label + String(repeating: " ", count: 24 - label.count) : label + "  "
+        return "  \(padded)\(help)\n"
+    }
+}
+
+/// A command line that matched a `CommandDescription`.
+struct ParsedArguments: Sendable {
+    var positionals: [String] = []
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var wantsHelp = false
+
+    func value(_ option: String) -> String? { values[option] }
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// The option's value as a whole number in `range`, or nil when the option is absent.
+    func integer(_ option: String, in range: ClosedRange<Int> = 0...Int.max) throws -> Int? {
+        guard let text = values[option] else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(
+                "--\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text)'")
+        }
+        return number
+    }
+}
+
+/// A command line that does not match its command: exit status 64, with the usage.
+struct UsageError: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+extension CommandDescription {
+    /// Matches `arguments` (the words after the command name) against the description.
+    func parse(_ arguments: [String]) throws -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let word = arguments[index]
+            index += 1
+            if onlyPositionals || !word.hasPrefix("-") || word == "-" {
+                parsed.positionals.append(word)
+                continue
+            }
+            if word == "--" {
+                onlyPositionals = true
+                continue
+            }
+            if word == "-h" || word == "--help" {
+                parsed.wantsHelp = true
+                continue
+            }
+            guard word.hasPrefix("--") else { throw UsageError("unknown option '\(word)'") }
+            var name = String(word.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let option = options.first(where: { $0.name == name }) else {
+                throw UsageError("unknown option '--\(name)'")
+            }
+            if option.isFlag {
+                guard inlineValue == nil else { throw UsageError("--\(name) takes no value") }
+                parsed.flags.insert(name)
+            } else if let inlineValue {
+                parsed.values[name] = inlineValue
+            } else {
+                guard index < arguments.count else {
+                    throw UsageError("--\(name) needs a value <\(option.valueName!)>")
+                }
+                parsed.values[name] = arguments[index]
+                index += 1
+            }
+        }
+        if parsed.wantsHelp { return parsed }
+        if parsed.positionals.count < self.arguments.count {
+            let missing = self.arguments[parsed.positionals.count]
+            throw UsageError("missing <\(missing.name)>")
+        }
+        if parsed.positionals.count > self.arguments.count {
+            throw UsageError("unexpected argument '\(parsed.positionals[self.arguments.count])'")
+        }
+        return parsed
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import RillTestSupport
+import Testing
+
+@testable import Rill
+
+/// The built `rill` and the sample, run as real processes.
+@Suite struct CommandLineTests {
+    let directory = TemporaryDirectory()
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    func run(_ executable: String, _ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = buildProductsDirectory.appendingPathComponent(executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Read before waiting, so a large output cannot fill the pipe and stall the child.
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+            error: String(decoding: errData, as: UTF8.self))
+    }
+
+    func rill(_ arguments: String...) throws -> Run { try run("rill", arguments) }
+
+    func makeStore() throws -> String {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Book.self, Author.self, Counter.self,
+            configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = container.mainContext
+        context.author = "cli-test"
+        context.insert(Author(id: "lem", name: "Stanisław \"Staszek\" Lem", born: 1921))
+        context.insert(Counter(id: -5, value: 7))
+        try context.save()
+        context.insert(Author(id: "lem", name: "Stanisław Lem", born: 1921))
+        context.delete(Counter(id: -5, value: 7))
+        try context.save()
+        return path
+    }
+
+    @Test func helpListsCommandsAndExitsZero() throws {
+        let result = try rill("--help")
+        #expect(result.status == 0)
+        for command in ["log", "get", "stats"] { #expect(result.output.contains(command)) }
+        let logHelp = try rill("log", "--help")
+        #expect(logHelp.status == 0)
+        #expect(logHelp.output.contains("--since"))
+    }
+
+    @Test func badUsageExitsSixtyFour() throws {
+        for arguments in [
+            [], ["frobnicate"], ["log"], ["log", "a", "b"], ["log", "x", "--limit"], ["log", "x", "--limit", "ten"],
+            ["stats", "x", "--nope"],
+        ] {
+            let result = try run("rill", arguments)
+            #expect(result.status == 64, "\(arguments): \(result.error)")
+            #expect(!result.error.isEmpty)
+            #expect(result.output.isEmpty)
+        }
+    }
+
+    @Test func logPrintsCommitsAsJSONLines() throws {
+        let path = try makeStore()
+        let result = try rill("log", path)
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
+        #expect(first["seq"] as? Int == 1)
+        #expect(first["author"] as? String == "cli-test")
+        let changes = first["changes"] as! [[String: Any]]
+        #expect(changes.map { $0["op"] as? String } == ["insert", "insert"])
+        #expect(changes[0]["id"] as? String == "lem")
+        #expect((changes[0]["record"] as? [String: Any])?["name"] as? String == "Stanisław \"Staszek\" Lem")
+        #expect(changes[1]["id"] as? Int == -5)
+        let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as! [String: Any]
+        let updates = second["changes"] as! [[String: Any]]
+        #expect(updates.map { $0["op"] as? String } == ["update", "delete"])
+        #expect(updates[0]["fields"] as? [String] == ["name"])
+        #expect(updates[1]["record"] == nil)
+
+        let tail = try rill("log", path, "--since", "1")
+        #expect(tail.output.split(separator: "\n").count == 1)
+        #expect(try rill("log", path, "--limit", "1").output.split(separator: "\n").count == 1)
+        #expect(try rill("log", path, "--since=2").output.isEmpty)
+    }
+
+    @Test func getPrintsOneRecord() throws {
+        let path = try makeStore()
+        let result = try rill("get", path, "Author", "lem")
+        #expect(result.status == 0, "\(result.error)")
+        let record = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as! [String: Any]
+        #expect(record["name"] as? String == "Stanisław Lem")
+        #expect(record["born"] as? Int == 1921)
+
+        let missing = try rill("get", path, "Author", "nobody")
+        #expect(missing.status == 1)
+        #expect(missing.error.contains("no Author"))
+        let unknown = try rill("get", path, "Planet", "x")
+        #expect(unknown.status == 1)
+        #expect(unknown.error.contains("Planet"))
+        let badID = try rill("get", path, "Counter", "abc")
+        #expect(badID.status == 1)
+        #expect(badID.error.contains("Int"))
+    }
+
+    @Test func statsReportsEntitiesAndSizes() throws {
+        let path = try makeStore()
+        let text = try rill("stats", path)
+        #expect(text.status == 0)
+        #expect(text.output.contains("log head:  2"))
+        let json = try rill("stats", path, "--json")
+        let stats = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as! [String: Any]
+        #expect(stats["logHead"] as? Int == 2)
+        let entities = stats["entities"] as! [String: Int]
+        #expect(entities == ["Author": 1, "Book": 0, "Counter": 0])
+        #expect((stats["fileSize"] as? Int ?? 0) > 0)
+    }
+
+    @Test func missingStoreIsAFailureAndCreatesNothing() throws {
+        let path = directory.path("nothing-here")
+        let result = try rill("stats", path)
+        #expect(result.status == 1)
+        #expect(result.error.contains("no store"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func librarySampleRunsAndCarriesOver() throws {
+        let path = directory.path("library")
+        let first = try run("library-demo", [path])
+        #expect(first.status == 0, "\(first.error)")
+        #expect(first.output.contains("Stocked the shelf (commit 1)"))
+        #expect(first.output.contains("Unread: 8 of 9 books"))
+        #expect(first.output.contains("Finished \"Dune\" (commit 2)"))
+        let second = try run("library-demo", [path])
+        #expect(second.output.contains("already stocked"))
+        #expect(second.output.contains("Unread: 7 of 9 books"))
+        let log = try rill("log", path)
+        #expect(log.output.split(separator: "\n").count == 3)
+    }
+}
