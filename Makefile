@@ -20,12 +20,13 @@ deps:
 demo: deps
 	$(SWIFT) build --product library-demo
 	$(SWIFT) build --product rill
-	$$($(SWIFT) build --show-bin-path)/library-demo $(DEMO_STORE)/library
-	@echo
-	@echo "The log of $(DEMO_STORE)/library (rill log):"
-	$$($(SWIFT) build --show-bin-path)/rill log $(DEMO_STORE)/library
-	@echo
-	$$($(SWIFT) build --show-bin-path)/rill stats $(DEMO_STORE)/library
+	@bin=$$($(SWIFT) build --show-bin-path); \
+	echo; echo "\$$ library-demo $(DEMO_STORE)/library"; \
+	$$bin/library-demo $(DEMO_STORE)/library && \
+	echo && echo "\$$ rill log $(DEMO_STORE)/library" && \
+	$$bin/rill log $(DEMO_STORE)/library && \
+	echo && echo "\$$ rill stats $(DEMO_STORE)/library" && \
+	$$bin/rill stats $(DEMO_STORE)/library
 
 ## Build with warnings as errors, run every test, lint the sources.
 test: deps

@@ -46,6 +46,8 @@ struct ComparisonTable {
         /// Higher is better (throughput) or lower is better (time, memory).
         var higherIsBetter: Bool
         var target: String
+        /// The ratio to print (for example the median of per-round ratios); nil prints none.
+        var ratio: Double?
     }
 
     var title: String
@@ -56,10 +58,9 @@ struct ComparisonTable {
         let header = ["measure", "rill", baselineName, "ratio", "target"]
         var lines = [header]
         for row in rows {
-            let ratio = row.higherIsBetter ? row.rill / row.baseline : row.baseline / row.rill
             lines.append([
                 "\(row.name) (\(row.unit))", Self.format(row.rill), Self.format(row.baseline),
-                String(format: "%.2f×", ratio), row.target,
+                row.ratio.map { String(format: "%.2f×", $0) } ?? "—", row.target,
             ])
         }
         let widths = (0..<header.count).map { column in lines.map { $0[column].count }.max()! }
@@ -75,7 +76,7 @@ struct ComparisonTable {
                 text += "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|\n"
             }
         }
-        text += "ratio: rill relative to \(baselineName) (above 1× means rill is better)\n"
+        text += "ratio: median over rounds of rill ÷ \(baselineName), each pair measured back to back\n"
         return text
     }
 

@@ -53,8 +53,7 @@ package struct LogEntry: Sendable, Hashable {
 
     /// The entry's stored bytes (the sequence number is the key, not part of the value).
     package func encoded() -> [UInt8] {
-        let recordBytes = changes.reduce(0) { $0 + ($1.record?.count ?? 0) }
-        var writer = ByteWriter(capacity: 32 + recordBytes + changes.count * 48)
+        var writer = ByteWriter(capacity: encodedSizeEstimate)
         writer.append(Self.formatVersion)
         writer.appendDouble(timestamp.timeIntervalSince1970)
         if let author {
@@ -80,6 +79,16 @@ package struct LogEntry: Sendable, Hashable {
             }
         }
         return writer.bytes
+    }
+
+    /// A little more than the encoded size, so that encoding never reallocates.
+    private var encodedSizeEstimate: Int {
+        var size = 32 + (author?.utf8.count ?? 0)
+        for change in changes {
+            size += 24 + change.entity.utf8.count + change.key.count + (change.record?.count ?? 0)
+            for field in change.changedFields { size += 10 + field.utf8.count }
+        }
+        return size
     }
 
     /// Decodes a stored entry.

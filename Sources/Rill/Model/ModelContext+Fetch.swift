@@ -27,7 +27,7 @@ extension ModelContext {
     /// For example: `let book = try context.model(Book.self, id: bookID)`.
     public func model<T: PersistentModel>(_ type: T.Type, id: T.ID) throws -> T? {
         let key = id.storageKey
-        if let staged = stagedChanges(of: T.self)[key] { return staged }
+        if let staged = stagedChange(of: T.self, key: key) { return staged }
         guard let entity = try entity(for: T.self),
             let bytes = try store.record(of: entity, key: key)
         else { return nil }

@@ -125,10 +125,11 @@ public final class ModelContext: Sendable {
 
     /// Encodes the staged models and checks their identifiers, before the store is touched.
     private func prepare(_ staged: StagedChanges) throws -> [PreparedChange] {
-        var prepared: [PreparedChange] = []
-        prepared.reserveCapacity(staged.count)
         let maxKeySize = store.environment.maxKeySize
-        for (key, change) in staged.changesInOrder {
+        var entities: [EntityStorage] = []
+        entities.reserveCapacity(staged.count)
+        for entry in staged.entries {
+            let key = entry.key
             guard let entity = container.entitiesByName[key.entity] else {
                 throw RillError(
                     .unknownEntity,
@@ -140,23 +141,27 @@ public final class ModelContext: Sendable {
                     "a \(key.entity) identifier takes \(key.id.count - 1) bytes; identifiers are limited to "
                         + "\(maxKeySize - 1) bytes")
             }
-            switch change {
-            case .upsert(let model):
-                prepared.append(PreparedChange(entity: entity, key: key.id, operation: .upsert(try encode(model))))
-            case .delete:
-                prepared.append(PreparedChange(entity: entity, key: key.id, operation: .delete))
+            entities.append(entity)
+        }
+        // Encoding is the costly part of preparing a large save; spread it over the cores.
+        let operations = try staged.entries.concurrentMap { entry -> PreparedChange.Operation in
+            switch entry.change {
+            case .upsert(let model): .upsert(try Self.encode(model))
+            case .delete: .delete
             }
         }
-        return prepared
+        return zip(staged.entries, zip(entities, operations)).map { entry, target in
+            PreparedChange(entity: target.0, key: entry.key.id, operation: target.1)
+        }
     }
 
-    private func encode<M: PersistentModel>(_ model: M) throws -> [UInt8] {
+    private static func encode<M: PersistentModel>(_ model: M) throws -> [UInt8] {
         do {
             return try RecordCoder.encode(model)
         } catch {
             throw RillError(
                 .encodingFailed,
-                "cannot save \(M.entityName) \(model.id): \(Self.describe(error))",
+                "cannot save \(M.entityName) \(model.id): \(describe(error))",
                 underlyingError: error)
         }
     }
@@ -177,13 +182,23 @@ public final class ModelContext: Sendable {
     func stagedChanges<T: PersistentModel>(of type: T.Type) -> [[UInt8]: T?] {
         core.state.withLock { state in
             var changes: [[UInt8]: T?] = [:]
-            for (key, change) in state.staged.changesInOrder where key.entity == T.entityName {
-                switch change {
-                case .upsert(let model): changes[key.id] = .some(model as? T)
-                case .delete: changes[key.id] = .some(nil)
+            for entry in state.staged.entries where entry.key.entity == T.entityName {
+                switch entry.change {
+                case .upsert(let model): changes[entry.key.id] = .some(model as? T)
+                case .delete: changes[entry.key.id] = .some(nil)
                 }
             }
             return changes
+        }
+    }
+
+    /// The context's unsaved change to the `T` with identifier key `key`: `.some(nil)` for a deletion, nil for none.
+    func stagedChange<T: PersistentModel>(of type: T.Type, key: [UInt8]) -> T?? {
+        let change = core.state.withLock { $0.staged.change(for: StagedChanges.Key(entity: T.entityName, id: key)) }
+        switch change {
+        case .upsert(let model): return .some(model as? T)
+        case .delete: return .some(nil)
+        case nil: return nil
         }
     }
 

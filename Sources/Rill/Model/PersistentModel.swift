@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A type whose values Rill stores: a `Codable` value type with a stable identifier.
 ///
 /// Conform a `struct` and give it an `id` of type `UUID`, `String`, `Int` or `Int64`. Each
@@ -26,5 +28,18 @@ public protocol PersistentModel: Codable, Identifiable, Sendable where ID: Model
 }
 
 extension PersistentModel {
-    public static var entityName: String { String(describing: Self.self) }
+    public static var entityName: String { EntityNames.name(of: Self.self) }
+}
+
+/// Type names, computed once: `String(describing:)` is too slow for every insert.
+private enum EntityNames {
+    static let cache = Mutex<[ObjectIdentifier: String]>([:])
+
+    static func name(of type: Any.Type) -> String {
+        let key = ObjectIdentifier(type)
+        if let name = cache.withLock({ $0[key] }) { return name }
+        let name = String(describing: type)
+        cache.withLock { $0[key] = name }
+        return name
+    }
 }

@@ -1,11 +1,29 @@
 /// A context's changes awaiting a save, in the order they were first staged.
 ///
 /// Staging the same identifier twice keeps one change, the latest: an insert after a delete
-/// replaces, a delete after an insert deletes.
-struct StagedChanges: Sendable {
-    struct Key: Hashable, Sendable {
-        var entity: String
-        var id: [UInt8]
+/// replaces, a delete after an insert deletes. Saving a hundred thousand models stages a hundred
+/// thousand entries, so staging is one hash lookup and an append, and iterating is linear.
+package struct StagedChanges: Sendable {
+    package struct Key: Hashable, Sendable {
+        let entity: String
+        let id: [UInt8]
+        /// Hashed once: a large save rehashes every key each time the table grows.
+        private let hash: Int
+
+        package init(entity: String, id: [UInt8]) {
+            self.entity = entity
+            self.id = id
+            var hasher = Hasher()
+            hasher.combine(entity)
+            id.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hash = hasher.finalize()
+        }
+
+        package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+        package static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.id == rhs.id && lhs.entity == rhs.entity
+        }
     }
 
     enum Change: Sendable {
@@ -13,45 +31,57 @@ struct StagedChanges: Sendable {
         case delete
     }
 
-    private struct Entry: Sendable {
+    struct Entry: Sendable {
+        var key: Key
         var change: Change
         /// Which staging produced this change; a save removes only what it wrote.
         var stamp: UInt64
     }
 
-    private var order: [Key] = []
-    private var entries: [Key: Entry] = [:]
-    private var nextStamp: UInt64 = 0
+    /// In order of first staging.
+    private(set) var entries: [Entry] = []
+    /// Key → position in `entries`.
+    private var positions: [Key: Int] = [:]
+    private var lastStamp: UInt64 = 0
 
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
 
-    var changesInOrder: some Sequence<(key: Key, change: Change)> {
-        order.lazy.compactMap { key in entries[key].map { (key, $0.change) } }
+    mutating func stage(_ change: Change, for key: Key) {
+        lastStamp += 1
+        // One hash-table operation in the common case (a key staged for the first time).
+        if let position = positions.updateValue(entries.count, forKey: key) {
+            positions[key] = position
+            entries[position].change = change
+            entries[position].stamp = lastStamp
+        } else {
+            entries.append(Entry(key: key, change: change, stamp: lastStamp))
+        }
     }
 
-    mutating func stage(_ change: Change, for key: Key) {
-        nextStamp += 1
-        if entries.updateValue(Entry(change: change, stamp: nextStamp), forKey: key) == nil {
-            order.append(key)
-        }
+    /// The staged change for `key`, if any.
+    func change(for key: Key) -> Change? {
+        positions[key].map { entries[$0].change }
     }
 
     /// Discards every change (stamps keep counting, so a save in flight cannot mistake new changes for its own).
     mutating func removeAll() {
-        order.removeAll()
-        entries.removeAll()
+        entries = []
+        positions = [:]
     }
 
     /// Removes the changes that `saved` held, unless they were staged again since.
     mutating func removeSaved(_ saved: StagedChanges) {
-        for (key, entry) in saved.entries where entries[key]?.stamp == entry.stamp {
-            entries[key] = nil
+        // Nothing staged since the snapshot: drop everything without touching the shared storage.
+        if lastStamp == saved.lastStamp {
+            removeAll()
+            return
         }
-        if entries.isEmpty {
-            order.removeAll()
-        } else {
-            order.removeAll { entries[$0] == nil }
+        let remaining = entries.filter { entry in
+            guard let position = saved.positions[entry.key] else { return true }
+            return saved.entries[position].stamp != entry.stamp
         }
+        entries = remaining
+        positions = Dictionary(uniqueKeysWithValues: remaining.enumerated().map { ($1.key, $0) })
     }
 }

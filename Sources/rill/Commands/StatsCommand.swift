@@ -42,7 +42,7 @@ struct StatsCommand: Command {
         output.line("log head:  \(head) (\(commits) commits)")
         output.line("map size:  \(byteCount(mapSize))")
         output.line("file size: \(byteCount(fileSize))")
-        output.line("entities:  \(entities.isEmpty ? "none" : "")")
+        output.line(entities.isEmpty ? "entities:  none" : "entities:")
         let width = entities.map(\.0.count).max() ?? 0
         for (name, count) in entities {
             output.line("  \(name)\(String(repeating: " ", count: width - name.count))  \(count) records")
