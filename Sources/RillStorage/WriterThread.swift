@@ -10,8 +10,8 @@ import Synchronization
 ///
 /// Handing a job to a sleeping thread and waking its caller afterwards costs two scheduler
 /// wake-ups, tens of microseconds on a virtual machine: as much as a small commit. So both sides
-/// spin briefly before they sleep: the writer for the next job (back-to-back saves), the caller
-/// for its result (short transactions).
+/// spin before they sleep: the writer briefly, for the next job (back-to-back saves); one caller
+/// at a time up to a millisecond, for its result (a durable commit).
 final class WriterThread: Sendable {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
@@ -25,6 +25,7 @@ final class WriterThread: Sendable {
     private let pending = Atomic<Int>(0)
     private let sleeping = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)
+    private let spinningCallers = Atomic<Int>(0)
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -53,7 +54,7 @@ final class WriterThread: Sendable {
                 jobBox.value = nil
                 completion.finish()
             }
-            completion.wait()
+            completion.wait(spinner: spinningCallers)
             return try box.value!.get()
         }
     }
@@ -103,8 +104,8 @@ final class WriterThread: Sendable {
     }
 
     /// Spins for a short while until `condition` holds; returns whether it did.
-    fileprivate static func spin(until condition: () -> Bool) -> Bool {
-        let deadline = monotonicNanoseconds() + spinNanoseconds
+    fileprivate static func spin(until condition: () -> Bool, for nanoseconds: UInt64 = spinNanoseconds) -> Bool {
+        let deadline = monotonicNanoseconds() + nanoseconds
         var rounds = 0
         while !condition() {
             rounds += 1
@@ -126,15 +127,17 @@ private final class Completion: Sendable {
         semaphore.signal()
     }
 
-    func wait() {
-        // A durable commit takes a few hundred microseconds, mostly waiting for the disk; waiting
-        // that long with yields returns sooner than a sleep would, and gives the core away to any
-        // thread that wants it.
-        if WriterThread.spin(until: { done.load(ordering: .acquiring) }) { return }
-        let deadline = monotonicNanoseconds() + 1_000_000
-        while monotonicNanoseconds() < deadline {
-            if done.load(ordering: .acquiring) { return }
-            sched_yield()
+    /// Waits for `finish()`. At most one caller at a time waits by spinning (`spinner` is the
+    /// writer's count of spinning callers); others sleep at once, so a crowd of callers costs at
+    /// most one core.
+    func wait(spinner: borrowing Atomic<Int>) {
+        // A durable commit takes a few hundred microseconds, mostly waiting for the disk; a
+        // spinning caller sees the end at once, where a sleeping one is woken tens of
+        // microseconds later.
+        if spinner.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+            let finished = WriterThread.spin(until: { done.load(ordering: .acquiring) }, for: 1_000_000)
+            spinner.store(0, ordering: .releasing)
+            if finished { return }
         }
         semaphore.wait()
     }

@@ -111,7 +111,10 @@ public final class ModelContext: Sendable {
     @discardableResult
     public func save() throws -> UInt64? {
         try core.saveLock.withLock { _ -> UInt64? in
-            let (staged, author) = core.state.withLock { ($0.staged, $0.author) }
+            let (staged, author) = core.state.withLock { state in
+                state.staged.index()
+                return (state.staged, state.author)
+            }
             guard !staged.isEmpty else { return nil }
             guard container.allowsSave else {
                 throw RillError(.readOnly, "the container's configuration does not allow saving")
@@ -127,7 +130,7 @@ public final class ModelContext: Sendable {
     private func prepare(_ staged: StagedChanges) throws -> [PreparedChange] {
         let maxKeySize = store.environment.maxKeySize
         var entities: [EntityStorage] = []
-        entities.reserveCapacity(staged.count)
+        entities.reserveCapacity(staged.entries.count)
         for entry in staged.entries {
             let key = entry.key
             guard let entity = container.entitiesByName[key.entity] else {
