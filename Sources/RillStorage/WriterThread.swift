@@ -103,13 +103,20 @@ final class WriterThread: Sendable {
         finished.signal()
     }
 
-    /// Spins for a short while until `condition` holds; returns whether it did.
+    /// Spins until `condition` holds or `nanoseconds` pass; returns whether it held.
+    ///
+    /// After the first few microseconds each round yields the core, so that on a busy machine
+    /// the thread being waited for (which may need this very core) gets to run.
     fileprivate static func spin(until condition: () -> Bool, for nanoseconds: UInt64 = spinNanoseconds) -> Bool {
-        let deadline = monotonicNanoseconds() + nanoseconds
+        let start = monotonicNanoseconds()
         var rounds = 0
         while !condition() {
             rounds += 1
-            if rounds & 63 == 0, monotonicNanoseconds() > deadline { return false }
+            if rounds & 31 == 0 {
+                let elapsed = monotonicNanoseconds() - start
+                if elapsed > nanoseconds { return false }
+                if elapsed > 5_000 { sched_yield() }
+            }
         }
         return true
     }

@@ -150,4 +150,40 @@ import Testing
         let log = try rill("log", path)
         #expect(log.output.split(separator: "\n").count == 3)
     }
+
+    @Test func queryPrintsMatchingRecords() throws {
+        let path = directory.path("books")
+        let container = try ModelContainer(
+            for: Book.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        for (title, pages, read) in [
+            ("Dune", 412, true), ("Emma", 474, false), ("Ubik", 202, false), ("Café Society", 350, false),
+        ] {
+            container.mainContext.insert(Book(title: title, author: "A", pages: pages, isRead: read))
+        }
+        try container.mainContext.save()
+
+        let json = try rill("query", path, "Book where isRead == false and pages > 300 sort by pages desc", "--json")
+        #expect(json.status == 0, "\(json.error)")
+        let titles = json.output.split(separator: "\n").map { line in
+            (try! JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any])["title"] as! String
+        }
+        #expect(titles == ["Emma", "Café Society"])
+
+        let table = try rill("query", path, "Book where title contains[cd] \"cafe\"")
+        #expect(table.status == 0)
+        #expect(table.output.contains("Café Society"))
+        #expect(table.output.contains("(1 record)"))
+
+        let explain = try rill("query", path, "Book where pages > 300 limit 1", "--explain")
+        #expect(explain.status == 0)
+        #expect(explain.output.contains("scan"))
+        #expect(explain.output.contains("pages > 300"))
+
+        let bad = try rill("query", path, "Book where pages >")
+        #expect(bad.status == 64)
+        #expect(bad.error.contains("column"))
+        #expect(bad.error.contains("^"))
+        let unknown = try rill("query", path, "Planet")
+        #expect(unknown.status == 1)
+    }
 }

@@ -53,42 +53,66 @@ package struct LogEntry: Sendable, Hashable {
 
     /// The entry's stored bytes (the sequence number is the key, not part of the value).
     package func encoded() -> [UInt8] {
-        var writer = ByteWriter(capacity: encodedSizeEstimate)
-        writer.append(Self.formatVersion)
-        writer.appendDouble(timestamp.timeIntervalSince1970)
-        if let author {
-            var author = author
-            author.withUTF8 { utf8 in
-                writer.appendVarint(UInt64(utf8.count) + 1)
-                writer.append(contentsOf: utf8)
+        let size = encodedSize
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            write(into: UnsafeMutableRawBufferPointer(buffer))
+            count = size
+        }
+    }
+
+    /// The exact number of bytes `write(into:)` writes.
+    package var encodedSize: Int {
+        var size =
+            1 + 8 + (author.map { varintSize($0.utf8.count + 1) + $0.utf8.count } ?? 1) + varintSize(changes.count)
+        for change in changes {
+            size += 1 + varintSize(change.entity.utf8.count) + change.entity.utf8.count
+            size += varintSize(change.key.count) + change.key.count
+            if change.kind == .update {
+                size += varintSize(change.changedFields.count)
+                for field in change.changedFields { size += varintSize(field.utf8.count) + field.utf8.count }
             }
+            if change.kind != .delete {
+                let count = change.record?.count ?? 0
+                size += varintSize(count) + count
+            }
+        }
+        return size
+    }
+
+    /// Writes the entry into `buffer`, which holds exactly `encodedSize` bytes (for example space
+    /// reserved in the log, so that a large commit is written once, where it is stored).
+    package func write(into buffer: UnsafeMutableRawBufferPointer) {
+        var writer = RawByteWriter(buffer)
+        writer.append(Self.formatVersion)
+        writer.appendLittleEndian(timestamp.timeIntervalSince1970.bitPattern)
+        if let author {
+            writer.appendVarint(UInt64(author.utf8.count) + 1)
+            writer.append(author.utf8)
         } else {
             writer.appendVarint(0)
         }
         writer.appendVarint(UInt64(changes.count))
         for change in changes {
             writer.append(change.kind.rawValue)
-            writer.appendString(change.entity)
-            writer.appendBlob(change.key)
+            writer.appendVarint(UInt64(change.entity.utf8.count))
+            writer.append(change.entity.utf8)
+            writer.appendVarint(UInt64(change.key.count))
+            writer.append(change.key)
             if change.kind == .update {
                 writer.appendVarint(UInt64(change.changedFields.count))
-                for field in change.changedFields { writer.appendString(field) }
+                for field in change.changedFields {
+                    writer.appendVarint(UInt64(field.utf8.count))
+                    writer.append(field.utf8)
+                }
             }
             if change.kind != .delete {
-                writer.appendBlob(change.record ?? [])
+                let record = change.record ?? []
+                writer.appendVarint(UInt64(record.count))
+                writer.append(record)
             }
         }
-        return writer.bytes
-    }
-
-    /// A little more than the encoded size, so that encoding never reallocates.
-    private var encodedSizeEstimate: Int {
-        var size = 32 + (author?.utf8.count ?? 0)
-        for change in changes {
-            size += 24 + change.entity.utf8.count + change.key.count + (change.record?.count ?? 0)
-            for field in change.changedFields { size += 10 + field.utf8.count }
-        }
-        return size
+        precondition(
+            writer.offset == buffer.count, "log entry size mismatch: wrote \(writer.offset) of \(buffer.count)")
     }
 
     /// Decodes a stored entry.
@@ -147,4 +171,15 @@ package struct LogEntry: Sendable, Hashable {
         }
         return key.reduce(0) { $0 << 8 | UInt64($1) }
     }
+}
+
+/// The number of bytes of the LEB128 varint of `value`.
+func varintSize(_ value: Int) -> Int {
+    var value = UInt64(value)
+    var size = 1
+    while value >= 0x80 {
+        value >>= 7
+        size += 1
+    }
+    return size
 }

@@ -41,7 +41,11 @@ extension Store {
             guard !applied.isEmpty else { return nil }
             let sequence = try Self.lastSequence(in: txn, log: log) + 1
             let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
-            try txn.put(entry.encoded(), for: LogEntry.key(for: sequence), in: log, append: true)
+            // Written once, straight into the page that keeps it.
+            let space = try LogEntry.key(for: sequence).withUnsafeBytes { key in
+                try txn.reserve(entry.encodedSize, for: key, in: log, append: true)
+            }
+            entry.write(into: space)
             return entry
         }
     }

@@ -1,55 +1,6 @@
 import Foundation
 
-/// Appends the fixed-width and variable-length integers of Rill's own binary layouts.
-struct ByteWriter {
-    var bytes: [UInt8]
-
-    init(capacity: Int = 64) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-    }
-
-    mutating func append(_ byte: UInt8) { bytes.append(byte) }
-
-    mutating func append<C: Collection>(contentsOf other: C) where C.Element == UInt8 {
-        bytes.append(contentsOf: other)
-    }
-
-    /// LEB128: seven bits a byte, low first.
-    mutating func appendVarint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
-
-    mutating func appendBigEndian(_ value: UInt64) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func appendBigEndian(_ value: UInt32) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func appendDouble(_ value: Double) {
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    /// A byte count, then the bytes.
-    mutating func appendBlob<C: Collection>(_ blob: C) where C.Element == UInt8 {
-        appendVarint(UInt64(blob.count))
-        bytes.append(contentsOf: blob)
-    }
-
-    mutating func appendString(_ string: String) {
-        var string = string
-        string.withUTF8 { appendBlob($0) }
-    }
-}
-
-/// Reads what `ByteWriter` wrote, throwing on truncated or malformed input instead of trapping.
+/// Reads Rill's binary layouts (log entries), throwing on truncated or malformed input instead of trapping.
 struct ByteReader {
     struct Malformed: Error, CustomStringConvertible {
         let offset: Int

@@ -1,0 +1,180 @@
+import Foundation
+
+/// How query values compare: numerically across integer and floating-point kinds, by Swift's
+/// `String` order for strings, and, for sorting, in a fixed order across kinds.
+///
+/// The order across kinds (used only to sort mixed data, never for a predicate's `<`):
+/// null < Bool < numbers < strings < data < dates < UUIDs < arrays < maps.
+package enum QueryValueOrder {
+    /// Equality as a predicate sees it: numbers by value across kinds, URL and string by text.
+    package static func equal(_ lhs: RecordValue, _ rhs: RecordValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { equal($0, $1) }
+        case (.map(let a), .map(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && equal($0.value, $1.value) }
+        default:
+            return compare(lhs, rhs) == .orderedSame
+        }
+    }
+
+    /// The order of two values of comparable kinds; nil when they cannot be ordered (different
+    /// kinds, null, NaN, arrays, maps). A predicate's `<` with a nil order is false.
+    package static func compare(_ lhs: RecordValue, _ rhs: RecordValue) -> ComparisonResult? {
+        if let a = Number(lhs), let b = Number(rhs) { return Number.compare(a, b) }
+        switch (lhs, rhs) {
+        case (.string(let a), .string(let b)), (.url(let a), .url(let b)), (.string(let a), .url(let b)),
+            (.url(let a), .string(let b)):
+            return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case (.bool(let a), .bool(let b)):
+            return a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
+        case (.date(let a), .date(let b)):
+            return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case (.uuid(let a), .uuid(let b)):
+            return order(bytes(a), bytes(b))
+        case (.uuid(let a), .string(let b)):
+            return UUID(uuidString: b).map { order(bytes(a), bytes($0)) }
+        case (.string(let a), .uuid(let b)):
+            return UUID(uuidString: a).map { order(bytes($0), bytes(b)) }
+        case (.data(let a), .data(let b)):
+            return order(Array(a), Array(b))
+        default:
+            return nil
+        }
+    }
+
+    /// A total order for sorting: `compare` within a kind, the kind order across kinds, NaN last
+    /// among numbers.
+    package static func sortOrder(_ lhs: RecordValue, _ rhs: RecordValue) -> ComparisonResult {
+        let (a, b) = (rank(lhs), rank(rhs))
+        if a != b { return a < b ? .orderedAscending : .orderedDescending }
+        if let result = compare(lhs, rhs) { return result }
+        switch (lhs, rhs) {
+        case (.array(let x), .array(let y)):
+            for (u, v) in zip(x, y) {
+                let result = sortOrder(u, v)
+                if result != .orderedSame { return result }
+            }
+            return x.count == y.count ? .orderedSame : (x.count < y.count ? .orderedAscending : .orderedDescending)
+        default:
+            // NaN against a number, or maps: NaN sorts after every number; maps are left as they are.
+            let (nanL, nanR) = (isNaN(lhs), isNaN(rhs))
+            if nanL != nanR { return nanL ? .orderedDescending : .orderedAscending }
+            return .orderedSame
+        }
+    }
+
+    private static func rank(_ value: RecordValue) -> Int {
+        switch value {
+        case .null: 0
+        case .bool: 1
+        case .int, .uint, .float, .double, .decimal: 2
+        case .string, .url: 3
+        case .data: 4
+        case .date: 5
+        case .uuid: 6
+        case .array: 7
+        case .map: 8
+        }
+    }
+
+    private static func isNaN(_ value: RecordValue) -> Bool {
+        switch value {
+        case .double(let d): d.isNaN
+        case .float(let f): f.isNaN
+        default: false
+        }
+    }
+
+    private static func bytes(_ uuid: UUID) -> [UInt8] { withUnsafeBytes(of: uuid.uuid) { Array($0) } }
+
+    private static func order(_ a: [UInt8], _ b: [UInt8]) -> ComparisonResult {
+        a == b ? .orderedSame : (a.lexicographicallyPrecedes(b) ? .orderedAscending : .orderedDescending)
+    }
+}
+
+/// A number of any stored kind, compared exactly across kinds.
+package enum Number {
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+
+    package init?(_ value: RecordValue) {
+        switch value {
+        case .int(let v): self = .int(v)
+        case .uint(let v): self = .uint(v)
+        case .double(let v): self = .double(v)
+        case .float(let v): self = .double(Double(v))
+        case .decimal(let text):
+            guard let decimal = Decimal(string: text) else { return nil }
+            self = .double(NSDecimalNumber(decimal: decimal).doubleValue)
+        default: return nil
+        }
+    }
+
+    package var recordValue: RecordValue {
+        switch self {
+        case .int(let v): .int(v)
+        case .uint(let v): .uint(v)
+        case .double(let v): .double(v)
+        }
+    }
+
+    package var doubleValue: Double {
+        switch self {
+        case .int(let v): Double(v)
+        case .uint(let v): Double(v)
+        case .double(let v): v
+        }
+    }
+
+    /// Exact comparison; nil when either side is NaN.
+    package static func compare(_ a: Number, _ b: Number) -> ComparisonResult? {
+        switch (a, b) {
+        case (.int(let x), .int(let y)): return order(x, y)
+        case (.uint(let x), .uint(let y)): return order(x, y)
+        case (.int(let x), .uint(let y)): return x < 0 ? .orderedAscending : order(UInt64(x), y)
+        case (.uint(let x), .int(let y)): return y < 0 ? .orderedDescending : order(x, UInt64(y))
+        case (.double(let x), .double(let y)):
+            if x.isNaN || y.isNaN { return nil }
+            return order(x, y)
+        case (.double(let x), _): return compareDouble(x, b).map(invert)
+        case (_, .double(let y)): return compareDouble(y, a)
+        }
+    }
+
+    /// Compares an integer `n` with a double `d`, exactly; the result is the order of `n` relative to `d`.
+    private static func compareDouble(_ d: Double, _ n: Number) -> ComparisonResult? {
+        if d.isNaN { return nil }
+        if d == .infinity { return .orderedAscending }
+        if d == -.infinity { return .orderedDescending }
+        // Split d into its integral part (exact in Int128 range for finite doubles below 2^127) and fraction.
+        let integral = d.rounded(.down)
+        let fraction = d - integral
+        guard abs(integral) < 0x1p126 else { return integral > 0 ? .orderedAscending : .orderedDescending }
+        let whole = Int128(integral)
+        let value: Int128
+        switch n {
+        case .int(let x): value = Int128(x)
+        case .uint(let x): value = Int128(x)
+        case .double: preconditionFailure("integers only")
+        }
+        if value < whole { return .orderedAscending }
+        if value > whole { return .orderedDescending }
+        return fraction > 0 ? .orderedAscending : .orderedSame
+    }
+
+    private static func invert(_ result: ComparisonResult) -> ComparisonResult {
+        switch result {
+        case .orderedAscending: .orderedDescending
+        case .orderedDescending: .orderedAscending
+        case .orderedSame: .orderedSame
+        }
+    }
+
+    private static func order<T: Comparable>(_ x: T, _ y: T) -> ComparisonResult {
+        x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
+    }
+}
