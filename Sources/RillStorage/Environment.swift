@@ -45,7 +45,15 @@ package final class Environment: Sendable {
     /// the transaction is aborted, the map grown and `body` run again, so `body` may run more
     /// than once and must not have effects outside the transaction.
     package func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
-        try core.write(body)
+        try core.write(body, meanwhile: {})
+    }
+
+    /// Like ``write(_:)``, and runs `meanwhile` on the calling thread while the transaction runs,
+    /// so that the caller can produce what `body` consumes (for example records it encodes while
+    /// the writer stores the previous ones). `body` must not wait for anything `meanwhile` might
+    /// never produce, and `meanwhile` must not wait for the transaction.
+    package func write<R>(_ body: (WriteTransaction) throws -> R, meanwhile: () -> Void) throws -> R {
+        try core.write(body, meanwhile: meanwhile)
     }
 
     // MARK: - Databases
@@ -191,48 +199,49 @@ final class EnvironmentCore: @unchecked Sendable {
         }
     }
 
-    func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
-        try writer.runAndWait {
-            var growths = 0
-            while true {
-                gate.lockShared()
-                var txn: OpaquePointer?
-                var rc = mdb_txn_begin(env, nil, 0, &txn)
-                if rc == MDB_MAP_RESIZED {
+    func write<R>(_ body: (WriteTransaction) throws -> R, meanwhile: () -> Void) throws -> R {
+        try writer.runAndWait(
+            {
+                var growths = 0
+                while true {
+                    gate.lockShared()
+                    var txn: OpaquePointer?
+                    var rc = mdb_txn_begin(env, nil, 0, &txn)
+                    if rc == MDB_MAP_RESIZED {
+                        gate.unlockShared()
+                        try adoptGrownMap()
+                        continue
+                    }
+                    guard rc == 0, let txn else {
+                        gate.unlockShared()
+                        try check(rc, "mdb_txn_begin(write)")
+                        preconditionFailure("unreachable")
+                    }
+                    let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize)
+                    let result: R
+                    do {
+                        result = try body(transaction)
+                    } catch {
+                        mdb_txn_abort(txn)
+                        gate.unlockShared()
+                        if transaction.state.hitMapFull, growths < 48 {
+                            growths += 1
+                            try growMap()
+                            continue
+                        }
+                        throw error
+                    }
+                    rc = mdb_txn_commit(txn)
                     gate.unlockShared()
-                    try adoptGrownMap()
-                    continue
-                }
-                guard rc == 0, let txn else {
-                    gate.unlockShared()
-                    try check(rc, "mdb_txn_begin(write)")
-                    preconditionFailure("unreachable")
-                }
-                let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize)
-                let result: R
-                do {
-                    result = try body(transaction)
-                } catch {
-                    mdb_txn_abort(txn)
-                    gate.unlockShared()
-                    if transaction.state.hitMapFull, growths < 48 {
+                    if rc == MDB_MAP_FULL, growths < 48 {
                         growths += 1
                         try growMap()
                         continue
                     }
-                    throw error
+                    try check(rc, "mdb_txn_commit")
+                    return result
                 }
-                rc = mdb_txn_commit(txn)
-                gate.unlockShared()
-                if rc == MDB_MAP_FULL, growths < 48 {
-                    growths += 1
-                    try growMap()
-                    continue
-                }
-                try check(rc, "mdb_txn_commit")
-                return result
-            }
-        }
+            }, meanwhile: meanwhile)
     }
 
     /// Doubles the map. Runs on the writer thread between transactions.

@@ -40,7 +40,10 @@ final class WriterThread: Sendable {
     var isCurrent: Bool { threadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
     /// Runs `job` on the writer thread and returns its result once it has run; the caller blocks.
-    func runAndWait<R>(_ job: () throws -> R) throws -> R {
+    ///
+    /// - Parameter meanwhile: work for the calling thread while the job runs (for example
+    ///   producing what the job consumes); it runs after the job is submitted, before waiting.
+    func runAndWait<R>(_ job: () throws -> R, meanwhile: () -> Void = {}) throws -> R {
         precondition(!isCurrent, "a write transaction cannot be started from inside another one")
         return try withoutActuallyEscaping(job) { job in
             // The caller stays blocked until the job has run, so the closure and its result never
@@ -54,6 +57,7 @@ final class WriterThread: Sendable {
                 jobBox.value = nil
                 completion.finish()
             }
+            meanwhile()
             completion.wait(spinner: spinningCallers)
             return try box.value!.get()
         }

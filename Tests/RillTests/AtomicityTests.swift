@@ -62,4 +62,33 @@ import Testing
         #expect(throws: RillError.self) { try container.mainContext.fetch(FetchDescriptor<Author>()) }
         #expect(try container.lastSequence() == 0)
     }
+
+    @Test func largeSaveWhoseLastModelFailsToEncodeWritesNothing() throws {
+        // Large saves are encoded while the writer already stores the first chunks; a failure in
+        // the last chunk must still abort the whole transaction.
+        let container = try makeContainer()
+        let context = container.mainContext
+        for id in 0..<20_000 { context.insert(Fragile(id: id, fails: id == 19_999)) }
+        let error = #expect(throws: RillError.self) { try context.save() }
+        #expect(error?.code == .encodingFailed)
+        #expect(error?.message.contains("Fragile 19999") == true)
+        #expect(try container.lastSequence() == 0)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Fragile>()) == 0)
+    }
+
+    @Test func largeSaveThatFillsTheMapIsReplayedOnce() throws {
+        let container = try ModelContainer(
+            for: Counter.self,
+            configurations: ModelConfiguration(
+                url: directory.url.appendingPathComponent("small"), initialMapSize: 1 << 20))
+        let context = container.mainContext
+        for id in 0..<30_000 { context.insert(Counter(id: id, value: id, payload: String(repeating: "p", count: 100))) }
+        #expect(try context.save() == 1)
+        #expect(container.store.environment.mapSize > 1 << 20)
+        #expect(try container.store.entryCount() == 1)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Counter>()) == 30_000)
+        let audit = try StoreAudit(directory: container.store.directory)
+        #expect(audit.projectionsMatchReplay)
+        #expect(audit.replayed["Counter"]?.count == 30_000)
+    }
 }

@@ -119,15 +119,56 @@ public final class ModelContext: Sendable {
             guard container.allowsSave else {
                 throw RillError(.readOnly, "the container's configuration does not allow saving")
             }
-            let prepared = try prepare(staged)
-            let entry = try store.commit(prepared, author: author)
+            let entry = try commit(staged, author: author)
             core.state.withLock { $0.staged.removeSaved(staged) }
             return entry?.sequence
         }
     }
 
-    /// Encodes the staged models and checks their identifiers, before the store is touched.
-    private func prepare(_ staged: StagedChanges) throws -> [PreparedChange] {
+    /// Saves of more changes than this are encoded while the writer stores them.
+    private static let overlapThreshold = 8_192
+    private static let chunkSize = 2_048
+
+    /// Checks entities and identifiers, encodes the models and writes them in one commit.
+    ///
+    /// Identifiers and entities are checked before the store is touched. A small save is encoded
+    /// first and then written; a large one is encoded chunk by chunk on this thread while the
+    /// writer thread stores the chunks already encoded, inside the one write transaction.
+    private func commit(_ staged: StagedChanges, author: String?) throws -> LogEntry? {
+        let entities = try targets(of: staged)
+        let entries = staged.entries
+        func prepare(_ range: Range<Int>) throws -> [PreparedChange] {
+            try range.map { index in
+                let entry = entries[index]
+                switch entry.change {
+                case .upsert(let model):
+                    return PreparedChange(
+                        entity: entities[index], key: entry.key.id, operation: .upsert(try Self.encode(model)))
+                case .delete:
+                    return PreparedChange(entity: entities[index], key: entry.key.id, operation: .delete)
+                }
+            }
+        }
+        guard entries.count >= Self.overlapThreshold else {
+            return try store.commit(try prepare(0..<entries.count), author: author)
+        }
+        let chunkCount = (entries.count + Self.chunkSize - 1) / Self.chunkSize
+        let batch = PreparedBatch(chunkCount: chunkCount)
+        return try store.commit(batch, author: author) {
+            do {
+                for chunk in 0..<chunkCount {
+                    let start = chunk * Self.chunkSize
+                    batch.publish(chunk, try prepare(start..<min(start + Self.chunkSize, entries.count)))
+                }
+            } catch {
+                batch.fail(error)
+            }
+        }
+    }
+
+    /// The storage of each staged change's entity, after checking that the entity belongs to the
+    /// container and the identifier fits in a key.
+    private func targets(of staged: StagedChanges) throws -> [EntityStorage] {
         let maxKeySize = store.environment.maxKeySize
         var entities: [EntityStorage] = []
         entities.reserveCapacity(staged.entries.count)
@@ -146,16 +187,7 @@ public final class ModelContext: Sendable {
             }
             entities.append(entity)
         }
-        // Encoding is the costly part of preparing a large save; spread it over the cores.
-        let operations = try staged.entries.concurrentMap { entry -> PreparedChange.Operation in
-            switch entry.change {
-            case .upsert(let model): .upsert(try Self.encode(model))
-            case .delete: .delete
-            }
-        }
-        return zip(staged.entries, zip(entities, operations)).map { entry, target in
-            PreparedChange(entity: target.0, key: entry.key.id, operation: target.1)
-        }
+        return entities
     }
 
     private static func encode<M: PersistentModel>(_ model: M) throws -> [UInt8] {

@@ -28,25 +28,39 @@ extension Store {
     /// A change that would leave its record as it is (an identical upsert, a delete of a missing
     /// record) is left out; when nothing is left, no commit is written and nil is returned.
     ///
-    /// - Returns: the commit's sequence number, or nil when nothing changed.
+    /// - Returns: the log entry written, or nil when nothing changed.
     package func commit(_ changes: [PreparedChange], author: String?) throws -> LogEntry? {
         guard !changes.isEmpty else { return nil }
+        return try commit(PreparedBatch(changes), author: author)
+    }
+
+    /// Like `commit(_:author:)`, taking the changes chunk by chunk from `batch` as they become
+    /// ready; `meanwhile` runs on the calling thread during the transaction (it prepares the batch).
+    package func commit(_ batch: PreparedBatch, author: String?, meanwhile: () -> Void = {}) throws -> LogEntry? {
         let log = self.log
-        return try write { txn -> LogEntry? in
-            var applied: [LogEntry.Change] = []
-            applied.reserveCapacity(changes.count)
-            for change in changes {
-                if let effective = try Self.apply(change, in: txn) { applied.append(effective) }
-            }
-            guard !applied.isEmpty else { return nil }
-            let sequence = try Self.lastSequence(in: txn, log: log) + 1
-            let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
-            // Written once, straight into the page that keeps it.
-            let space = try LogEntry.key(for: sequence).withUnsafeBytes { key in
-                try txn.reserve(entry.encodedSize, for: key, in: log, append: true)
-            }
-            entry.write(into: space)
-            return entry
+        do {
+            return try environment.write(
+                { txn -> LogEntry? in
+                    var applied: [LogEntry.Change] = []
+                    for index in 0..<batch.chunkCount {
+                        let chunk = try batch.chunk(index)
+                        applied.reserveCapacity(applied.count + chunk.count)
+                        for change in chunk {
+                            if let effective = try Self.apply(change, in: txn) { applied.append(effective) }
+                        }
+                    }
+                    guard !applied.isEmpty else { return nil }
+                    let sequence = try Self.lastSequence(in: txn, log: log) + 1
+                    let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
+                    // Written once, straight into the page that keeps it.
+                    let space = try LogEntry.key(for: sequence).withUnsafeBytes { key in
+                        try txn.reserve(entry.encodedSize, for: key, in: log, append: true)
+                    }
+                    entry.write(into: space)
+                    return entry
+                }, meanwhile: meanwhile)
+        } catch {
+            throw Self.translate(error, directory: directory)
         }
     }
 
