@@ -98,6 +98,11 @@ public struct Gadget: PersistentModel, Equatable {
     public var active: Bool
     public var spec: Spec
 
+    public static let indexes: [ModelIndex<Gadget>] = [
+        ModelIndex(\.stock), ModelIndex(\.price), ModelIndex(\.released), ModelIndex(\.maker, \.stock),
+        ModelIndex(\.active), ModelIndex(\.spec.weight), ModelIndex(\.rating),
+    ]
+
     public init(
         id: Int, name: String, maker: String?, price: Double, stock: Int, rating: Double?, tags: [String],
         released: Date, active: Bool, spec: Spec

@@ -76,7 +76,7 @@ public final class ModelContainer: Sendable {
             let kind = type.identifierKind
             entities[type.entityName] =
                 configuration.allowsSave
-                ? try store.registerEntity(named: type.entityName, identifierKind: kind)
+                ? try store.registerEntity(named: type.entityName, identifierKind: kind, indexes: type.indexFieldPaths)
                 : try store.entity(named: type.entityName)
         }
         self.store = store
@@ -105,6 +105,9 @@ public final class ModelContainer: Sendable {
 }
 
 extension PersistentModel {
+    /// The field paths of each declared index.
+    static var indexFieldPaths: [[[String]]] { indexes.map(\.fieldPaths) }
+
     static var identifierKind: IdentifierKind {
         switch ID.self {
         case is UUID.Type: .uuid

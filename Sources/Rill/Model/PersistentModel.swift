@@ -25,10 +25,15 @@ public protocol PersistentModel: Codable, Identifiable, Sendable where ID: Model
     /// Two model types with the same entity name share one set of records, so keep it stable
     /// across releases of an app, and distinct across its models.
     static var entityName: String { get }
+
+    /// The model's indexes. Default: none. See ``ModelIndex``.
+    static var indexes: [ModelIndex<Self>] { get }
 }
 
 extension PersistentModel {
     public static var entityName: String { EntityNames.name(of: Self.self) }
+
+    public static var indexes: [ModelIndex<Self>] { [] }
 }
 
 /// Type names, computed once: `String(describing:)` is too slow for every insert.

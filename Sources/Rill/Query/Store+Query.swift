@@ -1,4 +1,5 @@
 import Foundation
+import RillStorage
 
 /// One record of a query's results.
 package struct QueryRow: Sendable {
@@ -14,22 +15,15 @@ extension Store {
     ///
     /// - Throws: `RillError(.unknownEntity)` when the store has no such entity.
     package func run(_ query: Query) throws -> [QueryRow] {
-        guard let entity = try entity(named: query.entity) else {
-            let known = try entityNames()
-            throw RillError(
-                .unknownEntity,
-                "the store has no entity \(query.entity)"
-                    + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))"))
-        }
+        let entity = try existingEntity(query.entity)
+        let plan = QueryPlanner.plan(query.predicate, sort: query.sort, limit: query.limit, entity: entity)
         var rows: [QueryRow] = []
+        let offset = max(query.offset ?? 0, 0)
         let wanted =
-            query.sort.isEmpty
-            ? query.limit.map { limit in
-                limit.addingReportingOverflow(max(query.offset ?? 0, 0)).overflow
-                    ? Int.max : limit + max(query.offset ?? 0, 0)
-            }
+            plan.isSorted
+            ? query.limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : limit + offset }
             : nil
-        try forEachRecord(of: entity) { key, bytes in
+        try forEachCandidate(of: plan, in: entity) { key, bytes in
             let record: RecordValue
             do {
                 record = try RecordValue(record: bytes)
@@ -41,7 +35,7 @@ extension Store {
             rows.append(QueryRow(key: Array(key), record: record))
             return wanted.map { rows.count < $0 } ?? true
         }
-        if !query.sort.isEmpty {
+        if !plan.isSorted {
             let keys = query.sort
             rows.sort { lhs, rhs in
                 for key in keys {
@@ -54,33 +48,120 @@ extension Store {
                 return lhs.key.lexicographicallyPrecedes(rhs.key)
             }
         }
-        return Array(rows.dropFirst(max(query.offset ?? 0, 0)).prefix(max(query.limit ?? .max, 0)))
+        return Array(rows.dropFirst(offset).prefix(max(query.limit ?? .max, 0)))
+    }
+
+    /// The storage of an entity the query names, or an error listing the entities there are.
+    private func existingEntity(_ name: String) throws -> EntityStorage {
+        guard let entity = try entity(named: name) else {
+            let known = try entityNames()
+            throw RillError(
+                .unknownEntity,
+                "the store has no entity \(name)" + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))")
+            )
+        }
+        return entity
+    }
+
+    /// Calls `body` with the identifier key and record of each candidate of `plan`, in the plan's
+    /// order, inside one read transaction; `body` returns false to stop.
+    package func forEachCandidate(
+        of plan: QueryPlan, in entity: EntityStorage,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try read { txn in
+            switch plan.access {
+            case .scan:
+                try txn.withCursor(entity.database) { cursor in
+                    var current = try cursor.first()
+                    while let entry = current {
+                        guard try body(entry.key, entry.value) else { return }
+                        current = try cursor.next()
+                    }
+                }
+            case .order(let index):
+                try walk(index, KeyRange(lower: [0x00], upper: nil), entity: entity, txn: txn, seen: nil, body)
+            case .ranges(let index, let ranges, _):
+                var seen: Set<[UInt8]>? = ranges.count > 1 ? [] : nil
+                for range in ranges {
+                    guard try walk(index, range, entity: entity, txn: txn, seen: &seen, body) else { return }
+                }
+            }
+        }
+    }
+
+    /// Walks one key range of an index, handing each record to `body`; false when `body` stopped.
+    @discardableResult
+    private func walk(
+        _ index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: some Transaction,
+        seen: inout Set<[UInt8]>?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        try txn.withCursor(index.database) { cursor in
+            var current = try cursor.seek(atOrAfter: range.lower)
+            while let entry = current {
+                if let upper = range.upper, !entry.key.lexicographicallyPrecedes(upper) { return true }
+                var offset = 0
+                for _ in index.fieldPaths { _ = try IndexKey.decode(entry.key, offset: &offset) }
+                let id = UnsafeRawBufferPointer(rebasing: entry.key[offset...])
+                if seen != nil, seen!.insert(Array(id)).inserted == false {
+                    current = try cursor.next()
+                    continue
+                }
+                guard let record = try txn.get(id, in: entity.database) else {
+                    throw RillError(
+                        .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
+                }
+                guard try body(id, record) else { return false }
+                current = try cursor.next()
+            }
+            return true
+        }
+    }
+
+    private func walk(
+        _ index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: some Transaction, seen: Set<[UInt8]>?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var seen = seen
+        try walk(index, range, entity: entity, txn: txn, seen: &seen, body)
     }
 
     /// A human-readable plan of `query`: how records are found, what is evaluated on each, the order and window.
     package func explain(_ query: Query) throws -> String {
-        guard let entity = try entity(named: query.entity) else {
-            throw RillError(.unknownEntity, "the store has no entity \(query.entity)")
-        }
+        let entity = try existingEntity(query.entity)
         let count = try recordCount(of: entity)
-        var lines = ["scan: every record of \(query.entity) in identifier order (\(count) records; no index applies)"]
-        if let predicate = query.predicate {
-            lines.append("filter: \(predicate) — evaluated on each record")
+        let plan = QueryPlanner.plan(query.predicate, sort: query.sort, limit: query.limit, entity: entity)
+        var lines: [String] = []
+        switch plan.access {
+        case .scan:
+            let note = entity.indexes.isEmpty ? "the entity has no index" : "no index applies"
+            lines.append("scan: every record of \(query.entity) in identifier order (\(count) records; \(note))")
+        case .ranges(let index, let ranges, let condition):
+            lines.append(
+                "index \(query.entity)(\(index.name)): \(ranges.count) key range\(ranges.count == 1 ? "" : "s") for \(condition)"
+            )
+        case .order(let index):
+            lines.append("index \(query.entity)(\(index.name)): every record in the index's order, which is the sort's")
         }
-        if query.sort.isEmpty {
-            lines.append("order: identifier")
+        if let predicate = query.predicate {
+            lines.append("filter: \(predicate) — evaluated on each candidate record")
+        }
+        if plan.isSorted {
+            lines.append(
+                query.sort.isEmpty ? "order: identifier (scan order)" : "order: from the index, no sort needed")
         } else {
             let keys = query.sort.map { $0.path.joined(separator: ".") + ($0.ascending ? "" : " desc") }
-            lines.append("order: sort by \(keys.joined(separator: ", ")), then identifier")
+            lines.append(
+                "order: sort by \(keys.isEmpty ? "identifier" : keys.joined(separator: ", ") + ", then identifier")")
         }
         if query.offset != nil || query.limit != nil {
             lines.append("window: offset \(query.offset ?? 0), limit \(query.limit.map(String.init) ?? "none")")
+            if plan.isSorted, query.limit != nil { lines.append("stops reading once the window is full") }
         }
-        if query.sort.isEmpty, query.limit != nil {
-            lines.append("stops scanning once the window is full")
+        if case .scan = plan.access {
+            lines.append("estimated rows examined: \(count)")
         }
-        lines.append(
-            "estimated rows examined: \(query.sort.isEmpty && query.limit != nil ? "at most \(count)" : "\(count)")")
         return lines.joined(separator: "\n")
     }
 }

@@ -37,58 +37,102 @@ extension Store {
     /// Like `commit(_:author:)`, taking the changes chunk by chunk from `batch` as they become
     /// ready; `meanwhile` runs on the calling thread during the transaction (it prepares the batch).
     package func commit(_ batch: PreparedBatch, author: String?, meanwhile: () -> Void = {}) throws -> LogEntry? {
-        let log = self.log
-        do {
-            return try environment.write(
-                { txn -> LogEntry? in
-                    var applied: [LogEntry.Change] = []
-                    for index in 0..<batch.chunkCount {
-                        let chunk = try batch.chunk(index)
-                        applied.reserveCapacity(applied.count + chunk.count)
-                        for change in chunk {
-                            if let effective = try Self.apply(change, in: txn) { applied.append(effective) }
-                        }
-                    }
-                    guard !applied.isEmpty else { return nil }
-                    let sequence = try Self.lastSequence(in: txn, log: log) + 1
-                    let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
-                    // Written once, straight into the page that keeps it.
-                    let space = try LogEntry.key(for: sequence).withUnsafeBytes { key in
-                        try txn.reserve(entry.encodedSize, for: key, in: log, append: true)
-                    }
-                    entry.write(into: space)
-                    return entry
-                }, meanwhile: meanwhile)
-        } catch {
-            throw Self.translate(error, directory: directory)
+        for attempt in 0..<8 {
+            do {
+                // The batch is prepared during the first attempt; later attempts find it ready.
+                return try attemptCommit(batch, author: author, meanwhile: attempt == 0 ? meanwhile : {})
+            } catch let changed as CatalogChanged {
+                // Another process added an index: reload the entities and write again.
+                for name in changed.entities { catalog.withLock { $0.entities[name] = nil } }
+                for name in changed.entities { _ = try entity(named: name) }
+            } catch {
+                throw Self.translate(error, directory: directory)
+            }
         }
+        throw RillError(.storage, "the store's catalog kept changing during a save")
     }
 
-    /// Applies one change to its projection; returns what the log records of it, or nil for a no-op.
-    private static func apply(_ change: PreparedChange, in txn: WriteTransaction) throws -> LogEntry.Change? {
-        let database = change.entity.database
+    /// Thrown inside a save's transaction, before anything is written, when an entity's indexes
+    /// changed since this process read them.
+    private struct CatalogChanged: Error {
+        var entities: [String]
+    }
+
+    private func attemptCommit(_ batch: PreparedBatch, author: String?, meanwhile: () -> Void) throws -> LogEntry? {
+        let (log, meta) = (self.log, self.meta)
+        let known = catalog.withLock { $0.entities }
+        return try environment.write(
+            { txn -> LogEntry? in
+                let version = try Self.catalogVersion(in: txn, meta: meta)
+                var current: [String: EntityStorage] = [:]
+                var applied: [LogEntry.Change] = []
+                for index in 0..<batch.chunkCount {
+                    let chunk = try batch.chunk(index)
+                    applied.reserveCapacity(applied.count + chunk.count)
+                    for change in chunk {
+                        let name = change.entity.name
+                        let entity: EntityStorage
+                        if let resolved = current[name] {
+                            entity = resolved
+                        } else {
+                            entity = known[name] ?? change.entity
+                            guard entity.catalogVersion == version else { throw CatalogChanged(entities: [name]) }
+                            current[name] = entity
+                        }
+                        if let effective = try Self.apply(change, to: entity, in: txn) { applied.append(effective) }
+                    }
+                }
+                guard !applied.isEmpty else { return nil }
+                let sequence = try Self.lastSequence(in: txn, log: log) + 1
+                let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
+                // Written once, straight into the page that keeps it.
+                let space = try LogEntry.key(for: sequence).withUnsafeBytes { key in
+                    try txn.reserve(entry.encodedSize, for: key, in: log, append: true)
+                }
+                entry.write(into: space)
+                return entry
+            }, meanwhile: meanwhile)
+    }
+
+    /// Applies one change to its projection and indexes; returns what the log records of it, or
+    /// nil for a no-op.
+    private static func apply(
+        _ change: PreparedChange, to entity: EntityStorage, in txn: WriteTransaction
+    ) throws -> LogEntry.Change? {
+        let database = entity.database
+        let hasIndexes = !entity.indexes.isEmpty
         switch change.operation {
         case .upsert(let record):
             return try change.key.withUnsafeBytes { key -> LogEntry.Change? in
                 try record.withUnsafeBytes { value -> LogEntry.Change? in
                     // One descent for the common case: a new record goes in, an existing one comes back.
                     guard let existing = try txn.insert(value, for: key, in: database) else {
+                        if hasIndexes {
+                            try updateIndexes(
+                                of: entity, id: change.key, old: nil, new: value, changedFields: nil, in: txn)
+                        }
                         return LogEntry.Change(
-                            kind: .insert, entity: change.entity.name, key: change.key, changedFields: [],
-                            record: record)
+                            kind: .insert, entity: entity.name, key: change.key, changedFields: [], record: record)
                     }
                     if existing.elementsEqual(value) { return nil }
-                    let fields = try changedFields(from: existing, to: value, entity: change.entity.name)
+                    let fields = try changedFields(from: existing, to: value, entity: entity.name)
+                    // `existing` points into the map: use it before the next write moves pages.
+                    if hasIndexes {
+                        try updateIndexes(
+                            of: entity, id: change.key, old: existing, new: value, changedFields: fields, in: txn)
+                    }
                     try txn.put(value, for: key, in: database)
                     return LogEntry.Change(
-                        kind: .update, entity: change.entity.name, key: change.key, changedFields: fields,
-                        record: record)
+                        kind: .update, entity: entity.name, key: change.key, changedFields: fields, record: record)
                 }
             }
         case .delete:
+            if hasIndexes {
+                guard let old = try txn.get(change.key, in: database) else { return nil }
+                try updateIndexes(of: entity, id: change.key, old: old, new: nil, changedFields: nil, in: txn)
+            }
             guard try txn.delete(change.key, in: database) else { return nil }
-            return LogEntry.Change(
-                kind: .delete, entity: change.entity.name, key: change.key, changedFields: [], record: nil)
+            return LogEntry.Change(kind: .delete, entity: entity.name, key: change.key, changedFields: [], record: nil)
         }
     }
 

@@ -20,7 +20,12 @@ package final class Store: Sendable {
     package let directory: String
     package let meta: Database
     package let log: Database
-    private let entities = Mutex<[String: EntityStorage]>([:])
+    /// Entities loaded from the catalog, and the catalog version they reflect.
+    let catalog = Mutex(Catalog())
+
+    struct Catalog {
+        var entities: [String: EntityStorage] = [:]
+    }
 
     /// Opens the store in `directory`.
     ///
@@ -86,11 +91,13 @@ package final class Store: Sendable {
 
     // MARK: - Entities
 
-    /// Opens the storage of an entity, creating it and its catalog entry when missing.
+    /// Opens the storage of an entity, creating it and its catalog entry when missing, and
+    /// building any of `indexes` (field paths of each index) that the store lacks.
     ///
     /// - Throws: `.invalidConfiguration` when the store already holds the entity with another kind of identifier.
-    package func registerEntity(named name: String, identifierKind: IdentifierKind) throws -> EntityStorage {
-        if let known = entities.withLock({ $0[name] }), known.identifierKind == identifierKind { return known }
+    package func registerEntity(
+        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]] = []
+    ) throws -> EntityStorage {
         do {
             let catalogKey = EntityStorage.catalogKey(for: name)
             let meta = self.meta
@@ -101,55 +108,86 @@ package final class Store: Sendable {
                         + "but the model's id is \(identifierKind.name)"
                 )
             }
-            let database = try environment.database(named: EntityStorage.databaseName(for: name), create: true)!
+            _ = try environment.database(named: EntityStorage.databaseName(for: name), create: true)!
             try environment.write { txn in
                 if try txn.get(catalogKey, in: meta) == nil {
                     try txn.put(EntityStorage.catalogValue(identifierKind: identifierKind), for: catalogKey, in: meta)
                 }
             }
-            let storage = EntityStorage(name: name, identifierKind: identifierKind, database: database)
-            entities.withLock { $0[name] = storage }
+            catalog.withLock { $0.entities[name] = nil }
+            guard var storage = try entity(named: name) else {
+                throw RillError(.corruptStore, "entity \(name) vanished while it was registered")
+            }
+            for paths in indexes {
+                let indexName = paths.map { $0.joined(separator: ".") }.joined(separator: ",")
+                guard !paths.isEmpty, paths.allSatisfy({ !$0.isEmpty }) else {
+                    throw RillError(
+                        .invalidConfiguration,
+                        "an index of \(name) names a key path that is not a chain of stored properties")
+                }
+                if !storage.indexes.contains(where: { $0.name == indexName }) {
+                    try buildIndex(named: indexName, of: storage)
+                    catalog.withLock { $0.entities[name] = nil }
+                    storage = try entity(named: name)!
+                }
+            }
             return storage
         } catch {
             throw Self.translate(error, directory: directory)
         }
     }
 
-    /// The storage of an entity the store already holds, or nil.
+    /// The storage of an entity the store already holds, with all its indexes, or nil.
     package func entity(named name: String) throws -> EntityStorage? {
-        if let known = entities.withLock({ $0[name] }) { return known }
+        if let known = catalog.withLock({ $0.entities[name] }) { return known }
         do {
             let meta = self.meta
-            let kind: IdentifierKind? = try environment.read { txn in
-                guard let raw = try txn.get(EntityStorage.catalogKey(for: name), in: meta) else { return nil }
-                return try EntityStorage.identifierKind(fromCatalogValue: raw, entity: name)
+            let (kind, indexNames, version): (IdentifierKind?, [String], UInt64) = try environment.read { txn in
+                guard let raw = try txn.get(EntityStorage.catalogKey(for: name), in: meta) else { return (nil, [], 0) }
+                let kind = try EntityStorage.identifierKind(fromCatalogValue: raw, entity: name)
+                let names = try Self.keys(withPrefix: IndexStorage.catalogPrefix(entity: name), in: meta, txn: txn)
+                return (kind, names, try Self.catalogVersion(in: txn, meta: meta))
             }
             guard let kind,
                 let database = try environment.database(named: EntityStorage.databaseName(for: name), create: false)
             else { return nil }
-            let storage = EntityStorage(name: name, identifierKind: kind, database: database)
-            entities.withLock { $0[name] = storage }
+            var storage = EntityStorage(name: name, identifierKind: kind, database: database)
+            storage.catalogVersion = version
+            for indexName in indexNames {
+                let databaseName = IndexStorage.databaseName(entity: name, index: indexName)
+                guard let indexDatabase = try environment.database(named: databaseName, create: false) else {
+                    throw RillError(.corruptStore, "the catalog lists index \(name)(\(indexName)), but it is missing")
+                }
+                storage.indexes.append(
+                    IndexStorage(
+                        name: indexName, fieldPaths: IndexStorage.fieldPaths(fromName: indexName),
+                        database: indexDatabase))
+            }
+            catalog.withLock { $0.entities[name] = storage }
             return storage
         } catch {
             throw Self.translate(error, directory: directory)
         }
+    }
+
+    /// The rest of every key of `database` that starts with `prefix`, in key order.
+    static func keys(withPrefix prefix: String, in database: Database, txn: some Transaction) throws -> [String] {
+        let prefix = Array(prefix.utf8)
+        var names: [String] = []
+        try txn.withCursor(database) { cursor in
+            var entry = try cursor.seek(atOrAfter: prefix)
+            while let current = entry, current.key.starts(with: prefix) {
+                names.append(String(decoding: current.key.dropFirst(prefix.count), as: UTF8.self))
+                entry = try cursor.next()
+            }
+        }
+        return names
     }
 
     /// The names of all entities in the store, sorted.
     package func entityNames() throws -> [String] {
         let meta = self.meta
-        return try read { txn in
-            var names: [String] = []
-            let prefix = Array(EntityStorage.catalogPrefix.utf8)
-            try txn.withCursor(meta) { cursor in
-                var entry = try cursor.seek(atOrAfter: prefix)
-                while let current = entry, current.key.starts(with: prefix) {
-                    names.append(String(decoding: current.key.dropFirst(prefix.count), as: UTF8.self))
-                    entry = try cursor.next()
-                }
-            }
-            return names
-        }
+        return try read { txn in try Self.keys(withPrefix: EntityStorage.catalogPrefix, in: meta, txn: txn) }
     }
 
     // MARK: - Transactions

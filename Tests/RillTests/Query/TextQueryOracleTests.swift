@@ -132,6 +132,7 @@ import Testing
         try context.save()
 
         var nonEmpty = 0
+        var indexed = 0
         for round in 0..<300 {
             let (node, check) = generator.predicate(depth: 3)
             var text = "Gadget where \(node)"
@@ -153,6 +154,7 @@ import Testing
                 expected = Array(expected.dropFirst(offset).prefix(limit))
             }
             let query = try QueryParser.parse(text)
+            if try container.store.explain(query).hasPrefix("index") { indexed += 1 }
             let rows = try container.store.run(query)
             let ids = rows.map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! } }
             #expect(ids == expected.map(\.id), "round \(round): \(text)")
@@ -161,7 +163,11 @@ import Testing
         }
         // The oracle means something only if predicates select some records but not all.
         #expect(nonEmpty > 150, "only \(nonEmpty) of 300 queries selected a proper subset")
-        print("[text query oracle] \(nonEmpty) of 300 queries selected a proper, non-empty subset")
+        // Gadget declares indexes: many queries must have been answered through them.
+        #expect(indexed > 60, "only \(indexed) of 300 queries used an index")
+        print(
+            "[text query oracle] \(nonEmpty) of 300 queries selected a proper, non-empty subset; \(indexed) used an index"
+        )
     }
 
     static func compare(_ key: String, _ a: Gadget, _ b: Gadget) -> ComparisonResult {

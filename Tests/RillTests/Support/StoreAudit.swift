@@ -12,6 +12,8 @@ struct StoreAudit {
     var replayed: [String: [[UInt8]: [UInt8]]] = [:]
     /// entity → identifier key → record, as the projections hold.
     var projected: [String: [[UInt8]: [UInt8]]] = [:]
+    /// "entity(index)" → whether the index holds exactly the keys computed from the projection.
+    var indexesMatch: [String: Bool] = [:]
 
     init(directory: String) throws {
         let store = try Store(directory: directory, options: EnvironmentOptions(), create: false)
@@ -30,11 +32,32 @@ struct StoreAudit {
                 return true
             }
             projected[name] = records
+            for index in entity.indexes {
+                var expected: Set<[UInt8]> = []
+                for (key, bytes) in records {
+                    let record = try bytes.withUnsafeBytes { try RecordValue(record: $0) }
+                    expected.insert(try index.key(for: record, id: key, entity: name))
+                }
+                var stored: Set<[UInt8]> = []
+                try store.read { txn in
+                    try txn.withCursor(index.database) { cursor in
+                        var current = try cursor.first()
+                        while let entry = current {
+                            stored.insert(Array(entry.key))
+                            current = try cursor.next()
+                        }
+                    }
+                }
+                indexesMatch["\(name)(\(index.name))"] = stored == expected
+            }
         }
     }
 
     /// The log is gapless from 1 to its head.
     var isGapless: Bool { sequences == Array(1..<(head + 1)) }
+
+    /// Every index holds exactly the keys of the projection's records.
+    var indexesMatchProjection: Bool { indexesMatch.values.allSatisfy { $0 } }
 
     /// The projections equal a replay of the log.
     var projectionsMatchReplay: Bool {

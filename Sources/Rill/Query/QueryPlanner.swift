@@ -1,0 +1,215 @@
+import Foundation
+
+/// How a query finds its candidate records.
+package struct QueryPlan: Sendable {
+    package enum Access: Sendable {
+        /// Every record, in identifier order.
+        case scan
+        /// The records whose index keys fall in `ranges` (each `[lower, upper)`), in index order.
+        case ranges(IndexStorage, [KeyRange], condition: String)
+        /// Every record, in the order of the index (which is the query's sort order).
+        case order(IndexStorage)
+    }
+
+    package var access: Access
+    /// The candidates come in the query's sort order, so no sort is needed and a limit stops early.
+    package var isSorted: Bool
+}
+
+/// A range of index keys: `lower` included, `upper` excluded (nil: to the end).
+package struct KeyRange: Hashable, Sendable {
+    package var lower: [UInt8]
+    package var upper: [UInt8]?
+}
+
+/// Chooses an index for a query's predicate and sort.
+///
+/// Only conditions that are part of the predicate's top-level conjunction are used, and the whole
+/// predicate is still evaluated on every candidate: an index only narrows the candidates, and it
+/// is used only where its key order agrees with the predicate's comparisons, so every matching
+/// record is among them.
+package enum QueryPlanner {
+    /// A condition on one field that an index can serve.
+    private struct Condition {
+        var path: [String]
+        /// Equality with any of these values (an `in` list, or one value).
+        var values: [RecordValue]?
+        var lower: (value: RecordValue, inclusive: Bool)?
+        var upper: (value: RecordValue, inclusive: Bool)?
+        var text: String
+    }
+
+    package static func plan(
+        _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage
+    ) -> QueryPlan {
+        let conditions = predicate.map { conjuncts(of: $0).compactMap(condition) } ?? []
+        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, text: String)?
+        for index in entity.indexes {
+            guard let (ranges, score, text) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
+                continue
+            }
+            best = (index, ranges, score, text)
+        }
+        if let best {
+            let sorted =
+                sort.count == 1 && sort[0].ascending && best.index.fieldPaths.first == sort[0].path
+                && best.ranges.count == 1
+            return QueryPlan(access: .ranges(best.index, best.ranges, condition: best.text), isSorted: sorted)
+        }
+        // Reading in the index's order pays only when a limit lets the scan stop early.
+        if limit != nil, sort.count == 1, sort[0].ascending,
+            let index = entity.indexes.first(where: { $0.fieldPaths.first == sort[0].path })
+        {
+            return QueryPlan(access: .order(index), isSorted: true)
+        }
+        return QueryPlan(access: .scan, isSorted: sort.isEmpty)
+    }
+
+    // MARK: - Conditions
+
+    private static func conjuncts(of node: QueryNode) -> [QueryNode] {
+        if case .and(let operands) = node { return operands.flatMap(conjuncts) }
+        return [node]
+    }
+
+    private static func condition(_ node: QueryNode) -> Condition? {
+        let text = node.description
+        switch node {
+        case .compare(let op, .field(let path), .literal(let value)):
+            return condition(path, op, value, text)
+        case .compare(let op, .literal(let value), .field(let path)):
+            let mirrored: [QueryComparison: QueryComparison] = [
+                .less: .greater, .lessOrEqual: .greaterOrEqual, .greater: .less, .greaterOrEqual: .lessOrEqual,
+                .equal: .equal, .notEqual: .notEqual,
+            ]
+            return condition(path, mirrored[op]!, value, text)
+        case .between(.field(let path), .literal(let lower), .literal(let upper)):
+            guard ranges(lower), ranges(upper), sameClass(lower, upper) else { return nil }
+            return Condition(path: path, lower: (lower, true), upper: (upper, true), text: text)
+        case .isIn(.field(let path), let candidates):
+            var values: [RecordValue] = []
+            for candidate in candidates {
+                guard case .literal(let value) = candidate, equates(value) else { return nil }
+                values.append(value)
+            }
+            guard !values.isEmpty, values.count <= 256 else { return nil }
+            return Condition(path: path, values: values, text: text)
+        default:
+            return nil
+        }
+    }
+
+    private static func condition(
+        _ path: [String], _ op: QueryComparison, _ value: RecordValue, _ text: String
+    ) -> Condition? {
+        switch op {
+        case .equal: return equates(value) ? Condition(path: path, values: [value], text: text) : nil
+        case .notEqual: return nil
+        case .less: return ranges(value) ? Condition(path: path, upper: (value, false), text: text) : nil
+        case .lessOrEqual: return ranges(value) ? Condition(path: path, upper: (value, true), text: text) : nil
+        case .greater: return ranges(value) ? Condition(path: path, lower: (value, false), text: text) : nil
+        case .greaterOrEqual: return ranges(value) ? Condition(path: path, lower: (value, true), text: text) : nil
+        }
+    }
+
+    /// Values whose index-key equality is the predicate's equality.
+    private static func equates(_ value: RecordValue) -> Bool {
+        switch value {
+        case .null, .bool, .int, .uint, .string, .date, .uuid: true
+        case .double(let d): !d.isNaN
+        case .float(let f): !f.isNaN
+        default: false  // decimals key approximately; URLs, data, arrays and maps are left to the scan
+        }
+    }
+
+    /// Values whose index-key order is the predicate's order. Strings are excluded: Swift's `<`
+    /// departs from the keys' (NFC) order for some strings with combining marks.
+    private static func ranges(_ value: RecordValue) -> Bool {
+        switch value {
+        case .int, .uint, .date, .bool: true
+        case .double(let d): !d.isNaN
+        case .float(let f): !f.isNaN
+        default: false
+        }
+    }
+
+    /// The tag range of the value's class in index keys: ordering comparisons never cross classes.
+    private static func classBounds(_ value: RecordValue) -> (lower: [UInt8], upper: [UInt8]) {
+        switch value {
+        case .null: ([0x05], [0x06])
+        case .bool: ([0x10], [0x12])
+        case .int, .uint, .float, .double, .decimal: ([0x20], [0x26])
+        case .string: ([0x30], [0x31])
+        case .date: ([0x50], [0x51])
+        case .uuid: ([0x60], [0x61])
+        default: ([0x00], [0xFF])
+        }
+    }
+
+    private static func sameClass(_ a: RecordValue, _ b: RecordValue) -> Bool { classBounds(a) == classBounds(b) }
+
+    // MARK: - Ranges
+
+    /// The key ranges an index offers for the conditions, and a score: two points for each leading
+    /// field fixed by equality, one for a range on the next.
+    private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> ([KeyRange], Int, String)? {
+        var prefixes: [[UInt8]] = [[]]
+        var score = 0
+        var used: [String] = []
+        var rangeCondition: Condition?
+        for path in index.fieldPaths {
+            if let equality = conditions.first(where: { $0.path == path && $0.values != nil }) {
+                var next: [[UInt8]] = []
+                for prefix in prefixes {
+                    for value in equality.values! {
+                        var key = prefix
+                        guard (try? IndexKey.append(value, to: &key)) != nil else { return nil }
+                        next.append(key)
+                    }
+                }
+                guard next.count <= 256 else { break }
+                prefixes = next
+                score += 2
+                used.append(equality.text)
+                continue
+            }
+            rangeCondition = conditions.first { $0.path == path && ($0.lower != nil || $0.upper != nil) }
+            break
+        }
+        if let range = rangeCondition {
+            // Fold every range condition on the field into one [lower, upper).
+            let bounds = classBounds((range.lower ?? range.upper)!.value)
+            var lowerSuffix = bounds.lower
+            var upperSuffix = bounds.upper
+            for condition in conditions where condition.path == range.path && condition.values == nil {
+                guard classBounds((condition.lower ?? condition.upper)!.value) == bounds else { continue }
+                if let (value, inclusive) = condition.lower, let key = try? IndexKey.key(value) {
+                    let candidate = inclusive ? key : (IndexKey.successor(ofPrefix: key) ?? bounds.upper)
+                    if candidate.lexicographicallyPrecedes(lowerSuffix) == false { lowerSuffix = candidate }
+                }
+                if let (value, inclusive) = condition.upper, let key = try? IndexKey.key(value) {
+                    let candidate = inclusive ? (IndexKey.successor(ofPrefix: key) ?? bounds.upper) : key
+                    if candidate.lexicographicallyPrecedes(upperSuffix) { upperSuffix = candidate }
+                }
+                used.append(condition.text)
+            }
+            score += 1
+            let ranges = prefixes.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) }
+            return (ranges, score, used.joined(separator: " and "))
+        }
+        guard score > 0 else { return nil }
+        let ranges = prefixes.sorted { $0.lexicographicallyPrecedes($1) }.map {
+            KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0))
+        }
+        return (ranges, score, used.joined(separator: " and "))
+    }
+}
+
+extension IndexKey {
+    /// The encoding of one value.
+    static func key(_ value: RecordValue) throws -> [UInt8] {
+        var key: [UInt8] = []
+        try IndexKey.append(value, to: &key)
+        return key
+    }
+}
