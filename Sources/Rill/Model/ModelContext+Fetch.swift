@@ -22,6 +22,22 @@ extension ModelContext {
         try fetch(descriptor).map(\.id)
     }
 
+    /// How `fetch(descriptor)` would run, for a person: the index and key ranges or the scan it
+    /// reads, what of the predicate was translated for the index, what is evaluated in Swift on
+    /// each candidate, and how the results are ordered and cut.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// print(try context.explain(FetchDescriptor<Book>(predicate: #Predicate { $0.pages > 300 })))
+    /// // index Book(pages): 1 key range for pages > 300 (of 10000 records)
+    /// // translated: pages > 300
+    /// // residual: the whole predicate, evaluated in Swift on each candidate
+    /// ```
+    public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> String {
+        try executor(for: descriptor).explanation()
+    }
+
     /// The model of type `type` with identifier `id`, as this context sees it, or nil.
     ///
     /// For example: `let book = try context.model(Book.self, id: bookID)`.

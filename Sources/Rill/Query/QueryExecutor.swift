@@ -2,8 +2,11 @@ import Foundation
 
 /// Runs a fetch: finds the matching models, orders them and cuts the requested window.
 ///
-/// Today every fetch scans the entity's records in identifier order and evaluates the predicate
-/// on each decoded model; the plan is the one place where index scans will replace that scan.
+/// The predicate is translated into Rill's query form as far as it can be (`PredicateTranslator`);
+/// the planner uses that necessary condition to pick an index range, or a scan. Every candidate
+/// is then decoded and the `Predicate` itself evaluated on it, so results are exactly those of
+/// evaluating the predicate on every model, whatever was translated. When an index's order is the
+/// sort's, the candidates come sorted and a limit stops the walk early.
 struct QueryExecutor<T: PersistentModel> {
     let store: Store
     /// Nil when the store has no records of `T` yet.
@@ -19,26 +22,98 @@ struct QueryExecutor<T: PersistentModel> {
         let offset = max(descriptor.fetchOffset ?? 0, 0)
         let limit = descriptor.fetchLimit.map { max($0, 0) }
         if limit == 0 { return [] }
-        // Scan order is identifier order; without a sort, and with no staged model to merge in,
-        // the window is the first matches and the scan can stop there.
-        let canStopEarly = descriptor.sortBy.isEmpty && !staged.values.contains { $0 != nil }
-        let wanted = canStopEarly ? limit.map { offset + $0 } : nil
-        var rows = try matchingRows(stopAfter: wanted)
+        let planned = try plan()
+        // Candidates already in the wanted order, with no staged model to merge in: the window is
+        // the first matches, and the walk can stop there.
+        let canStopEarly = (planned?.isSorted ?? true) && !staged.values.contains { $0 != nil }
+        let wanted =
+            canStopEarly
+            ? limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : offset + limit } : nil
+        var rows = try matchingRows(planned, stopAfter: wanted)
         if !canStopEarly { try order(&rows) }
         let window = rows.dropFirst(offset).prefix(limit ?? .max)
         return window.map(\.model)
     }
 
-    /// How many models match, ignoring the window's limit and offset... then applying them.
+    /// How many models `models()` would return.
     func count() throws -> Int {
         let total: Int
         if descriptor.predicate == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
         } else {
-            total = try matchingRows(stopAfter: nil).count
+            total = try matchingRows(try plan(), stopAfter: nil).count
         }
         let afterOffset = max(total - max(descriptor.fetchOffset ?? 0, 0), 0)
         return min(afterOffset, descriptor.fetchLimit.map { max($0, 0) } ?? .max)
+    }
+
+    /// How the fetch runs, for a person.
+    func explanation() throws -> String {
+        guard let entity, let planned = try plan(), let current = try store.entity(named: entity.name) else {
+            return "no stored \(T.entityName) records: nothing to read"
+        }
+        var lines: [String] = []
+        let count = try store.recordCount(of: current)
+        switch planned.access {
+        case .scan:
+            let note = current.indexes.isEmpty ? "the entity has no index" : "no index applies"
+            lines.append("scan: every record of \(T.entityName) in identifier order (\(count) records; \(note))")
+        case .ranges(let index, let ranges, let condition):
+            lines.append(
+                "index \(T.entityName)(\(index.name)): \(ranges.count) key range\(ranges.count == 1 ? "" : "s") for \(condition)"
+                    + " (of \(count) records)")
+        case .order(let index):
+            lines.append("index \(T.entityName)(\(index.name)): records in the index's order, which is the sort's")
+        }
+        if let predicate = descriptor.predicate {
+            let translation = PredicateTranslator.translate(predicate)
+            if let node = translation.node { lines.append("translated: \(node)") }
+            if !translation.untranslated.isEmpty {
+                lines.append("not translated: \(translation.untranslated.joined(separator: "; "))")
+            }
+            lines.append("residual: the whole predicate, evaluated in Swift on each candidate")
+        }
+        if !descriptor.sortBy.isEmpty {
+            lines.append(
+                planned.isSorted ? "order: from the index, no sort needed" : "order: sorted in memory, then identifier")
+        }
+        if descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
+            lines.append(
+                "window: offset \(descriptor.fetchOffset ?? 0), limit \(descriptor.fetchLimit.map(String.init) ?? "none")"
+            )
+        }
+        if !staged.isEmpty {
+            lines.append("merges \(staged.count) unsaved change\(staged.count == 1 ? "" : "s") of this context")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: - Planning
+
+    /// The plan for the stored records; nil when there are none. `isSorted` is true only when the
+    /// candidates come in the descriptor's order (identifier order when it has no sort).
+    private func plan() throws -> QueryPlan? {
+        guard let entity, let current = try store.entity(named: entity.name) else { return nil }
+        let node = descriptor.predicate.flatMap { PredicateTranslator.translate($0).node }
+        let sortKeys = indexableSortKeys()
+        var plan = QueryPlanner.plan(node, sort: sortKeys ?? [], limit: descriptor.fetchLimit, entity: current)
+        if !descriptor.sortBy.isEmpty, sortKeys == nil { plan.isSorted = false }
+        return plan
+    }
+
+    /// The sort as field paths, when an index's order can serve it: key paths of stored
+    /// properties, not strings (Swift's `<` and the index's order differ for some strings).
+    private func indexableSortKeys() -> [QuerySortKey]? {
+        var keys: [QuerySortKey] = []
+        for sort in descriptor.sortBy {
+            guard let keyPath = sort.keyPath, sort.stringComparator == nil,
+                let path = FieldPath.components(of: keyPath, root: T.self)
+            else { return nil }
+            let valueType = type(of: keyPath).valueType
+            if valueType == String.self || valueType == String?.self { return nil }
+            keys.append(QuerySortKey(path: path, ascending: sort.order == .forward))
+        }
+        return keys
     }
 
     // MARK: - Rows
@@ -50,14 +125,15 @@ struct QueryExecutor<T: PersistentModel> {
     }
 
     /// Matching stored models (less staged deletions and replacements) plus matching staged models.
-    private func matchingRows(stopAfter wanted: Int?) throws -> [Row] {
+    private func matchingRows(_ plan: QueryPlan?, stopAfter wanted: Int?) throws -> [Row] {
         var rows: [Row] = []
-        if let entity {
+        if let plan, let entity, let current = try store.entity(named: entity.name) {
             let stagedKeys = staged
-            try store.forEachRecord(of: entity) { key, bytes in
+            let keepKeys = !plan.isSorted
+            try store.forEachCandidate(of: plan, in: current) { key, bytes in
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
                 let model = try decode(bytes, key: key)
-                if try matches(model) { rows.append(Row(key: nil, model: model)) }
+                if try matches(model) { rows.append(Row(key: keepKeys ? Array(key) : nil, model: model)) }
                 return wanted.map { rows.count < $0 } ?? true
             }
         }
