@@ -58,7 +58,8 @@ struct QueryExecutor<T: PersistentModel> {
         case .scan:
             let note = current.indexes.isEmpty ? "the entity has no index" : "no index applies"
             lines.append("scan: every record of \(T.entityName) in identifier order (\(count) records; \(note))")
-        case .ranges(let index, let ranges, let condition):
+        case .ranges(let index, let ranges, let conditions):
+            let condition = conditions.map(\.description).joined(separator: " and ")
             lines.append(
                 "index \(T.entityName)(\(index.name)): \(ranges.count) key range\(ranges.count == 1 ? "" : "s") for \(condition)"
                     + " (of \(count) records)")

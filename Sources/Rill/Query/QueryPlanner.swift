@@ -6,7 +6,7 @@ package struct QueryPlan: Sendable {
         /// Every record, in identifier order.
         case scan
         /// The records whose index keys fall in `ranges` (each `[lower, upper)`), in index order.
-        case ranges(IndexStorage, [KeyRange], condition: String)
+        case ranges(IndexStorage, [KeyRange], conditions: [QueryNode])
         /// Every record, in the order of the index (which is the query's sort order).
         case order(IndexStorage)
     }
@@ -36,25 +36,25 @@ package enum QueryPlanner {
         var values: [RecordValue]?
         var lower: (value: RecordValue, inclusive: Bool)?
         var upper: (value: RecordValue, inclusive: Bool)?
-        var text: String
+        var node: QueryNode
     }
 
     package static func plan(
         _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage
     ) -> QueryPlan {
         let conditions = predicate.map { conjuncts(of: $0).compactMap(condition) } ?? []
-        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, text: String)?
+        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode])?
         for index in entity.indexes {
-            guard let (ranges, score, text) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
+            guard let (ranges, score, used) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
                 continue
             }
-            best = (index, ranges, score, text)
+            best = (index, ranges, score, used)
         }
         if let best {
             let sorted =
                 sort.count == 1 && sort[0].ascending && best.index.fieldPaths.first == sort[0].path
                 && best.ranges.count == 1
-            return QueryPlan(access: .ranges(best.index, best.ranges, condition: best.text), isSorted: sorted)
+            return QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
         }
         // Reading in the index's order pays only when a limit lets the scan stop early.
         if limit != nil, sort.count == 1, sort[0].ascending,
@@ -73,19 +73,18 @@ package enum QueryPlanner {
     }
 
     private static func condition(_ node: QueryNode) -> Condition? {
-        let text = node.description
         switch node {
         case .compare(let op, .field(let path), .literal(let value)):
-            return condition(path, op, value, text)
+            return condition(path, op, value, node)
         case .compare(let op, .literal(let value), .field(let path)):
             let mirrored: [QueryComparison: QueryComparison] = [
                 .less: .greater, .lessOrEqual: .greaterOrEqual, .greater: .less, .greaterOrEqual: .lessOrEqual,
                 .equal: .equal, .notEqual: .notEqual,
             ]
-            return condition(path, mirrored[op]!, value, text)
+            return condition(path, mirrored[op]!, value, node)
         case .between(.field(let path), .literal(let lower), .literal(let upper)):
             guard ranges(lower), ranges(upper), sameClass(lower, upper) else { return nil }
-            return Condition(path: path, lower: (lower, true), upper: (upper, true), text: text)
+            return Condition(path: path, lower: (lower, true), upper: (upper, true), node: node)
         case .isIn(.field(let path), let candidates):
             var values: [RecordValue] = []
             for candidate in candidates {
@@ -93,22 +92,22 @@ package enum QueryPlanner {
                 values.append(value)
             }
             guard !values.isEmpty, values.count <= 256 else { return nil }
-            return Condition(path: path, values: values, text: text)
+            return Condition(path: path, values: values, node: node)
         default:
             return nil
         }
     }
 
     private static func condition(
-        _ path: [String], _ op: QueryComparison, _ value: RecordValue, _ text: String
+        _ path: [String], _ op: QueryComparison, _ value: RecordValue, _ node: QueryNode
     ) -> Condition? {
         switch op {
-        case .equal: return equates(value) ? Condition(path: path, values: [value], text: text) : nil
+        case .equal: return equates(value) ? Condition(path: path, values: [value], node: node) : nil
         case .notEqual: return nil
-        case .less: return ranges(value) ? Condition(path: path, upper: (value, false), text: text) : nil
-        case .lessOrEqual: return ranges(value) ? Condition(path: path, upper: (value, true), text: text) : nil
-        case .greater: return ranges(value) ? Condition(path: path, lower: (value, false), text: text) : nil
-        case .greaterOrEqual: return ranges(value) ? Condition(path: path, lower: (value, true), text: text) : nil
+        case .less: return ranges(value) ? Condition(path: path, upper: (value, false), node: node) : nil
+        case .lessOrEqual: return ranges(value) ? Condition(path: path, upper: (value, true), node: node) : nil
+        case .greater: return ranges(value) ? Condition(path: path, lower: (value, false), node: node) : nil
+        case .greaterOrEqual: return ranges(value) ? Condition(path: path, lower: (value, true), node: node) : nil
         }
     }
 
@@ -152,10 +151,10 @@ package enum QueryPlanner {
 
     /// The key ranges an index offers for the conditions, and a score: two points for each leading
     /// field fixed by equality, one for a range on the next.
-    private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> ([KeyRange], Int, String)? {
+    private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> ([KeyRange], Int, [QueryNode])? {
         var prefixes: [[UInt8]] = [[]]
         var score = 0
-        var used: [String] = []
+        var used: [QueryNode] = []
         var rangeCondition: Condition?
         for path in index.fieldPaths {
             if let equality = conditions.first(where: { $0.path == path && $0.values != nil }) {
@@ -170,7 +169,7 @@ package enum QueryPlanner {
                 guard next.count <= 256 else { break }
                 prefixes = next
                 score += 2
-                used.append(equality.text)
+                used.append(equality.node)
                 continue
             }
             rangeCondition = conditions.first { $0.path == path && ($0.lower != nil || $0.upper != nil) }
@@ -191,17 +190,17 @@ package enum QueryPlanner {
                     let candidate = inclusive ? (IndexKey.successor(ofPrefix: key) ?? bounds.upper) : key
                     if candidate.lexicographicallyPrecedes(upperSuffix) { upperSuffix = candidate }
                 }
-                used.append(condition.text)
+                used.append(condition.node)
             }
             score += 1
             let ranges = prefixes.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) }
-            return (ranges, score, used.joined(separator: " and "))
+            return (ranges, score, used)
         }
         guard score > 0 else { return nil }
         let ranges = prefixes.sorted { $0.lexicographicallyPrecedes($1) }.map {
             KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0))
         }
-        return (ranges, score, used.joined(separator: " and "))
+        return (ranges, score, used)
     }
 }
 

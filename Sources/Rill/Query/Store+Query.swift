@@ -14,9 +14,14 @@ extension Store {
     /// the predicate evaluated on it, the matches sorted (ties by identifier) and windowed.
     ///
     /// - Throws: `RillError(.unknownEntity)` when the store has no such entity.
-    package func run(_ query: Query) throws -> [QueryRow] {
+    ///
+    /// - Parameter forceScan: ignore indexes (to compare plans; results are the same).
+    package func run(_ query: Query, forceScan: Bool = false) throws -> [QueryRow] {
         let entity = try existingEntity(query.entity)
-        let plan = QueryPlanner.plan(query.predicate, sort: query.sort, limit: query.limit, entity: entity)
+        let plan =
+            forceScan
+            ? QueryPlan(access: .scan, isSorted: query.sort.isEmpty)
+            : QueryPlanner.plan(query.predicate, sort: query.sort, limit: query.limit, entity: entity)
         var rows: [QueryRow] = []
         let offset = max(query.offset ?? 0, 0)
         let wanted =
@@ -137,7 +142,8 @@ extension Store {
         case .scan:
             let note = entity.indexes.isEmpty ? "the entity has no index" : "no index applies"
             lines.append("scan: every record of \(query.entity) in identifier order (\(count) records; \(note))")
-        case .ranges(let index, let ranges, let condition):
+        case .ranges(let index, let ranges, let conditions):
+            let condition = conditions.map(\.description).joined(separator: " and ")
             lines.append(
                 "index \(query.entity)(\(index.name)): \(ranges.count) key range\(ranges.count == 1 ? "" : "s") for \(condition)"
             )

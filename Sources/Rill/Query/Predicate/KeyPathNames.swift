@@ -1,0 +1,59 @@
+import Foundation
+
+/// The stored property names a key path reads, derived from its description
+/// (`\Book.address.city` → `["address", "city"]`).
+package enum KeyPathNames {
+    /// What a key path reads on strings and arrays without naming a stored field.
+    package enum Measure {
+        /// `count`: the number of elements (characters of a string).
+        case count
+        /// `isEmpty`: whether the count is zero.
+        case isEmpty
+    }
+
+    /// The property names of `keyPath` from `root`, nil unless every component is a plainly
+    /// named stored property (computed properties print as `<computed …>` and are refused).
+    /// Optional chaining and forced unwrapping marks are dropped: a field read through a missing
+    /// value reads as null, as the chain gives nil.
+    package static func names(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
+        let text = String(describing: keyPath)
+        let prefix = "\\" + String(describing: root) + "."
+        guard text.hasPrefix(prefix) else { return nil }
+        var names: [String] = []
+        for part in text.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false) {
+            var name = part
+            while let last = name.last, last == "?" || last == "!" { name.removeLast() }
+            guard isIdentifier(name) else { return nil }
+            names.append(String(name))
+        }
+        return names.isEmpty ? nil : names
+    }
+
+    /// `count` or `isEmpty` of a String or an Array, which read no field.
+    package static func measure(of keyPath: AnyKeyPath, root: Any.Type) -> Measure? {
+        guard let measurable = root as? any MeasurableValue.Type else { return nil }
+        if keyPath == measurable.predicateCountKeyPath { return .count }
+        if keyPath == measurable.predicateIsEmptyKeyPath { return .isEmpty }
+        return nil
+    }
+
+    private static func isIdentifier(_ name: Substring) -> Bool {
+        guard let first = name.first, first == "_" || first.isLetter else { return false }
+        return name.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber }
+    }
+}
+
+private protocol MeasurableValue {
+    static var predicateCountKeyPath: AnyKeyPath { get }
+    static var predicateIsEmptyKeyPath: AnyKeyPath { get }
+}
+
+extension String: MeasurableValue {
+    fileprivate static var predicateCountKeyPath: AnyKeyPath { \String.count }
+    fileprivate static var predicateIsEmptyKeyPath: AnyKeyPath { \String.isEmpty }
+}
+
+extension Array: MeasurableValue {
+    fileprivate static var predicateCountKeyPath: AnyKeyPath { \Array.count }
+    fileprivate static var predicateIsEmptyKeyPath: AnyKeyPath { \Array.isEmpty }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+// Arithmetic, on the types where the evaluator computes what Swift does: signed integers
+// (64 bits at most) and Double. Unsigned integers are left out (the evaluator computes them in
+// Double), and Float too (Swift computes it in single precision).
+
+extension PredicateExpressions.Arithmetic: QueryTranslatable {
+    /// The equivalent query node; nil when there is none.
+    package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
+        guard Self.isSupported(LHS.Output.self), let a = context.translate(lhs), let b = context.translate(rhs)
+        else { return nil }
+        switch op {
+        case .add: return .arithmetic(.add, a, b)
+        case .subtract: return .arithmetic(.subtract, a, b)
+        case .multiply: return .arithmetic(.multiply, a, b)
+        }
+    }
+
+    fileprivate static func isSupported(_ type: Any.Type) -> Bool {
+        PredicateValues.isSignedInteger(type) || type == Double.self
+    }
+}
+
+extension PredicateExpressions.IntDivision: QueryTranslatable {
+    /// The equivalent query node; nil when there is none.
+    package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
+        guard PredicateValues.isSignedInteger(LHS.Output.self),
+            let a = context.translate(lhs), let b = context.translate(rhs)
+        else { return nil }
+        return .arithmetic(.divide, a, b)
+    }
+}
+
+extension PredicateExpressions.IntRemainder: QueryTranslatable {
+    /// The equivalent query node; nil when there is none.
+    package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
+        guard PredicateValues.isSignedInteger(LHS.Output.self),
+            let a = context.translate(lhs), let b = context.translate(rhs)
+        else { return nil }
+        return .arithmetic(.remainder, a, b)
+    }
+}
+
+extension PredicateExpressions.FloatDivision: QueryTranslatable {
+    /// The equivalent query node; nil when there is none.
+    package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
+        guard LHS.Output.self == Double.self, let a = context.translate(lhs), let b = context.translate(rhs)
+        else { return nil }
+        return .arithmetic(.divide, a, b)
+    }
+}
+
+extension PredicateExpressions.UnaryMinus: QueryTranslatable {
+    /// The equivalent query node; nil when there is none.
+    package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
+        let type = Wrapped.Output.self
+        guard PredicateValues.isSignedInteger(type) || type == Double.self, let value = context.translate(wrapped)
+        else { return nil }
+        return .negate(value)
+    }
+}

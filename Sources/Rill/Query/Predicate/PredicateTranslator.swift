@@ -1,0 +1,48 @@
+import Foundation
+
+/// Translates `#Predicate`s into Rill's query form, as far as that can be done exactly.
+///
+/// A predicate that is an AND (at any depth of ANDs) is translated conjunct by conjunct, and a
+/// conjunct without an exact equivalent is left out: the result is then a necessary condition
+/// (every record the predicate accepts matches it), never a wrong one. Below an OR or a NOT,
+/// a part that cannot be translated makes the whole OR or NOT untranslatable.
+package enum PredicateTranslator {
+    /// The translation of as much of `predicate` as can be translated exactly.
+    package static func translate<T>(_ predicate: Predicate<T>) -> PredicateTranslation {
+        var conjuncts: [Any] = []
+        collectConjuncts(of: predicate.expression, into: &conjuncts)
+        var nodes: [QueryNode] = []
+        var untranslated: [String] = []
+        for conjunct in conjuncts {
+            var context = PredicateTranslationContext(root: predicate.variable.key)
+            if let node = context.translate(conjunct) {
+                if case .and(let operands) = node { nodes += operands } else { nodes.append(node) }
+            } else {
+                untranslated.append(String(describing: conjunct))
+            }
+        }
+        let node: QueryNode? =
+            switch nodes.count {
+            case 0: nil
+            case 1: nodes[0]
+            default: .and(nodes)
+            }
+        return PredicateTranslation(node: node, isComplete: untranslated.isEmpty, untranslated: untranslated)
+    }
+
+    private static func collectConjuncts(of expression: Any, into conjuncts: inout [Any]) {
+        if let conjunction = expression as? any ConjunctionOperands {
+            for operand in conjunction.conjunctionOperands { collectConjuncts(of: operand, into: &conjuncts) }
+        } else {
+            conjuncts.append(expression)
+        }
+    }
+}
+
+private protocol ConjunctionOperands {
+    var conjunctionOperands: [Any] { get }
+}
+
+extension PredicateExpressions.Conjunction: ConjunctionOperands {
+    fileprivate var conjunctionOperands: [Any] { [lhs, rhs] }
+}
