@@ -53,6 +53,8 @@ struct ComparisonTable {
     var title: String
     var baselineName: String
     var rows: [Row] = []
+    /// How the ratio was computed, printed under the table.
+    var note: String?
 
     func render() -> String {
         let header = ["measure", "rill", baselineName, "ratio", "target"]
@@ -76,7 +78,7 @@ struct ComparisonTable {
                 text += "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|\n"
             }
         }
-        text += "ratio: median over rounds of rill ÷ \(baselineName), each pair measured back to back\n"
+        text += (note ?? "ratio: median over rounds of rill ÷ \(baselineName), each pair measured back to back") + "\n"
         return text
     }
 

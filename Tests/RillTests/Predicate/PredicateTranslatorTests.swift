@@ -59,6 +59,7 @@ import Testing
             complete(#Predicate { $0.tags == ["a", "b"] })
                 == .compare(.equal, field("tags"), .literal(.array([.string("a"), .string("b")]))))
         #expect(PredicateValues.literal(url) == .url("https://example.com/a"))
+        #expect(PredicateValues.literal(URL(string: "a", relativeTo: url)!) == nil)
         #expect(PredicateValues.literal(data) == .data(data))
         #expect(PredicateValues.literal(small) == .int(-4))
         #expect(PredicateValues.literal(big) == .uint(UInt64.max))

@@ -5,7 +5,7 @@ import Foundation
 package enum PredicateValues {
     /// The stored form of a value captured by a predicate, nil for types without one.
     ///
-    /// Covers Bool, integers (up to 64 bits), Double, Float, String, Date, UUID, URL, Data,
+    /// Covers Bool, integers (up to 64 bits), Double, Float, String, Date, UUID, absolute URL, Data,
     /// Decimal, optionals, enums with String or integer raw values, and arrays and sets of those.
     package static func literal(_ value: Any) -> RecordValue? {
         if let optional = value as? any OptionalValue {
@@ -19,7 +19,10 @@ package enum PredicateValues {
         case let float as Float: return .float(float)
         case let date as Date: return .date(date)
         case let uuid as UUID: return .uuid(uuid)
-        case let url as URL: return .url(url.absoluteString)
+        case let url as URL:
+            // A relative URL equals no stored URL in Swift (its base differs), whatever its text.
+            guard url.baseURL == nil else { return nil }
+            return .url(url.absoluteString)
         case let data as Data: return .data(data)
         case let decimal as Decimal: return .decimal(decimal.description)
         case let integer as any FixedWidthInteger: return integerLiteral(integer)
