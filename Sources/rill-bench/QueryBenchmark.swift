@@ -84,7 +84,8 @@ struct QueryBenchmark {
         }
         let (typedRange, _) = try typedRate {
             let amount = Double(Int.random(in: 0..<9_000_000, using: &random)) / 100
-            var descriptor = FetchDescriptor(predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
+            var descriptor = FetchDescriptor(
+                predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
             descriptor.fetchLimit = 20
             return descriptor
         }
@@ -99,7 +100,9 @@ struct QueryBenchmark {
         let scanRows = try store.run(QueryParser.parse(scan), forceScan: true).count
         let scanRate = Double(records) / (now() - scanStart)
         let typedScanStart = now()
-        let typedScanRows = try context.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.name.contains("99999") })).count
+        let typedScanRows = try context.fetch(
+            FetchDescriptor<Entry>(predicate: #Predicate { $0.name.contains("99999") })
+        ).count
         let typedScanRate = Double(records) / (now() - typedScanStart)
 
         var table = ComparisonTable(title: "query (1 core)", baselineName: "full scan")
@@ -109,10 +112,12 @@ struct QueryBenchmark {
                 name: "indexed equality, \(oneRows) row, text", rill: oneIndexed, baseline: oneScan, unit: "queries/s",
                 higherIsBetter: true, target: "≥ 100,000 q/s", ratio: oneIndexed / oneScan),
             .init(
-                name: "indexed equality, \(oneRows) row, #Predicate", rill: typedOne, baseline: oneScan, unit: "queries/s",
+                name: "indexed equality, \(oneRows) row, #Predicate", rill: typedOne, baseline: oneScan,
+                unit: "queries/s",
                 higherIsBetter: true, target: "≥ 100,000 q/s", ratio: typedOne / oneScan),
             .init(
-                name: "indexed equality, \(fiftyRows) rows, text", rill: fiftyIndexed, baseline: fiftyScan, unit: "queries/s",
+                name: "indexed equality, \(fiftyRows) rows, text", rill: fiftyIndexed, baseline: fiftyScan,
+                unit: "queries/s",
                 higherIsBetter: true, target: "≥ 10,000 q/s", ratio: fiftyIndexed / fiftyScan),
             .init(
                 name: "indexed equality, \(fiftyRows) rows, #Predicate", rill: typedFifty, baseline: fiftyScan,
@@ -121,12 +126,19 @@ struct QueryBenchmark {
                 name: "range + sort + limit \(rangeRows) by index order, text", rill: rangeIndexed, baseline: rangeScan,
                 unit: "queries/s", higherIsBetter: true, target: "≥ 100× scan", ratio: rangeIndexed / rangeScan),
             .init(
-                name: "range + sort + limit \(rangeRows) by index order, #Predicate", rill: typedRange, baseline: rangeScan,
+                name: "range + sort + limit \(rangeRows) by index order, #Predicate", rill: typedRange,
+                baseline: rangeScan,
                 unit: "queries/s", higherIsBetter: true, target: "≥ 100× scan", ratio: typedRange / rangeScan),
         ]
         print(table.render())
         print("text queries are parsed for every run; #Predicate fetches are translated and planned for every run.")
-        print(String(format: "full-scan predicate, text (%@): %.0f records/s, %d matches (target ≥ 1,000,000 records/s)", scan, scanRate, scanRows))
-        print(String(format: "full-scan predicate, #Predicate { $0.name.contains(\"99999\") }: %.0f records/s, %d matches", typedScanRate, typedScanRows))
+        print(
+            String(
+                format: "full-scan predicate, text (%@): %.0f records/s, %d matches (target ≥ 1,000,000 records/s)",
+                scan, scanRate, scanRows))
+        print(
+            String(
+                format: "full-scan predicate, #Predicate { $0.name.contains(\"99999\") }: %.0f records/s, %d matches",
+                typedScanRate, typedScanRows))
     }
 }

@@ -49,12 +49,13 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// How the fetch runs, for a person.
     func explanation() throws -> String {
-        guard let entity, let planned = try plan(), let current = try store.entity(named: entity.name) else {
+        guard let planned = try plan() else {
             return "no stored \(T.entityName) records: nothing to read"
         }
+        let current = planned.entity
         var lines: [String] = []
         let count = try store.recordCount(of: current)
-        switch planned.access {
+        switch planned.plan.access {
         case .scan:
             let note = current.indexes.isEmpty ? "the entity has no index" : "no index applies"
             lines.append("scan: every record of \(T.entityName) in identifier order (\(count) records; \(note))")
@@ -72,7 +73,10 @@ struct QueryExecutor<T: PersistentModel> {
             if !translation.untranslated.isEmpty {
                 lines.append("not translated: \(translation.untranslated.joined(separator: "; "))")
             }
-            lines.append("residual: the whole predicate, evaluated in Swift on each candidate")
+            if translation.isComplete {
+                lines.append("filter: the translation, on each stored record before it is decoded")
+            }
+            lines.append("residual: the whole predicate, evaluated in Swift on each decoded candidate")
         }
         if !descriptor.sortBy.isEmpty {
             lines.append(
@@ -93,13 +97,28 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// The plan for the stored records; nil when there are none. `isSorted` is true only when the
     /// candidates come in the descriptor's order (identifier order when it has no sort).
-    private func plan() throws -> QueryPlan? {
+    private func plan() throws -> Planned? {
         guard let entity, let current = try store.entity(named: entity.name) else { return nil }
-        let node = descriptor.predicate.flatMap { PredicateTranslator.translate($0).node }
+        let translation = descriptor.predicate.map { PredicateTranslator.translate($0) }
         let sortKeys = indexableSortKeys()
-        var plan = QueryPlanner.plan(node, sort: sortKeys ?? [], limit: descriptor.fetchLimit, entity: current)
+        var plan = QueryPlanner.plan(
+            translation?.node, sort: sortKeys ?? [], limit: descriptor.fetchLimit, entity: current)
         if !descriptor.sortBy.isEmpty, sortKeys == nil { plan.isSorted = false }
-        return plan
+        // A complete translation says exactly what the predicate says: it can reject records
+        // before they are decoded (the cost of a scan), and only its matches need the model.
+        let filter = translation.flatMap { $0.isComplete ? $0.node : nil }
+        return Planned(plan: plan, entity: current, prefilter: filter)
+    }
+
+    /// A plan with what executing it needs.
+    private struct Planned {
+        var plan: QueryPlan
+        /// The entity as the store describes it now (with all its indexes).
+        var entity: EntityStorage
+        /// The predicate's exact translation, evaluated on each record before it is decoded.
+        var prefilter: QueryNode?
+
+        var isSorted: Bool { plan.isSorted }
     }
 
     /// The sort as field paths, when an index's order can serve it: key paths of stored
@@ -126,13 +145,23 @@ struct QueryExecutor<T: PersistentModel> {
     }
 
     /// Matching stored models (less staged deletions and replacements) plus matching staged models.
-    private func matchingRows(_ plan: QueryPlan?, stopAfter wanted: Int?) throws -> [Row] {
+    private func matchingRows(_ planned: Planned?, stopAfter wanted: Int?) throws -> [Row] {
         var rows: [Row] = []
-        if let plan, let entity, let current = try store.entity(named: entity.name) {
+        if let planned {
             let stagedKeys = staged
-            let keepKeys = !plan.isSorted
-            try store.forEachCandidate(of: plan, in: current) { key, bytes in
+            let keepKeys = !planned.isSorted
+            try store.forEachCandidate(of: planned.plan, in: planned.entity) { key, bytes in
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
+                if let prefilter = planned.prefilter {
+                    let record: RecordValue
+                    do {
+                        record = try RecordValue(record: bytes)
+                    } catch {
+                        let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
+                        throw RillError(.corruptStore, "the stored \(T.entityName) \(id) is unreadable: \(error)")
+                    }
+                    if !QueryEvaluator.matches(prefilter, record) { return true }
+                }
                 let model = try decode(bytes, key: key)
                 if try matches(model) { rows.append(Row(key: keepKeys ? Array(key) : nil, model: model)) }
                 return wanted.map { rows.count < $0 } ?? true
