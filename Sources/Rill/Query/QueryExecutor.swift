@@ -104,9 +104,11 @@ struct QueryExecutor<T: PersistentModel> {
         var plan = QueryPlanner.plan(
             translation?.node, sort: sortKeys ?? [], limit: descriptor.fetchLimit, entity: current)
         if !descriptor.sortBy.isEmpty, sortKeys == nil { plan.isSorted = false }
-        // A complete translation says exactly what the predicate says: it can reject records
-        // before they are decoded (the cost of a scan), and only its matches need the model.
-        let filter = translation.flatMap { $0.isComplete ? $0.node : nil }
+        // A complete translation says exactly what the predicate says: on a scan (or a walk in
+        // index order) it rejects records before they are decoded, which is most of a scan's
+        // cost. Candidates of index ranges mostly match already, so they skip it.
+        var filter = translation.flatMap { $0.isComplete ? $0.node : nil }
+        if case .ranges = plan.access { filter = nil }
         return Planned(plan: plan, entity: current, prefilter: filter)
     }
 
