@@ -40,6 +40,11 @@ struct QueryExecutor<T: PersistentModel> {
         let total: Int
         if descriptor.predicate == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
+        } else if staged.isEmpty, let planned = try plan(), planned.coversPredicate,
+            case .ranges(let index, let ranges, _) = planned.plan.access
+        {
+            // The index ranges are the predicate: count keys, decode nothing.
+            total = try store.countKeys(of: index, in: ranges)
         } else {
             total = try matchingRows(try plan(), stopAfter: nil).count
         }
@@ -108,8 +113,9 @@ struct QueryExecutor<T: PersistentModel> {
         // index order) it rejects records before they are decoded, which is most of a scan's
         // cost. Candidates of index ranges mostly match already, so they skip it.
         var filter = translation.flatMap { $0.isComplete ? $0.node : nil }
+        let covers = filter != nil && plan.coversPredicate
         if case .ranges = plan.access { filter = nil }
-        return Planned(plan: plan, entity: current, prefilter: filter)
+        return Planned(plan: plan, entity: current, prefilter: filter, coversPredicate: covers)
     }
 
     /// A plan with what executing it needs.
@@ -119,6 +125,8 @@ struct QueryExecutor<T: PersistentModel> {
         var entity: EntityStorage
         /// The predicate's exact translation, evaluated on each record before it is decoded.
         var prefilter: QueryNode?
+        /// The predicate translated completely, and expressed exactly by the plan's index ranges.
+        var coversPredicate: Bool
 
         var isSorted: Bool { plan.isSorted }
     }

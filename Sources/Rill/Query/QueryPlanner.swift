@@ -14,6 +14,9 @@ package struct QueryPlan: Sendable {
     package var access: Access
     /// The candidates come in the query's sort order, so no sort is needed and a limit stops early.
     package var isSorted: Bool
+    /// The index ranges express the whole predicate exactly: every candidate matches, so counting
+    /// the index's keys counts the results.
+    package var coversPredicate = false
 }
 
 /// A range of index keys: `lower` included, `upper` excluded (nil: to the end).
@@ -54,7 +57,9 @@ package enum QueryPlanner {
             let sorted =
                 sort.count == 1 && sort[0].ascending && best.index.fieldPaths.first == sort[0].path
                 && best.ranges.count == 1
-            return QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
+            var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
+            if let predicate { plan.coversPredicate = Set(conjuncts(of: predicate)).isSubset(of: Set(best.used)) }
+            return plan
         }
         // Reading in the index's order pays only when a limit lets the scan stop early.
         if limit != nil, sort.count == 1, sort[0].ascending,
@@ -167,7 +172,8 @@ package enum QueryPlanner {
                     }
                 }
                 guard next.count <= 256 else { break }
-                prefixes = next
+                // Repeated values of an `in` list would read (and count) the same keys twice.
+                prefixes = Array(Set(next))
                 score += 2
                 used.append(equality.node)
                 continue

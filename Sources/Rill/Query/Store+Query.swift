@@ -95,6 +95,24 @@ extension Store {
         }
     }
 
+    /// The number of keys of `index` in `ranges`, read from the index alone.
+    package func countKeys(of index: IndexStorage, in ranges: [KeyRange]) throws -> Int {
+        try read { txn in
+            var count = 0
+            for range in ranges {
+                try txn.withCursor(index.database) { cursor in
+                    var current = try cursor.seek(atOrAfter: range.lower)
+                    while let entry = current {
+                        if let upper = range.upper, !entry.key.lexicographicallyPrecedes(upper) { return }
+                        count += 1
+                        current = try cursor.next()
+                    }
+                }
+            }
+            return count
+        }
+    }
+
     /// Walks one key range of an index, handing each record to `body`; false when `body` stopped.
     @discardableResult
     private func walk(

@@ -108,4 +108,20 @@ import Testing
         #expect(try explain("Gadget where name contains \"a\"").contains("scan"))
         #expect(try explain("Gadget where stock > 3 or price < 2").contains("scan"))
     }
+
+    @Test func fetchCountOfAnIndexedConditionReadsOnlyTheIndex() throws {
+        let container = try ModelContainer(for: Gadget.self, configurations: ModelConfiguration(url: url))
+        // A record that the index can key but that does not decode as a Gadget (fields are missing).
+        let partial = RecordValue.map([
+            RecordField(name: "id", value: .int(1)), RecordField(name: "stock", value: .int(5)),
+        ])
+        let entity = try #require(try container.store.entity(named: "Gadget"))
+        _ = try container.store.commit(
+            [PreparedChange(entity: entity, key: 1.storageKey, operation: .upsert(partial.recordBytes()))], author: nil)
+        let context = ModelContext(container)
+        let descriptor = FetchDescriptor<Gadget>(predicate: #Predicate { $0.stock == 5 })
+        #expect(try context.fetchCount(descriptor) == 1)
+        let error = #expect(throws: RillError.self) { try context.fetch(descriptor) }
+        #expect(error?.code == .decodingFailed)
+    }
 }
