@@ -71,6 +71,14 @@ struct QueryExecutor<T: PersistentModel> {
                     + " (of \(count) records)")
         case .order(let index):
             lines.append("index \(T.entityName)(\(index.name)): records in the index's order, which is the sort's")
+        case .union(let parts):
+            lines.append("union of \(parts.count) index scans, each record once (of \(count) records):")
+            for part in parts {
+                let condition = part.conditions.map(\.description).joined(separator: " and ")
+                lines.append(
+                    "  index \(T.entityName)(\(part.index.name)): \(part.ranges.count) key range\(part.ranges.count == 1 ? "" : "s") for \(condition)"
+                )
+            }
         }
         if let predicate = descriptor.predicate {
             let translation = PredicateTranslator.translate(predicate)
@@ -114,7 +122,10 @@ struct QueryExecutor<T: PersistentModel> {
         // cost. Candidates of index ranges mostly match already, so they skip it.
         var filter = translation.flatMap { $0.isComplete ? $0.node : nil }
         let covers = filter != nil && plan.coversPredicate
-        if case .ranges = plan.access { filter = nil }
+        switch plan.access {
+        case .ranges, .union: filter = nil
+        case .scan, .order: break
+        }
         return Planned(plan: plan, entity: current, prefilter: filter, coversPredicate: covers)
     }
 

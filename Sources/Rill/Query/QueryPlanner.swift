@@ -9,6 +9,8 @@ package struct QueryPlan: Sendable {
         case ranges(IndexStorage, [KeyRange], conditions: [QueryNode])
         /// Every record, in the order of the index (which is the query's sort order).
         case order(IndexStorage)
+        /// The records of several index scans, each record once: the branches of an OR.
+        case union([(index: IndexStorage, ranges: [KeyRange], conditions: [QueryNode])])
     }
 
     package var access: Access
@@ -45,21 +47,20 @@ package enum QueryPlanner {
     package static func plan(
         _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage
     ) -> QueryPlan {
-        let conditions = predicate.map { conjuncts(of: $0).compactMap(condition) } ?? []
-        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode])?
-        for index in entity.indexes {
-            guard let (ranges, score, used) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
-                continue
-            }
-            best = (index, ranges, score, used)
-        }
-        if let best {
+        if let best = predicate.flatMap({ bestRanges(for: $0, entity: entity) }) {
             let sorted =
                 sort.count == 1 && sort[0].ascending && best.index.fieldPaths.first == sort[0].path
                 && best.ranges.count == 1
             var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
             if let predicate { plan.coversPredicate = Set(conjuncts(of: predicate)).isSubset(of: Set(best.used)) }
             return plan
+        }
+        // An OR whose every branch an index can serve: the union of those scans.
+        for conjunct in predicate.map(conjuncts) ?? [] {
+            guard case .or(let branches) = conjunct, branches.count > 1, branches.count <= 16 else { continue }
+            let parts = branches.compactMap { bestRanges(for: $0, entity: entity) }
+            guard parts.count == branches.count else { continue }
+            return QueryPlan(access: .union(parts.map { ($0.index, $0.ranges, $0.used) }), isSorted: false)
         }
         // Reading in the index's order pays only when a limit lets the scan stop early.
         if limit != nil, sort.count == 1, sort[0].ascending,
@@ -68,6 +69,21 @@ package enum QueryPlanner {
             return QueryPlan(access: .order(index), isSorted: true)
         }
         return QueryPlan(access: .scan, isSorted: sort.isEmpty)
+    }
+
+    /// The index with the best key ranges for the conjuncts of `predicate`, if any serves it.
+    private static func bestRanges(
+        for predicate: QueryNode, entity: EntityStorage
+    ) -> (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode])? {
+        let conditions = conjuncts(of: predicate).compactMap(condition)
+        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode])?
+        for index in entity.indexes {
+            guard let (ranges, score, used) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
+                continue
+            }
+            best = (index, ranges, score, used)
+        }
+        return best
     }
 
     // MARK: - Conditions

@@ -91,6 +91,13 @@ extension Store {
                 for range in ranges {
                     guard try walk(index, range, entity: entity, txn: txn, seen: &seen, body) else { return }
                 }
+            case .union(let parts):
+                var seen: Set<[UInt8]>? = []
+                for part in parts {
+                    for range in part.ranges {
+                        guard try walk(part.index, range, entity: entity, txn: txn, seen: &seen, body) else { return }
+                    }
+                }
             }
         }
     }
@@ -167,6 +174,14 @@ extension Store {
             )
         case .order(let index):
             lines.append("index \(query.entity)(\(index.name)): every record in the index's order, which is the sort's")
+        case .union(let parts):
+            lines.append("union of \(parts.count) index scans, each record once:")
+            for part in parts {
+                let condition = part.conditions.map(\.description).joined(separator: " and ")
+                lines.append(
+                    "  index \(query.entity)(\(part.index.name)): \(part.ranges.count) key range\(part.ranges.count == 1 ? "" : "s") for \(condition)"
+                )
+            }
         }
         if let predicate = query.predicate {
             lines.append("filter: \(predicate) — evaluated on each candidate record")

@@ -106,7 +106,8 @@ import Testing
         #expect(try explain("Gadget where stock in [1, 2, 3]").contains("3 key ranges"))
         #expect(try explain("Gadget sort by price limit 5").contains("in the index's order"))
         #expect(try explain("Gadget where name contains \"a\"").contains("scan"))
-        #expect(try explain("Gadget where stock > 3 or price < 2").contains("scan"))
+        #expect(try explain("Gadget where stock > 3 or price < 2").hasPrefix("union of 2 index scans"))
+        #expect(try explain("Gadget where stock > 3 or name contains \"a\"").hasPrefix("scan"))
     }
 
     @Test func fetchCountOfAnIndexedConditionReadsOnlyTheIndex() throws {
