@@ -177,10 +177,21 @@ final class EnvironmentCore: @unchecked Sendable {
     // MARK: Transactions
 
     func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
+        let txn = try begin(readOnly: true)
+        defer {
+            mdb_txn_abort(txn)
+            gate.unlockShared()
+        }
+        return try body(ReadTransaction(pointer: txn, maxKeySize: maxKeySize))
+    }
+
+    /// Begins a transaction with the resize gate held shared (the caller releases it when the
+    /// transaction ends), first adopting a map that another process grew.
+    private func begin(readOnly: Bool) throws -> OpaquePointer {
         while true {
             gate.lockShared()
             var txn: OpaquePointer?
-            let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+            let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
             if rc == MDB_MAP_RESIZED {
                 gate.unlockShared()
                 try adoptGrownMap()
@@ -188,14 +199,10 @@ final class EnvironmentCore: @unchecked Sendable {
             }
             guard rc == 0, let txn else {
                 gate.unlockShared()
-                try check(rc, "mdb_txn_begin(read)")
-                preconditionFailure("unreachable")
+                try check(rc, readOnly ? "mdb_txn_begin(read)" : "mdb_txn_begin(write)")
+                preconditionFailure("mdb_txn_begin failed without an error code")
             }
-            defer {
-                mdb_txn_abort(txn)
-                gate.unlockShared()
-            }
-            return try body(ReadTransaction(pointer: txn, maxKeySize: maxKeySize))
+            return txn
         }
     }
 
@@ -204,19 +211,7 @@ final class EnvironmentCore: @unchecked Sendable {
             {
                 var growths = 0
                 while true {
-                    gate.lockShared()
-                    var txn: OpaquePointer?
-                    var rc = mdb_txn_begin(env, nil, 0, &txn)
-                    if rc == MDB_MAP_RESIZED {
-                        gate.unlockShared()
-                        try adoptGrownMap()
-                        continue
-                    }
-                    guard rc == 0, let txn else {
-                        gate.unlockShared()
-                        try check(rc, "mdb_txn_begin(write)")
-                        preconditionFailure("unreachable")
-                    }
+                    let txn = try begin(readOnly: false)
                     let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize)
                     let result: R
                     do {
@@ -231,7 +226,7 @@ final class EnvironmentCore: @unchecked Sendable {
                         }
                         throw error
                     }
-                    rc = mdb_txn_commit(txn)
+                    let rc = mdb_txn_commit(txn)
                     gate.unlockShared()
                     if rc == MDB_MAP_FULL, growths < 48 {
                         growths += 1
@@ -288,50 +283,33 @@ final class EnvironmentCore: @unchecked Sendable {
 
     /// A write transaction on the writer thread, for internal setup steps.
     private func writeOnWriterThread<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
-        while true {
-            gate.lockShared()
-            var txn: OpaquePointer?
-            let rc = mdb_txn_begin(env, nil, 0, &txn)
-            if rc == MDB_MAP_RESIZED {
-                gate.unlockShared()
-                try adoptGrownMap()
-                continue
-            }
-            defer { gate.unlockShared() }
-            try check(rc, "mdb_txn_begin(write)")
-            do {
-                let result = try body(WriteTransaction(pointer: txn!, maxKeySize: maxKeySize))
-                try check(mdb_txn_commit(txn), "mdb_txn_commit")
-                return result
-            } catch {
-                mdb_txn_abort(txn)
-                throw error
-            }
+        let txn = try begin(readOnly: false)
+        defer { gate.unlockShared() }
+        let result: R
+        do {
+            result = try body(WriteTransaction(pointer: txn, maxKeySize: maxKeySize))
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
         }
+        // mdb_txn_commit frees the transaction whether or not it succeeds: never abort after it.
+        try check(mdb_txn_commit(txn), "mdb_txn_commit")
+        return result
     }
 
     /// A read transaction that is committed, so that database handles it opened stay valid.
     private func readCommitting<R>(_ body: (OpaquePointer) throws -> R) throws -> R {
-        while true {
-            gate.lockShared()
-            var txn: OpaquePointer?
-            let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
-            if rc == MDB_MAP_RESIZED {
-                gate.unlockShared()
-                try adoptGrownMap()
-                continue
-            }
-            defer { gate.unlockShared() }
-            try check(rc, "mdb_txn_begin(read)")
-            do {
-                let result = try body(txn!)
-                try check(mdb_txn_commit(txn), "mdb_txn_commit(read)")
-                return result
-            } catch {
-                mdb_txn_abort(txn)
-                throw error
-            }
+        let txn = try begin(readOnly: true)
+        defer { gate.unlockShared() }
+        let result: R
+        do {
+            result = try body(txn)
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
         }
+        try check(mdb_txn_commit(txn), "mdb_txn_commit(read)")
+        return result
     }
 }
 

@@ -60,26 +60,8 @@ struct QueryExecutor<T: PersistentModel> {
         let current = planned.entity
         var lines: [String] = []
         let count = try store.recordCount(of: current)
-        switch planned.plan.access {
-        case .scan:
-            let note = current.indexes.isEmpty ? "the entity has no index" : "no index applies"
-            lines.append("scan: every record of \(T.entityName) in identifier order (\(count) records; \(note))")
-        case .ranges(let index, let ranges, let conditions):
-            let condition = conditions.map(\.description).joined(separator: " and ")
-            lines.append(
-                "index \(T.entityName)(\(index.name)): \(ranges.count) key range\(ranges.count == 1 ? "" : "s") for \(condition)"
-                    + " (of \(count) records)")
-        case .order(let index):
-            lines.append("index \(T.entityName)(\(index.name)): records in the index's order, which is the sort's")
-        case .union(let parts):
-            lines.append("union of \(parts.count) index scans, each record once (of \(count) records):")
-            for part in parts {
-                let condition = part.conditions.map(\.description).joined(separator: " and ")
-                lines.append(
-                    "  index \(T.entityName)(\(part.index.name)): \(part.ranges.count) key range\(part.ranges.count == 1 ? "" : "s") for \(condition)"
-                )
-            }
-        }
+        lines += planned.plan.describeAccess(
+            entity: T.entityName, recordCount: count, hasIndexes: !current.indexes.isEmpty)
         if let predicate = descriptor.predicate {
             let translation = PredicateTranslator.translate(predicate)
             if let node = translation.node { lines.append("translated: \(node)") }

@@ -21,6 +21,29 @@ package struct QueryPlan: Sendable {
     package var coversPredicate = false
 }
 
+extension QueryPlan {
+    /// How the candidates are found, in words: the first lines of an `explain`.
+    package func describeAccess(entity: String, recordCount: Int, hasIndexes: Bool) -> [String] {
+        func ranges(_ index: IndexStorage, _ ranges: [KeyRange], _ conditions: [QueryNode]) -> String {
+            let condition = conditions.map(\.description).joined(separator: " and ")
+            return
+                "index \(entity)(\(index.name)): \(ranges.count) key range\(ranges.count == 1 ? "" : "s") for \(condition)"
+        }
+        switch access {
+        case .scan:
+            let note = hasIndexes ? "no index applies" : "the entity has no index"
+            return ["scan: every record of \(entity) in identifier order (\(recordCount) records; \(note))"]
+        case .ranges(let index, let keyRanges, let conditions):
+            return [ranges(index, keyRanges, conditions) + " (of \(recordCount) records)"]
+        case .order(let index):
+            return ["index \(entity)(\(index.name)): records in the index's order, which is the sort's"]
+        case .union(let parts):
+            return ["union of \(parts.count) index scans, each record once (of \(recordCount) records):"]
+                + parts.map { "  " + ranges($0.index, $0.ranges, $0.conditions) }
+        }
+    }
+}
+
 /// A range of index keys: `lower` included, `upper` excluded (nil: to the end).
 package struct KeyRange: Hashable, Sendable {
     package var lower: [UInt8]

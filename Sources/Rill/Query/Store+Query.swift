@@ -163,26 +163,7 @@ extension Store {
         let count = try recordCount(of: entity)
         let plan = QueryPlanner.plan(query.predicate, sort: query.sort, limit: query.limit, entity: entity)
         var lines: [String] = []
-        switch plan.access {
-        case .scan:
-            let note = entity.indexes.isEmpty ? "the entity has no index" : "no index applies"
-            lines.append("scan: every record of \(query.entity) in identifier order (\(count) records; \(note))")
-        case .ranges(let index, let ranges, let conditions):
-            let condition = conditions.map(\.description).joined(separator: " and ")
-            lines.append(
-                "index \(query.entity)(\(index.name)): \(ranges.count) key range\(ranges.count == 1 ? "" : "s") for \(condition)"
-            )
-        case .order(let index):
-            lines.append("index \(query.entity)(\(index.name)): every record in the index's order, which is the sort's")
-        case .union(let parts):
-            lines.append("union of \(parts.count) index scans, each record once:")
-            for part in parts {
-                let condition = part.conditions.map(\.description).joined(separator: " and ")
-                lines.append(
-                    "  index \(query.entity)(\(part.index.name)): \(part.ranges.count) key range\(part.ranges.count == 1 ? "" : "s") for \(condition)"
-                )
-            }
-        }
+        lines += plan.describeAccess(entity: query.entity, recordCount: count, hasIndexes: !entity.indexes.isEmpty)
         if let predicate = query.predicate {
             lines.append("filter: \(predicate) — evaluated on each candidate record")
         }

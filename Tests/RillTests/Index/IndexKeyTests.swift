@@ -1,4 +1,5 @@
 import Foundation
+import RillTestSupport
 import Testing
 
 @testable import Rill
@@ -521,11 +522,11 @@ extension IndexKeyTests {
         ProcessInfo.processInfo.environment["RILL_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
 
     /// A generator for one test: the run's seed mixed with the test's name, so tests draw independent streams.
-    static func generator(_ test: String) -> SplitMix64 {
+    static func generator(_ test: String) -> SeededGenerator {
         print("[IndexKeyTests.\(test)] seed \(seed) (replay with RILL_SEED=\(seed))")
         var hash: UInt64 = seed
         for byte in test.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        return SplitMix64(seed: hash)
+        return SeededGenerator(seed: hash)
     }
 
     func key(_ value: RecordValue) throws -> [UInt8] {
@@ -681,7 +682,7 @@ extension IndexKeyTests {
 
     // MARK: Generators
 
-    static func randomNumber(_ random: inout SplitMix64) -> RecordValue {
+    static func randomNumber(_ random: inout SeededGenerator) -> RecordValue {
         let small = Int64.random(in: -3...3, using: &random)
         switch Int.random(in: 0..<16, using: &random) {
         case 0: return .int(Int64.random(in: .min ... .max, using: &random))
@@ -722,7 +723,7 @@ extension IndexKeyTests {
     }
 
     /// A number equal or adjacent to `value`, often of another kind.
-    static func neighbor(of value: RecordValue, _ random: inout SplitMix64) -> RecordValue {
+    static func neighbor(of value: RecordValue, _ random: inout SeededGenerator) -> RecordValue {
         let double: Double
         switch value {
         case .int(let number):
@@ -780,7 +781,7 @@ extension IndexKeyTests {
         "\u{105D2}", "\u{105C9}", "\u{0B47}", "\u{0B3E}", "\u{0B4B}",
     ]
 
-    static func randomString(_ random: inout SplitMix64) -> String {
+    static func randomString(_ random: inout SeededGenerator) -> String {
         var scalars = String.UnicodeScalarView()
         for _ in 0..<Int.random(in: 0...8, using: &random) {
             scalars.append(scalarPool.randomElement(using: &random)!)
@@ -789,7 +790,7 @@ extension IndexKeyTests {
     }
 
     /// A string sharing a prefix with `text`, or the same text in another normalization form.
-    static func variant(of text: String, _ random: inout SplitMix64) -> String {
+    static func variant(of text: String, _ random: inout SeededGenerator) -> String {
         switch Int.random(in: 0..<4, using: &random) {
         case 0: return text.decomposedStringWithCanonicalMapping
         case 1: return text.precomposedStringWithCanonicalMapping
@@ -802,7 +803,7 @@ extension IndexKeyTests {
         }
     }
 
-    static func randomInterval(_ random: inout SplitMix64) -> Double {
+    static func randomInterval(_ random: inout SeededGenerator) -> Double {
         switch Int.random(in: 0..<4, using: &random) {
         case 0: return Double(bitPattern: UInt64.random(in: .min ... .max, using: &random))
         case 1:
@@ -812,7 +813,7 @@ extension IndexKeyTests {
         }
     }
 
-    static func randomUUID(_ random: inout SplitMix64) -> UUID {
+    static func randomUUID(_ random: inout SeededGenerator) -> UUID {
         uuid((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) })
     }
 
@@ -825,7 +826,7 @@ extension IndexKeyTests {
     }
 
     /// Values from small pools, so that tuples often tie on their leading values.
-    static func randomMixed(_ random: inout SplitMix64) -> RecordValue {
+    static func randomMixed(_ random: inout SeededGenerator) -> RecordValue {
         let numbers: [RecordValue] = [
             .int(-1), .double(-1), .int(0), .double(-0.0), .uint(0), .double(0.5), .float(0.5), .decimal("0.5"),
             .int(1), .uint(1), .uint(.max), .double(0x1p64), .double(.nan), .double(.infinity), .int(.min),
@@ -852,20 +853,4 @@ extension IndexKeyTests {
 }
 
 extension IndexKeyTests {
-    /// Small, fast, and reproducible from its seed on every platform.
-    struct SplitMix64: RandomNumberGenerator {
-        private var state: UInt64
-
-        init(seed: UInt64) {
-            state = seed
-        }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RillTestSupport
 import Testing
 
 @testable import Rill
@@ -11,32 +12,19 @@ import Testing
 
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    /// A small deterministic generator (SplitMix64), so a failing seed can be replayed.
-    private struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     private static let vocabulary = [
         "Café", "CAFE", "cafe", "café au lait", "Cafe\u{301}", "Crème brûlée", "naïve", "Zoë", "", "x", "X",
         "Straße", "ÉCOLE", "école", "salt", "Salt", "sea salt", "M", "m", "Paris", "paris", "hot", "a",
         "abc", "Moby Dick", "Cafeteria",
     ]
 
-    private static func record(_ random: inout SplitMix) -> Book {
-        func present(_ random: inout SplitMix) -> Bool { Int.random(in: 0..<3, using: &random) != 0 }
-        func word(_ random: inout SplitMix) -> String { vocabulary.randomElement(using: &random)! }
-        func words(_ random: inout SplitMix, max: Int) -> [String] {
+    private static func record(_ random: inout SeededGenerator) -> Book {
+        func present(_ random: inout SeededGenerator) -> Bool { Int.random(in: 0..<3, using: &random) != 0 }
+        func word(_ random: inout SeededGenerator) -> String { vocabulary.randomElement(using: &random)! }
+        func words(_ random: inout SeededGenerator, max: Int) -> [String] {
             (0..<Int.random(in: 0...max, using: &random)).map { _ in word(&random) }
         }
-        func days(_ range: ClosedRange<Int>, _ random: inout SplitMix) -> Date {
+        func days(_ range: ClosedRange<Int>, _ random: inout SeededGenerator) -> Date {
             now.addingTimeInterval(Double(Int.random(in: range, using: &random)) * 86_400)
         }
         let special = [0, 1, 3, 120, 300, 301, -1, -120].randomElement(using: &random)!
@@ -202,7 +190,7 @@ import Testing
     @Test func translationsAgreeWithSwift() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("PredicateOracleTests seed: \(seed)")
-        var random = SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         var records: [(Book, RecordValue)] = []
         for _ in 0..<1_500 {
             let book = Self.record(&random)

@@ -1,4 +1,5 @@
 import Foundation
+import RillTestSupport
 import Testing
 
 @testable import Rill
@@ -36,18 +37,6 @@ private final class Results: @unchecked Sendable {
 
     func append(_ value: String?) { lock.withLock { collected.append(value) } }
     var values: [String?] { lock.withLock { collected } }
-}
-
-/// A seeded generator (SplitMix64), so a failing fuzz run can be replayed.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite struct QueryParserTests {
@@ -709,7 +698,7 @@ private struct SplitMix64: RandomNumberGenerator {
             ProcessInfo.processInfo.environment["RILL_FUZZ_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 0...UInt64.max)
         print("QueryParserTests.fuzzNeverCrashes seed \(seed) (rerun with RILL_FUZZ_SEED=\(seed))")
-        var random = SplitMix64(state: seed)
+        var random = SeededGenerator(seed: seed)
         let pieces = [
             "Book", "where", "WHERE", "and", "or", "not", "in", "between", "contains", "beginswith", "endswith", "like",
             "any", "all", "sort", "by", "asc", "desc", "limit", "offset", "nil", "null", "true", "false", "count",

@@ -1,4 +1,5 @@
 import Foundation
+import RillTestSupport
 import Testing
 
 @testable import Rill
@@ -278,7 +279,7 @@ extension RecordCoderTests {
     @Test func randomGarbageNeverCrashes() throws {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
         print("randomGarbageNeverCrashes seed: \(seed)")
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         let templates = [
             try RecordCoder.encode(Book.sample),
             try RecordCoder.encode(Interleaved(first: 1, inner: ["a": 1], list: ["x", "y"], last: "z")),

@@ -1,4 +1,5 @@
 import Foundation
+import RillTestSupport
 import Testing
 
 @testable import Rill
@@ -113,7 +114,7 @@ import Testing
 
     @Test func dataRoundTripsEmptyAndOneMegabyte() throws {
         try expectRoundTrip(Data())
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let large = Data((0..<1_048_576).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         try expectRoundTrip(large)
         #expect(try RecordCoder.encode(large).count == 1 + 1 + 3 + 1_048_576)

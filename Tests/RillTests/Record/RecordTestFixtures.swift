@@ -14,23 +14,6 @@ extension RecordCoderTests {
         var value: Value
     }
 
-    /// A small deterministic generator, so failing fuzz cases can be replayed from the printed seed.
-    struct SplitMix64: RandomNumberGenerator {
-        private var state: UInt64
-
-        init(seed: UInt64) {
-            state = seed
-        }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
-    }
-
     struct Address: Codable, Equatable {
         var street: String
         var city: String
