@@ -70,22 +70,9 @@ extension Optional: IndexableValue where Wrapped: IndexableValue {}
 
 /// Stored field paths of key paths.
 package enum FieldPath {
-    /// The stored field path a key path reads, from its description (`\Book.address?.city` →
-    /// `["address", "city"]`); nil when the key path is not a plain chain of properties.
+    /// The stored field path a key path reads (`\Book.address?.city` → `["address", "city"]`);
+    /// nil when the key path is not a plain chain of properties.
     package static func components(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
-        let description = String(describing: keyPath)
-        let prefix = "\\" + String(describing: root) + "."
-        guard description.hasPrefix(prefix) else { return nil }
-        let components = description.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false)
-            .map { component in
-                // Optional chaining prints as `address?`; reading through a missing value gives nil either way.
-                String(component.hasSuffix("?") || component.hasSuffix("!") ? component.dropLast() : component)
-            }
-        let isIdentifier: (String) -> Bool = { name in
-            guard let first = name.first, first.isLetter || first == "_" else { return false }
-            return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
-        }
-        guard !components.isEmpty, components.allSatisfy(isIdentifier) else { return nil }
-        return components
+        KeyPathNames.names(of: keyPath, root: root)
     }
 }

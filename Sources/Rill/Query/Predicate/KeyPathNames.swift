@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// The stored property names a key path reads, derived from its description
 /// (`\Book.address.city` → `["address", "city"]`).
 package enum KeyPathNames {
     /// What a key path reads on strings and arrays without naming a stored field.
-    package enum Measure {
+    package enum Measure: Sendable {
         /// `count`: the number of elements (characters of a string).
         case count
         /// `isEmpty`: whether the count is zero.
@@ -16,6 +17,42 @@ package enum KeyPathNames {
     /// Optional chaining and forced unwrapping marks are dropped: a field read through a missing
     /// value reads as null, as the chain gives nil.
     package static func names(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
+        resolved(keyPath, root: root).names
+    }
+
+    /// `count` or `isEmpty` of a String or an Array, which read no field.
+    package static func measure(of keyPath: AnyKeyPath, root: Any.Type) -> Measure? {
+        resolved(keyPath, root: root).measure
+    }
+
+    /// What a key path reads, worked out once per key path: describing a key path and comparing
+    /// it with `\String.count` cost more than the rest of translating a predicate.
+    private static func resolved(_ keyPath: AnyKeyPath, root: Any.Type) -> Resolved {
+        let key = CacheKey(keyPath: keyPath)
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let resolved = Resolved(
+            measure: computeMeasure(of: keyPath, root: root), names: computeNames(of: keyPath, root: root))
+        cache.withLock { cache in
+            // Key paths are few (one per property a program names), so the table stays small.
+            if cache.count < 4_096 { cache[key] = resolved }
+        }
+        return resolved
+    }
+
+    private struct Resolved: Sendable {
+        var measure: Measure?
+        var names: [String]?
+    }
+
+    /// A key path as a table key. `@unchecked Sendable`: key path objects are immutable once made,
+    /// so sharing one between threads cannot race.
+    private struct CacheKey: Hashable, @unchecked Sendable {
+        let keyPath: AnyKeyPath
+    }
+
+    private static let cache = Mutex<[CacheKey: Resolved]>([:])
+
+    private static func computeNames(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
         let text = String(describing: keyPath)
         let prefix = "\\" + String(describing: root) + "."
         guard text.hasPrefix(prefix) else { return nil }
@@ -29,8 +66,7 @@ package enum KeyPathNames {
         return names.isEmpty ? nil : names
     }
 
-    /// `count` or `isEmpty` of a String or an Array, which read no field.
-    package static func measure(of keyPath: AnyKeyPath, root: Any.Type) -> Measure? {
+    private static func computeMeasure(of keyPath: AnyKeyPath, root: Any.Type) -> Measure? {
         guard let measurable = root as? any MeasurableValue.Type else { return nil }
         if keyPath == measurable.predicateCountKeyPath { return .count }
         if keyPath == measurable.predicateIsEmptyKeyPath { return .isEmpty }
