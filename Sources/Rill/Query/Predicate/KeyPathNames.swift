@@ -28,7 +28,7 @@ package enum KeyPathNames {
     /// What a key path reads, worked out once per key path: describing a key path and comparing
     /// it with `\String.count` cost more than the rest of translating a predicate.
     private static func resolved(_ keyPath: AnyKeyPath, root: Any.Type) -> Resolved {
-        let key = CacheKey(keyPath: keyPath)
+        let key = CacheKey(keyPath: keyPath, root: ObjectIdentifier(root))
         if let known = cache.withLock({ $0[key] }) { return known }
         let resolved = Resolved(
             measure: computeMeasure(of: keyPath, root: root), names: computeNames(of: keyPath, root: root))
@@ -48,6 +48,8 @@ package enum KeyPathNames {
     /// so sharing one between threads cannot race.
     private struct CacheKey: Hashable, @unchecked Sendable {
         let keyPath: AnyKeyPath
+        /// The answer depends on the root the key path is read from, too.
+        let root: ObjectIdentifier
     }
 
     private static let cache = Mutex<[CacheKey: Resolved]>([:])
