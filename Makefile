@@ -6,7 +6,7 @@ SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
-.PHONY: demo test deps build lint format bench clean
+.PHONY: demo test deps build lint format bench oracle clean
 
 ## Install the system packages Rill needs (Debian/Ubuntu), when missing.
 deps:
@@ -33,6 +33,10 @@ test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples
+
+## The query oracles at full size (10,000 records × 2,000 queries each), in a release build.
+oracle: deps
+	RILL_ORACLE_RECORDS=10000 RILL_ORACLE_QUERIES=2000 $(SWIFT) test -c release --filter 'Oracle'
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)

@@ -58,3 +58,15 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 }
+
+/// The size of the oracle tests: small for every `make test`, larger on demand (`make oracle`)
+/// through `RILL_ORACLE_RECORDS` and `RILL_ORACLE_QUERIES`.
+public enum OracleScale {
+    public static func records(default value: Int) -> Int {
+        ProcessInfo.processInfo.environment["RILL_ORACLE_RECORDS"].flatMap(Int.init) ?? value
+    }
+
+    public static func queries(default value: Int) -> Int {
+        ProcessInfo.processInfo.environment["RILL_ORACLE_QUERIES"].flatMap(Int.init) ?? value
+    }
+}

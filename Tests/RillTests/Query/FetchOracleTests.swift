@@ -81,7 +81,8 @@ import Testing
             for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
         let context = container.mainContext
         var saved: [Int: Gadget] = [:]
-        for id in 0..<1_500 {
+        let records = OracleScale.records(default: 1_500)
+        for id in 0..<records {
             let gadget = Gadget.random(id: id, using: &random)
             context.insert(gadget)
             saved[id] = gadget
@@ -89,13 +90,14 @@ import Testing
         try context.save()
 
         var indexed = 0
-        for round in 0..<150 {
+        let rounds = OracleScale.queries(default: 150)
+        for round in 0..<rounds {
             // Sometimes leave unsaved changes in the context: fetches must see them.
             context.rollback()
             var visible = saved
             if Int.random(in: 0..<3, using: &random) == 0 {
                 for _ in 0..<Int.random(in: 1...20, using: &random) {
-                    let id = Int.random(in: 0..<1_550, using: &random)
+                    let id = Int.random(in: 0..<(records + records / 30), using: &random)
                     if Bool.random(using: &random) {
                         let gadget = Gadget.random(id: id, using: &random)
                         context.insert(gadget)
@@ -129,6 +131,6 @@ import Testing
             if try !context.explain(descriptor).hasPrefix("scan") { indexed += 1 }
             if fetched.map(\.id) != window.map(\.id) { break }
         }
-        print("[fetch oracle] 150 fetches matched brute force; \(indexed) used an index")
+        print("[fetch oracle] \(records) records: \(rounds) fetches matched brute force; \(indexed) used an index")
     }
 }
