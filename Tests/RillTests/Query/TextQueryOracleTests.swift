@@ -167,8 +167,8 @@ import Testing
         // Gadget declares indexes: many queries must have been answered through them.
         #expect(indexed > rounds / 5, "only \(indexed) of \(rounds) queries used an index")
         print(
-            "[text query oracle] \(nonEmpty) of 300 queries selected a proper, non-empty subset; \(indexed) used an index"
-        )
+            "[text query oracle] \(gadgets.count) records, \(rounds) queries: \(nonEmpty) selected a proper,"
+                + " non-empty subset; \(indexed) used an index")
     }
 
     static func compare(_ key: String, _ a: Gadget, _ b: Gadget) -> ComparisonResult {
