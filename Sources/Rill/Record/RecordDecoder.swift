@@ -6,13 +6,15 @@ import Foundation
 /// at its value. Malformed bytes surface as `RecordError`; well-formed bytes that do not match the requested type
 /// surface as `DecodingError`, with the coding path of the offending value.
 final class RecordDecoder: Decoder, SingleValueDecodingContainer {
-    /// One map entry found by `scanMap`.
-    struct Entry {
-        /// Where the key's UTF-8 sits in the record.
-        let key: Range<Int>
-        /// Offset of the entry's value (its tag byte).
-        let value: Int
-    }
+    /// Key bounds (start and end offset of each key's UTF-8, one after the other) of the first
+    /// `inlineCapacity` map entries, held in the decoder itself so that scanning a typical map allocates nothing.
+    private typealias InlineBounds = (
+        Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int,
+        Int, Int, Int, Int, Int, Int, Int, Int
+    )
+
+    /// How many entries fit in `inlineBounds`; larger maps keep their bounds in `spilledBounds`.
+    private static let inlineCapacity = 12
 
     /// The bytes, shared by all decoders of one record.
     let reader: RecordReader
@@ -27,8 +29,14 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
     // overlap; dynamic exclusivity checks on them cost more than the reads.
     /// Offset just past this decoder's value, once a container has walked it.
     @exclusivity(unchecked) private var end: Int?
-    /// The map's entries in stored order, once a keyed container has been requested.
-    @exclusivity(unchecked) private(set) var entries: [Entry] = []
+    /// Number of map entries found by `scanMap`. An entry's value starts right after its key.
+    @exclusivity(unchecked) private var entryCount = 0
+    /// Key bounds of the map's entries in stored order, while there are at most `inlineCapacity` of them.
+    @exclusivity(unchecked) private var inlineBounds: InlineBounds = (
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    )
+    /// Key bounds of all the map's entries once there are more than `inlineCapacity`.
+    @exclusivity(unchecked) private var spilledBounds: [Int] = []
     @exclusivity(unchecked) private var hasScannedMap = false
     /// Where the next key lookup starts: fields are usually read in the order they were written, so starting just
     /// after the previous hit usually finds the key at the first comparison.
@@ -97,39 +105,88 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
                 expected: [String: Any].self, tag: tag, at: offset, key: RecordCodingKey.absent,
                 nullType: KeyedDecodingContainer<Key>.self)
         }
-        var found: [Entry] = []
-        found.reserveCapacity(8)
+        var count = 0
         var position = offset + 1
         try annotating(RecordCodingKey.absent) { () throws(RecordError) in
             while try reader.byte(at: position) != RecordFormat.Tag.end {
                 let key = try reader.keyRange(at: position)
                 try reader.validateUTF8(in: key)
-                found.append(Entry(key: key, value: key.upperBound))
-                position = try reader.skipValue(at: key.upperBound, depth: depth + 1)
+                appendBounds(key, at: count)
+                count += 1
+                position = try reader.skipEntryValue(at: key.upperBound, depth: depth + 1)
             }
         }
         end = position + 1
-        entries = found
+        entryCount = count
         hasScannedMap = true
+    }
+
+    /// Stores the key bounds of entry number `index` (entries arrive in order).
+    @inline(__always)
+    private func appendBounds(_ key: Range<Int>, at index: Int) {
+        if index < Self.inlineCapacity {
+            withUnsafeMutableBytes(of: &inlineBounds) { raw in
+                let bounds = raw.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: Int.self)
+                bounds[2 &* index] = key.lowerBound
+                bounds[2 &* index &+ 1] = key.upperBound
+            }
+        } else {
+            spill(key, at: index)
+        }
+    }
+
+    /// Moves the bounds to `spilledBounds` once the map has outgrown the inline storage.
+    @inline(never)
+    private func spill(_ key: Range<Int>, at index: Int) {
+        if index == Self.inlineCapacity {
+            spilledBounds.removeAll(keepingCapacity: true)
+            spilledBounds.reserveCapacity(4 * Self.inlineCapacity)
+            withUnsafeMutableBytes(of: &inlineBounds) { raw in
+                spilledBounds.append(contentsOf: raw.bindMemory(to: Int.self))
+            }
+        }
+        spilledBounds.append(key.lowerBound)
+        spilledBounds.append(key.upperBound)
+    }
+
+    /// Runs `body` over the key bounds of the scanned entries (`2 * entryCount` offsets).
+    @inline(__always)
+    private func withBounds<R>(_ body: (UnsafePointer<Int>) -> R) -> R {
+        if entryCount > Self.inlineCapacity {
+            return spilledBounds.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped) }
+        }
+        return withUnsafeMutableBytes(of: &inlineBounds) { raw in
+            body(UnsafePointer(raw.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: Int.self)))
+        }
+    }
+
+    /// Where the keys of the map's entries sit in the record, in stored order.
+    var keyRanges: [Range<Int>] {
+        withBounds { bounds in
+            (0..<entryCount).map { bounds[2 * $0]..<bounds[2 * $0 + 1] }
+        }
     }
 
     /// The offset of the value stored under `key`, comparing UTF-8 bytes so no key strings are built.
     func valueOffset<K: CodingKey>(for key: K) -> Int? {
-        let count = entries.count
+        let count = entryCount
         guard count > 0 else { return nil }
         var name = key.stringValue
         return name.withUTF8 { utf8 -> Int? in
-            var index = lookupHint < count ? lookupHint : 0
-            for _ in 0..<count {
-                let entry = entries[index]
-                index += 1
-                if index == count { index = 0 }
-                if reader.bytes(in: entry.key, equal: utf8) {
-                    lookupHint = index
-                    return entry.value
+            withBounds { bounds -> Int? in
+                var index = lookupHint < count ? lookupHint : 0
+                for _ in 0..<count {
+                    let lower = bounds[2 &* index]
+                    let upper = bounds[2 &* index &+ 1]
+                    index &+= 1
+                    if index == count { index = 0 }
+                    if reader.bytes(in: lower..<upper, equal: utf8) {
+                        lookupHint = index
+                        return upper
+                    }
                 }
+                return nil
             }
-            return nil
         }
     }
 

@@ -88,48 +88,56 @@ enum RecordFormat {
         case int64, uint64, uint, int32, uint32, float, int16, uint16, int8, uint8, int128, uint128
 
         /// The native type `type` is, or nil; frequent types are tested first.
+        ///
+        /// Each candidate is first compared by size, which is read once and rules out most candidates (and most
+        /// non-native types, such as models and collections) without fetching the candidate's metatype.
         init?<T>(_ type: T.Type) {
-            if type == String.self {
+            let size = MemoryLayout<T>.size
+            @inline(__always)
+            func isType<U>(_ candidate: U.Type) -> Bool {
+                size == MemoryLayout<U>.size && type == candidate
+            }
+            if isType(String.self) {
                 self = .string
-            } else if type == Int.self {
+            } else if isType(Int.self) {
                 self = .int
-            } else if type == Bool.self {
+            } else if isType(Bool.self) {
                 self = .bool
-            } else if type == Double.self {
+            } else if isType(Double.self) {
                 self = .double
-            } else if type == Date.self {
+            } else if isType(Date.self) {
                 self = .date
-            } else if type == UUID.self {
+            } else if isType(UUID.self) {
                 self = .uuid
-            } else if type == Data.self {
+            } else if isType(Data.self) {
                 self = .data
-            } else if type == URL.self {
+            } else if isType(URL.self) {
                 self = .url
-            } else if type == Decimal.self {
+            } else if isType(Decimal.self) {
                 self = .decimal
-            } else if type == Int64.self {
+            } else if isType(Int64.self) {
                 self = .int64
-            } else if type == UInt64.self {
+            } else if isType(UInt64.self) {
                 self = .uint64
-            } else if type == UInt.self {
+            } else if isType(UInt.self) {
                 self = .uint
-            } else if type == Int32.self {
+            } else if isType(Int32.self) {
                 self = .int32
-            } else if type == UInt32.self {
+            } else if isType(UInt32.self) {
                 self = .uint32
-            } else if type == Float.self {
+            } else if isType(Float.self) {
                 self = .float
-            } else if type == Int16.self {
+            } else if isType(Int16.self) {
                 self = .int16
-            } else if type == UInt16.self {
+            } else if isType(UInt16.self) {
                 self = .uint16
-            } else if type == Int8.self {
+            } else if isType(Int8.self) {
                 self = .int8
-            } else if type == UInt8.self {
+            } else if isType(UInt8.self) {
                 self = .uint8
-            } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *), type == Int128.self {
+            } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *), isType(Int128.self) {
                 self = .int128
-            } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *), type == UInt128.self {
+            } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *), isType(UInt128.self) {
                 self = .uint128
             } else {
                 return nil

@@ -19,8 +19,8 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     /// Keys in stored order; a stored key that `Key` does not know is left out, as `Key(stringValue:)` decides.
     var allKeys: [Key] {
-        decoder.entries.compactMap { entry in
-            (try? decoder.reader.string(in: entry.key)).flatMap { Key(stringValue: $0) }
+        decoder.keyRanges.compactMap { range in
+            (try? decoder.reader.string(in: range)).flatMap { Key(stringValue: $0) }
         }
     }
 

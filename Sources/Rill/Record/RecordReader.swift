@@ -15,6 +15,7 @@ struct RecordReader {
     // MARK: - Scalars
 
     /// The byte at `offset`.
+    @inline(__always)
     func byte(at offset: Int) throws(RecordError) -> UInt8 {
         guard offset >= 0, offset < bytes.count else { throw Self.truncated(at: offset) }
         return bytes[offset]
@@ -37,6 +38,7 @@ struct RecordReader {
     }
 
     /// Reads a LEB128 varint; returns its value and the offset just past it.
+    @inline(__always)
     func varint(at offset: Int) throws(RecordError) -> (value: UInt64, next: Int) {
         let first = try byte(at: offset)
         if first < 0x80 { return (UInt64(first), offset + 1) }
@@ -90,6 +92,7 @@ struct RecordReader {
     // MARK: - Length-prefixed payloads
 
     /// Reads a varint byte count at `offset` and returns the range of the bytes it announces.
+    @inline(__always)
     func lengthPrefixed(at offset: Int) throws(RecordError) -> Range<Int> {
         let (count, start) = try varint(at: offset)
         guard count <= UInt64(bytes.count &- start) else {
@@ -109,11 +112,28 @@ struct RecordReader {
     }
 
     /// Throws unless `range` is valid UTF-8.
+    @inline(__always)
     func validateUTF8(in range: Range<Int>) throws(RecordError) {
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range]).assumingMemoryBound(to: UInt8.self)
-        guard Self.isValidUTF8(utf8) else {
+        guard Self.isShortASCII(utf8) || Self.isValidUTF8(utf8) else {
             throw RecordError(.invalidUTF8, "text is not valid UTF-8", offset: range.lowerBound)
         }
+    }
+
+    /// Whether `utf8` is at most 16 bytes of ASCII, the usual shape of a field name; checked inline, with two
+    /// overlapping 8-byte loads when there are at least 8 bytes.
+    @inline(__always)
+    static func isShortASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = utf8.count
+        guard count <= 16, let base = utf8.baseAddress else { return count == 0 }
+        if count >= 8 {
+            let head = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+            let tail = UnsafeRawPointer(base + (count &- 8)).loadUnaligned(as: UInt64.self)
+            return (head | tail) & 0x8080_8080_8080_8080 == 0
+        }
+        var bits: UInt8 = 0
+        for index in 0..<count { bits |= base[index] }
+        return bits < 0x80
     }
 
     /// Strict UTF-8 validation (no overlong forms, surrogates or code points past U+10FFFF).
@@ -167,13 +187,33 @@ struct RecordReader {
 
     /// Whether the bytes in `range` equal `text`'s UTF-8.
     ///
-    /// A plain loop: keys are short, and calling `memcmp` costs more than comparing them inline.
+    /// Compared inline eight bytes at a time (the last word overlapping the previous one), with narrower loads for
+    /// keys under eight bytes: keys are short, and calling `memcmp` costs more.
+    @inline(__always)
     func bytes(in range: Range<Int>, equal text: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard range.count == text.count else { return false }
-        guard let textBase = text.baseAddress, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        else { return true }
-        let start = base + range.lowerBound
-        for index in 0..<range.count where start[index] != textBase[index] {
+        let count = range.count
+        guard count == text.count else { return false }
+        guard let textBase = text.baseAddress, let base = bytes.baseAddress else { return true }
+        let left = base + range.lowerBound
+        let right = UnsafeRawPointer(textBase)
+        if count >= 8 {
+            var index = 0
+            while index &+ 8 < count {
+                guard
+                    left.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                        == right.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                else { return false }
+                index &+= 8
+            }
+            return left.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+                == right.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+        }
+        if count >= 4 {
+            return left.loadUnaligned(as: UInt32.self) == right.loadUnaligned(as: UInt32.self)
+                && left.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+                    == right.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+        }
+        for index in 0..<count where left.load(fromByteOffset: index, as: UInt8.self) != textBase[index] {
             return false
         }
         return true
@@ -223,7 +263,24 @@ struct RecordReader {
         }
     }
 
+    /// `skipValue(at:depth:)` with the common scalar tags handled inline.
+    @inline(__always)
+    func skipEntryValue(at offset: Int, depth: Int) throws(RecordError) -> Int {
+        let tag = try byte(at: offset)
+        switch tag {
+        case RecordFormat.Tag.signed, RecordFormat.Tag.unsigned:
+            return try varint(at: offset + 1).next
+        case RecordFormat.Tag.double, RecordFormat.Tag.date:
+            return try require(8, at: offset + 1)
+        case RecordFormat.Tag.string:
+            return try lengthPrefixed(at: offset + 1).upperBound
+        default:
+            return try skipValue(at: offset, depth: depth)
+        }
+    }
+
     /// Reads the map key at `offset` (a string tag and its text); returns the range of the key's UTF-8.
+    @inline(__always)
     func keyRange(at offset: Int) throws(RecordError) -> Range<Int> {
         let tag = try byte(at: offset)
         guard tag == RecordFormat.Tag.string else {
