@@ -166,7 +166,10 @@ struct QueryExecutor<T: PersistentModel> {
                     if !QueryEvaluator.matches(prefilter, record) { return true }
                 }
                 let model = try decode(bytes, key: key)
-                if try matches(model) { rows.append(Row(key: keepKeys ? Array(key) : nil, model: model)) }
+                // When the index ranges are exactly the predicate, every candidate matches.
+                if try planned.coversPredicate || matches(model) {
+                    rows.append(Row(key: keepKeys ? Array(key) : nil, model: model))
+                }
                 return wanted.map { rows.count < $0 } ?? true
             }
         }

@@ -71,9 +71,14 @@ package enum QueryPlanner {
         _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage
     ) -> QueryPlan {
         if let best = predicate.flatMap({ bestRanges(for: $0, entity: entity) }) {
+            // One range that fixes every indexed field walks in identifier order (the key's last
+            // part), which is the order of a query without a sort.
+            let fixesEveryField = best.score == 2 * best.index.fieldPaths.count
             let sorted =
-                sort.count == 1 && sort[0].ascending && best.index.fieldPaths.first == sort[0].path
-                && best.ranges.count == 1
+                best.ranges.count == 1
+                && (sort.isEmpty
+                    ? fixesEveryField
+                    : sort.count == 1 && sort[0].ascending && best.index.fieldPaths.first == sort[0].path)
             var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
             if let predicate { plan.coversPredicate = Set(conjuncts(of: predicate)).isSubset(of: Set(best.used)) }
             return plan

@@ -36,7 +36,10 @@ extension Store {
                 let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
                 throw RillError(.corruptStore, "the stored \(query.entity) \(id) is unreadable: \(error)")
             }
-            if let predicate = query.predicate, !QueryEvaluator.matches(predicate, record) { return true }
+            // When the index ranges are exactly the predicate, every candidate matches.
+            if !plan.coversPredicate, let predicate = query.predicate, !QueryEvaluator.matches(predicate, record) {
+                return true
+            }
             rows.append(QueryRow(key: Array(key), record: record))
             return wanted.map { rows.count < $0 } ?? true
         }
