@@ -200,4 +200,18 @@ import Testing
             #expect(try context.fetchCount(FetchDescriptor<Book>()) == oracle.count)
         }
     }
+
+    @Test func inMemoryStoreWorksAndIsRemovedWithItsContainer() throws {
+        var path = ""
+        do {
+            let container = try ModelContainer(
+                for: Book.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            path = container.store.directory
+            container.mainContext.insert(Self.books[0])
+            try container.mainContext.save()
+            #expect(try ModelContext(container).fetch(FetchDescriptor<Book>()) == [Self.books[0]])
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
 }
