@@ -65,6 +65,7 @@ extension Store {
             { txn -> LogEntry? in
                 let version = try Self.catalogVersion(in: txn, meta: meta)
                 var current: [String: EntityStorage] = [:]
+                var last: EntityStorage?
                 var applied: [LogEntry.Change] = []
                 for index in 0..<batch.chunkCount {
                     let chunk = try batch.chunk(index)
@@ -72,13 +73,17 @@ extension Store {
                     for change in chunk {
                         let name = change.entity.name
                         let entity: EntityStorage
-                        if let resolved = current[name] {
+                        // Consecutive changes are usually of one entity: skip the table then.
+                        if let previous = last, previous.name == name {
+                            entity = previous
+                        } else if let resolved = current[name] {
                             entity = resolved
                         } else {
                             entity = known[name] ?? change.entity
                             guard entity.catalogVersion == version else { throw CatalogChanged(entities: [name]) }
                             current[name] = entity
                         }
+                        last = entity
                         if let effective = try Self.apply(change, to: entity, in: txn) { applied.append(effective) }
                     }
                 }
