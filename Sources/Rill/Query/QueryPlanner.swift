@@ -134,6 +134,9 @@ package enum QueryPlanner {
         case .between(.field(let path), .literal(let lower), .literal(let upper)):
             guard ranges(lower), ranges(upper), sameClass(lower, upper) else { return nil }
             return Condition(path: path, lower: (lower, true), upper: (upper, true), node: node)
+        case .field(let path):
+            // A Bool field used as a condition holds exactly when it is true.
+            return Condition(path: path, values: [.bool(true)], node: node)
         case .isIn(.field(let path), let candidates):
             var values: [RecordValue] = []
             for candidate in candidates {

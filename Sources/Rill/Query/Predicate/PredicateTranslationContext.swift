@@ -20,6 +20,11 @@ package struct PredicateTranslationContext {
         bindings[root] = Binding(node: .field([]), depth: 0)
     }
 
+    /// Makes `variable` stand for the record too (the input of a predicate combined into this one).
+    package mutating func bindRoot(_ variable: PredicateExpressions.VariableID) {
+        bindings[variable] = Binding(node: .field([]), depth: 0)
+    }
+
     /// Translates any expression, nil when it does not conform to `QueryTranslatable` or has no
     /// equivalent.
     package mutating func translate(_ expression: Any) -> QueryNode? {

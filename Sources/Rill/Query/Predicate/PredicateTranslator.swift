@@ -9,16 +9,17 @@ import Foundation
 package enum PredicateTranslator {
     /// The translation of as much of `predicate` as can be translated exactly.
     package static func translate<T>(_ predicate: Predicate<T>) -> PredicateTranslation {
-        var conjuncts: [Any] = []
-        collectConjuncts(of: predicate.expression, into: &conjuncts)
+        var conjuncts: [Conjunct] = []
+        collectConjuncts(of: predicate.expression, roots: [predicate.variable.key], into: &conjuncts)
         var nodes: [QueryNode] = []
         var untranslated: [String] = []
         for conjunct in conjuncts {
             var context = PredicateTranslationContext(root: predicate.variable.key)
-            if let node = context.translate(conjunct) {
+            for root in conjunct.roots { context.bindRoot(root) }
+            if let node = context.translate(conjunct.expression) {
                 if case .and(let operands) = node { nodes += operands } else { nodes.append(node) }
             } else {
-                untranslated.append(String(describing: conjunct))
+                untranslated.append(String(describing: conjunct.expression))
             }
         }
         let node: QueryNode? =
@@ -30,13 +31,41 @@ package enum PredicateTranslator {
         return PredicateTranslation(node: node, isComplete: untranslated.isEmpty, untranslated: untranslated)
     }
 
-    private static func collectConjuncts(of expression: Any, into conjuncts: inout [Any]) {
+    /// One conjunct, with the variables that stand for the record in it (a combined predicate's
+    /// parts each have their own input variable).
+    private struct Conjunct {
+        var expression: Any
+        var roots: [PredicateExpressions.VariableID]
+    }
+
+    private static func collectConjuncts(
+        of expression: Any, roots: [PredicateExpressions.VariableID], into conjuncts: inout [Conjunct]
+    ) {
         if let conjunction = expression as? any ConjunctionOperands {
-            for operand in conjunction.conjunctionOperands { collectConjuncts(of: operand, into: &conjuncts) }
+            for operand in conjunction.conjunctionOperands {
+                collectConjuncts(of: operand, roots: roots, into: &conjuncts)
+            }
+        } else if let application = expression as? any AppliedPredicate, roots.contains(application.inputVariable) {
+            // `p && q`: the conjuncts of `p` and of `q`, each reading the same record.
+            collectConjuncts(
+                of: application.innerExpression, roots: roots + [application.innerVariable], into: &conjuncts)
         } else {
-            conjuncts.append(expression)
+            conjuncts.append(Conjunct(expression: expression, roots: roots))
         }
     }
+}
+
+/// A predicate applied to a variable (how combined predicates hold their parts).
+protocol AppliedPredicate {
+    var innerExpression: Any { get }
+    var innerVariable: PredicateExpressions.VariableID { get }
+    var inputVariable: PredicateExpressions.VariableID { get }
+}
+
+extension PredicateApplication: AppliedPredicate {
+    var innerExpression: Any { predicate.expression }
+    var innerVariable: PredicateExpressions.VariableID { predicate.variable.key }
+    var inputVariable: PredicateExpressions.VariableID { input.key }
 }
 
 private protocol ConjunctionOperands {
