@@ -80,6 +80,8 @@ final class WriterThread: Sendable {
         state.withLock { $0.stopping = true }
         pending.add(1, ordering: .sequentiallyConsistent)
         wakeUp.signal()
+        // Released from one of its own jobs, the thread cannot wait for itself: it ends after the job.
+        guard !isCurrent else { return }
         finished.wait()
     }
 
