@@ -29,8 +29,17 @@ struct QueryExecutor<T: PersistentModel> {
         let wanted =
             canStopEarly
             ? limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : offset + limit } : nil
-        var rows = try matchingRows(planned, stopAfter: wanted)
-        if !canStopEarly { try order(&rows) }
+        // Otherwise, with a limit, keep only the best `offset + limit` rows while reading (a
+        // bounded top-K), rather than sorting every match at the end.
+        let best =
+            canStopEarly
+            ? nil
+            : limit.flatMap { limit -> Int? in
+                let (sum, overflow) = limit.addingReportingOverflow(offset)
+                return overflow || sum > 10_000 ? nil : sum
+            }
+        var rows = try matchingRows(planned, stopAfter: wanted, keepBest: best)
+        if !canStopEarly, best == nil { order(&rows) }
         let window = rows.dropFirst(offset).prefix(limit ?? .max)
         return window.map(\.model)
     }
@@ -148,11 +157,14 @@ struct QueryExecutor<T: PersistentModel> {
     }
 
     /// Matching stored models (less staged deletions and replacements) plus matching staged models.
-    private func matchingRows(_ planned: Planned?, stopAfter wanted: Int?) throws -> [Row] {
+    private func matchingRows(_ planned: Planned?, stopAfter wanted: Int?, keepBest: Int? = nil) throws -> [Row] {
         var rows: [Row] = []
+        func add(_ row: Row) {
+            if let keepBest { insert(row, into: &rows, keepingBest: keepBest) } else { rows.append(row) }
+        }
         if let planned {
             let stagedKeys = staged
-            let keepKeys = !planned.isSorted
+            let keepKeys = !planned.isSorted || keepBest != nil
             try store.forEachCandidate(of: planned.plan, in: planned.entity) { key, bytes in
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
                 if let prefilter = planned.prefilter {
@@ -168,16 +180,30 @@ struct QueryExecutor<T: PersistentModel> {
                 let model = try decode(bytes, key: key)
                 // When the index ranges are exactly the predicate, every candidate matches.
                 if try planned.coversPredicate || matches(model) {
-                    rows.append(Row(key: keepKeys ? Array(key) : nil, model: model))
+                    add(Row(key: keepKeys ? Array(key) : nil, model: model))
                 }
                 return wanted.map { rows.count < $0 } ?? true
             }
         }
         for (key, model) in staged {
             guard let model, try matches(model) else { continue }
-            rows.append(Row(key: key, model: model))
+            add(Row(key: key, model: model))
         }
         return rows
+    }
+
+    /// Inserts `row` into `rows` (sorted, at most `capacity` long) where it belongs, dropping the
+    /// row that falls off the end.
+    private func insert(_ row: Row, into rows: inout [Row], keepingBest capacity: Int) {
+        if rows.count == capacity, let last = rows.last, !precedes(row, last) { return }
+        var low = 0
+        var high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if precedes(row, rows[middle]) { high = middle } else { low = middle + 1 }
+        }
+        rows.insert(row, at: low)
+        if rows.count > capacity { rows.removeLast() }
     }
 
     private func matches(_ model: T) throws -> Bool {
@@ -203,20 +229,22 @@ struct QueryExecutor<T: PersistentModel> {
     }
 
     /// Sorts by the descriptor's sort, then by identifier.
-    private func order(_ rows: inout [Row]) throws {
+    private func order(_ rows: inout [Row]) {
         for index in rows.indices where rows[index].key == nil {
             rows[index].key = rows[index].model.id.storageKey
         }
-        let sort = descriptor.sortBy
-        rows.sort { lhs, rhs in
-            for descriptor in sort {
-                switch descriptor.compare(lhs.model, rhs.model) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
+        rows.sort(by: precedes)
+    }
+
+    /// The descriptor's order: its sort descriptors, then the identifier key (rows carry keys).
+    private func precedes(_ lhs: Row, _ rhs: Row) -> Bool {
+        for descriptor in descriptor.sortBy {
+            switch descriptor.compare(lhs.model, rhs.model) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: continue
             }
-            return lhs.key!.lexicographicallyPrecedes(rhs.key!)
         }
+        return (lhs.key ?? lhs.model.id.storageKey).lexicographicallyPrecedes(rhs.key ?? rhs.model.id.storageKey)
     }
 }
