@@ -214,4 +214,14 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
+
+    @Test func unsyncedSavesAreReadableAndFlushWrites() throws {
+        var configuration = ModelConfiguration(url: directory.url.appendingPathComponent("unsynced"))
+        configuration.durability = .unsynced
+        let container = try ModelContainer(for: Book.self, configurations: configuration)
+        container.mainContext.insert(Self.books[0])
+        try container.mainContext.save()
+        try container.flush()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Book>()) == [Self.books[0]])
+    }
 }

@@ -58,16 +58,6 @@ struct ByteReader {
         return string
     }
 
-    mutating func readBigEndianUInt64() throws -> UInt64 {
-        let raw = try readBytes(8)
-        return raw.reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    mutating func readBigEndianUInt32() throws -> UInt32 {
-        let raw = try readBytes(4)
-        return raw.reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
     mutating func readDouble() throws -> Double {
         let raw = try readBytes(8)
         var bits: UInt64 = 0

@@ -51,15 +51,6 @@ package struct LogEntry: Sendable, Hashable {
 
     // MARK: - Encoding
 
-    /// The entry's stored bytes (the sequence number is the key, not part of the value).
-    package func encoded() -> [UInt8] {
-        let size = encodedSize
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            write(into: UnsafeMutableRawBufferPointer(buffer))
-            count = size
-        }
-    }
-
     /// The exact number of bytes `write(into:)` writes.
     package var encodedSize: Int {
         var size =

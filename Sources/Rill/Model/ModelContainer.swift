@@ -97,6 +97,19 @@ public final class ModelContainer: Sendable {
 
     // MARK: - Facts
 
+    /// Writes every saved change to disk now.
+    ///
+    /// With ``ModelConfiguration/Durability/full`` (the default) saves are on disk when they
+    /// return and this does nothing useful. With `.relaxed` or `.unsynced` it bounds what a power
+    /// cut can lose: every save that returned before `flush()` survives one.
+    public func flush() throws {
+        do {
+            try store.environment.sync(force: true)
+        } catch {
+            throw Store.translate(error, directory: store.directory)
+        }
+    }
+
     /// The sequence number of the last commit in the store's log (0 when empty).
     public func lastSequence() throws -> UInt64 {
         try store.head()
