@@ -48,4 +48,41 @@ import Testing
         staged.removeSaved(second)
         #expect(staged.isEmpty)
     }
+
+    @Test func largeBatchesWithRepeatsIndexAndGrowCorrectly() {
+        var random = SeededGenerator(label: "staged changes")
+        var staged = StagedChanges()
+        var latest: [Int: Int] = [:]
+        var order: [Int] = []
+        for value in 0..<30_000 {
+            let id = Int.random(in: 0..<25_000, using: &random)
+            if latest[id] == nil { order.append(id) }
+            latest[id] = value
+            staged.stage(.upsert(Counter(id: id, value: value)), for: key(id))
+        }
+        staged.index()
+        // Then more stagings on the built index, enough to grow its table several times.
+        for value in 30_000..<80_000 {
+            let id = Int.random(in: 0..<60_000, using: &random)
+            if latest[id] == nil { order.append(id) }
+            latest[id] = value
+            staged.stage(.upsert(Counter(id: id, value: value)), for: key(id))
+        }
+        #expect(staged.entries.count == order.count)
+        let stored = staged.entries.map { entry -> (Int, Int) in
+            guard case .upsert(let model) = entry.change else { return (-1, -1) }
+            let counter = model as! Counter
+            return (counter.id, counter.value)
+        }
+        #expect(stored.map(\.0) == order)
+        #expect(stored.allSatisfy { latest[$0.0] == $0.1 })
+        for id in [0, 24_999, 59_999, 70_000] {
+            let expected = latest[id]
+            let found: Int? = {
+                if case .upsert(let model) = staged.change(for: key(id)) { return (model as! Counter).value }
+                return nil
+            }()
+            #expect(found == expected)
+        }
+    }
 }

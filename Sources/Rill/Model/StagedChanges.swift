@@ -21,6 +21,9 @@ package struct StagedChanges: Sendable {
 
         package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 
+        /// The hash computed when the key was made.
+        var cachedHash: Int { hash }
+
         package static func == (lhs: Key, rhs: Key) -> Bool {
             lhs.hash == rhs.hash && lhs.id == rhs.id && lhs.entity == rhs.entity
         }
@@ -43,7 +46,7 @@ package struct StagedChanges: Sendable {
     private(set) var entries: [Entry] = []
     /// Key → position in `entries`; nil until something needs it. Staging a large batch appends
     /// without hashing, and the index is then built once, at its final size.
-    private var positions: [Key: Int]?
+    private var positions: PositionTable?
     private var lastStamp: UInt64 = 0
 
     var isEmpty: Bool { entries.isEmpty }
@@ -54,9 +57,8 @@ package struct StagedChanges: Sendable {
             entries.append(Entry(key: key, change: change, stamp: lastStamp))
             return
         }
-        // One hash-table operation in the common case (a key staged for the first time).
-        if let position = positions!.updateValue(entries.count, forKey: key) {
-            positions![key] = position
+        // One table operation in the common case (a key staged for the first time).
+        if let position = positions!.insert(key, at: entries.count, in: entries) {
             entries[position].change = change
             entries[position].stamp = lastStamp
         } else {
@@ -67,37 +69,36 @@ package struct StagedChanges: Sendable {
     /// Builds the index, folding repeated stagings of a key into its first place.
     mutating func index() {
         guard positions == nil else { return }
-        var index = [Key: Int](minimumCapacity: entries.count)
-        var unique: [Entry] = []
+        var table = PositionTable(capacity: entries.count)
         var repeated = false
         for (position, entry) in entries.enumerated() {
-            if index.updateValue(position, forKey: entry.key) != nil {
+            if table.insert(entry.key, at: position, in: entries) != nil {
                 repeated = true
                 break
             }
         }
         if repeated {
             // Rare: rebuild with one entry a key, the latest change at the first place.
-            index.removeAll(keepingCapacity: true)
+            var unique: [Entry] = []
             unique.reserveCapacity(entries.count)
+            table = PositionTable(capacity: entries.count)
             for entry in entries {
-                if let position = index[entry.key] {
+                if let position = table.insert(entry.key, at: unique.count, in: unique) {
                     unique[position].change = entry.change
                     unique[position].stamp = entry.stamp
                 } else {
-                    index[entry.key] = unique.count
                     unique.append(entry)
                 }
             }
             entries = unique
         }
-        positions = index
+        positions = table
     }
 
     /// The staged change for `key`, if any.
     mutating func change(for key: Key) -> Change? {
         index()
-        return positions![key].map { entries[$0].change }
+        return positions!.position(of: key, in: entries).map { entries[$0].change }
     }
 
     /// Discards every change (stamps keep counting, so a save in flight cannot mistake new changes for its own).
@@ -115,10 +116,66 @@ package struct StagedChanges: Sendable {
         }
         guard let savedPositions = saved.positions else { preconditionFailure("a saved snapshot is indexed") }
         let remaining = entries.filter { entry in
-            guard let position = savedPositions[entry.key] else { return true }
+            guard let position = savedPositions.position(of: entry.key, in: saved.entries) else { return true }
             return saved.entries[position].stamp != entry.stamp
         }
         entries = remaining
         positions = nil
+    }
+}
+
+/// Key → position in an array of staged entries: open addressing on the keys' cached hashes.
+///
+/// A `Dictionary` seeds a `Hasher` for every operation; indexing a save of 100,000 models that
+/// way cost more than staging them. Positions are stored plus one, so zero marks an empty slot.
+struct PositionTable: Sendable {
+    private var slots: [Int32]
+    private var count = 0
+
+    init(capacity: Int) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        slots = Array(repeating: 0, count: size)
+    }
+
+    /// The position of `key` in `entries`, or nil.
+    func position(of key: StagedChanges.Key, in entries: [StagedChanges.Entry]) -> Int? {
+        let mask = slots.count - 1
+        var slot = key.cachedHash & mask
+        while slots[slot] != 0 {
+            let position = Int(slots[slot]) - 1
+            if entries[position].key == key { return position }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    /// Records that `key` is at `position`, unless `entries` already holds it: then returns
+    /// where, and records nothing.
+    mutating func insert(
+        _ key: StagedChanges.Key, at position: Int, in entries: [StagedChanges.Entry]
+    ) -> Int? {
+        if (count + 1) * 2 > slots.count { grow(entries) }
+        let mask = slots.count - 1
+        var slot = key.cachedHash & mask
+        while slots[slot] != 0 {
+            let existing = Int(slots[slot]) - 1
+            if entries[existing].key == key { return existing }
+            slot = (slot + 1) & mask
+        }
+        slots[slot] = Int32(position + 1)
+        count += 1
+        return nil
+    }
+
+    private mutating func grow(_ entries: [StagedChanges.Entry]) {
+        let old = slots
+        slots = Array(repeating: 0, count: old.count * 2)
+        let mask = slots.count - 1
+        for stored in old where stored != 0 {
+            var slot = entries[Int(stored) - 1].key.cachedHash & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = stored
+        }
     }
 }
