@@ -98,7 +98,7 @@ final class WriterThread: Sendable {
                 continue
             }
             if stopping { break }
-            if !spin(until: { pending.load(ordering: .relaxed) > 0 }) {
+            if !Self.spin(until: { pending.load(ordering: .relaxed) > 0 }) {
                 // Announce the sleep, then look once more: a submitter either sees the flag and
                 // signals, or its job is already counted here.
                 sleeping.store(true, ordering: .sequentiallyConsistent)
@@ -127,7 +127,6 @@ final class WriterThread: Sendable {
         return true
     }
 
-    private func spin(until condition: () -> Bool) -> Bool { Self.spin(until: condition) }
 }
 
 /// The end of one job, awaited by its caller: a flag to spin on, then a semaphore to sleep on.

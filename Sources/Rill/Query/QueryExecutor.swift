@@ -49,13 +49,16 @@ struct QueryExecutor<T: PersistentModel> {
         let total: Int
         if descriptor.predicate == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
-        } else if staged.isEmpty, let planned = try plan(), planned.coversPredicate,
-            case .ranges(let index, let ranges, _) = planned.plan.access
-        {
-            // The index ranges are the predicate: count keys, decode nothing.
-            total = try store.countKeys(of: index, in: ranges)
         } else {
-            total = try matchingRows(try plan(), stopAfter: nil).count
+            let planned = try plan()
+            if staged.isEmpty, let planned, planned.coversPredicate,
+                case .ranges(let index, let ranges, _) = planned.plan.access
+            {
+                // The index ranges are the predicate: count keys, decode nothing.
+                total = try store.countKeys(of: index, in: ranges)
+            } else {
+                total = try matchingRows(planned, stopAfter: nil).count
+            }
         }
         let afterOffset = max(total - max(descriptor.fetchOffset ?? 0, 0), 0)
         return min(afterOffset, descriptor.fetchLimit.map { max($0, 0) } ?? .max)
@@ -168,13 +171,7 @@ struct QueryExecutor<T: PersistentModel> {
             try store.forEachCandidate(of: planned.plan, in: planned.entity) { key, bytes in
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
                 if let prefilter = planned.prefilter {
-                    let record: RecordValue
-                    do {
-                        record = try RecordValue(record: bytes)
-                    } catch {
-                        let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
-                        throw RillError(.corruptStore, "the stored \(T.entityName) \(id) is unreadable: \(error)")
-                    }
+                    let record = try Store.recordValue(bytes, key: key, entity: T.entityName)
                     if !QueryEvaluator.matches(prefilter, record) { return true }
                 }
                 let model = try decode(bytes, key: key)

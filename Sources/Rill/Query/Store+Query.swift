@@ -29,13 +29,7 @@ extension Store {
             ? query.limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : limit + offset }
             : nil
         try forEachCandidate(of: plan, in: entity) { key, bytes in
-            let record: RecordValue
-            do {
-                record = try RecordValue(record: bytes)
-            } catch {
-                let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
-                throw RillError(.corruptStore, "the stored \(query.entity) \(id) is unreadable: \(error)")
-            }
+            let record = try Self.recordValue(bytes, key: key, entity: query.entity)
             // When the index ranges are exactly the predicate, every candidate matches.
             if !plan.coversPredicate, let predicate = query.predicate, !QueryEvaluator.matches(predicate, record) {
                 return true
@@ -57,6 +51,20 @@ extension Store {
             }
         }
         return Array(rows.dropFirst(offset).prefix(max(query.limit ?? .max, 0)))
+    }
+
+    /// A stored record read without its model type.
+    ///
+    /// - Throws: `RillError(.corruptStore)` naming the entity and identifier when the bytes are unreadable.
+    package static func recordValue(
+        _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, entity: String
+    ) throws -> RecordValue {
+        do {
+            return try RecordValue(record: bytes)
+        } catch {
+            let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
+            throw RillError(.corruptStore, "the stored \(entity) \(id) is unreadable: \(error)", underlyingError: error)
+        }
     }
 
     /// The storage of an entity the query names, or an error listing the entities there are.
@@ -88,7 +96,8 @@ extension Store {
                     }
                 }
             case .order(let index):
-                try walk(index, KeyRange(lower: [0x00], upper: nil), entity: entity, txn: txn, seen: nil, body)
+                var seen: Set<[UInt8]>?
+                try walk(index, KeyRange(lower: [0x00], upper: nil), entity: entity, txn: txn, seen: &seen, body)
             case .ranges(let index, let ranges, _):
                 var seen: Set<[UInt8]>? = ranges.count > 1 ? [] : nil
                 for range in ranges {
@@ -150,14 +159,6 @@ extension Store {
             }
             return true
         }
-    }
-
-    private func walk(
-        _ index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: some Transaction, seen: Set<[UInt8]>?,
-        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
-    ) throws {
-        var seen = seen
-        try walk(index, range, entity: entity, txn: txn, seen: &seen, body)
     }
 
     /// A human-readable plan of `query`: how records are found, what is evaluated on each, the order and window.
