@@ -34,9 +34,13 @@ test: deps
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples
 
-## The query oracles at full size (10,000 records × 2,000 queries each), in a release build.
+## The oracles at full size, in a release build: queries (10,000 records × 2,000 queries each),
+## live queries (200 live queries × 5,000 saves).
 oracle: deps
-	RILL_ORACLE_RECORDS=10000 RILL_ORACLE_QUERIES=2000 $(SWIFT) test -c release --filter 'Oracle'
+	RILL_ORACLE_RECORDS=10000 RILL_ORACLE_QUERIES=2000 $(SWIFT) test -c release \
+		--filter 'FetchOracle|PredicateOracle|TextQueryOracle'
+	RILL_LIVE_RECORDS=600 RILL_LIVE_QUERIES=200 RILL_LIVE_SAVES=5000 $(SWIFT) test -c release \
+		--filter 'LiveQueryOracle'
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)

@@ -105,6 +105,30 @@ package final class Environment: Sendable {
         try core.checkReaders()
     }
 
+    /// The identity of the store file (device and inode): the same for every handle of one store.
+    package var fileID: FileID { core.fileID }
+
+    /// The number of read transactions open now in this process (reader slots in use).
+    package func openReadTransactionCount() -> Int {
+        final class Lines: @unchecked Sendable { var text = "" }
+        let lines = Lines()
+        _ = withExtendedLifetime(lines) {
+            mdb_reader_list(
+                core.env,
+                { message, context in
+                    guard let message, let context else { return 0 }
+                    Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().text += String(cString: message)
+                    return 0
+                }, Unmanaged.passUnretained(lines).toOpaque())
+        }
+        // "    pid     thread     txnid" then one line a slot; a free slot's txnid is "-".
+        let pid = String(getpid())
+        return lines.text.split(separator: "\n").dropFirst().filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count == 3 && fields[0] == pid && fields[2] != "-"
+        }.count
+    }
+
     /// Flushes data to disk; useful with a relaxed sync mode.
     package func sync(force: Bool = true) throws {
         try check(mdb_env_sync(core.env, force ? 1 : 0), "mdb_env_sync")
@@ -125,7 +149,12 @@ final class EnvironmentCore: @unchecked Sendable {
     let fileID: FileID
     let maxKeySize: Int
     let writer: WriterThread
-    private let gate = ResizeGate()
+    /// Keeps `mdb_env_set_mapsize` away from live transactions. LMDB allows changing the map
+    /// size only while the process has no transaction open, and does not check it. Every
+    /// transaction holds the gate shared for its whole life; growing the map (after
+    /// `MDB_MAP_FULL`) or adopting a size grown by another process (after `MDB_MAP_RESIZED`)
+    /// holds it exclusively.
+    private let gate = ReadWriteLock()
     private let databases = Mutex<[String: Database]>([:])
 
     init(directory: String, fileID: FileID, options: EnvironmentOptions) throws {
@@ -316,9 +345,9 @@ final class EnvironmentCore: @unchecked Sendable {
 // MARK: - Registry
 
 /// Identifies a directory by device and inode, so two spellings of one path share one environment.
-struct FileID: Hashable {
-    let device: UInt64
-    let inode: UInt64
+package struct FileID: Hashable, Sendable {
+    package let device: UInt64
+    package let inode: UInt64
 }
 
 /// The process-wide table of open environments.

@@ -46,6 +46,25 @@ do {
             if let sequence = try context.save() { say("saved \(sequence)") }
         }
 
+    case "random-saves":
+        // random-saves <store> <seed> <count>: <count> saves of 1 to 3 random changes to Counters
+        // 0..<40 (inserts, updates, deletes), a millisecond apart; prints "saved <seq>" after each.
+        var random = SeededGenerator(seed: UInt64(rest[1])!)
+        let context = ModelContext(try container(rest[0]))
+        for _ in 0..<Int(rest[2])! {
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let id = Int.random(in: 0..<40, using: &random)
+                if Int.random(in: 0..<4, using: &random) == 0 {
+                    context.delete(Counter(id: id, value: 0))
+                } else {
+                    context.insert(Counter(id: id, value: Int.random(in: 0..<100, using: &random)))
+                }
+            }
+            if let sequence = try context.save() { say("saved \(sequence)") }
+            usleep(1_000)
+        }
+        say("done")
+
     case "write":
         // write <store> <author> <count>: <count> saves, each inserting one record of its own.
         let context = ModelContext(try container(rest[0]))

@@ -69,4 +69,9 @@ public enum OracleScale {
     public static func queries(default value: Int) -> Int {
         ProcessInfo.processInfo.environment["RILL_ORACLE_QUERIES"].flatMap(Int.init) ?? value
     }
+
+    /// The value of the environment variable `name` when it is a number, else `value`.
+    public static func value(_ name: String, default value: Int) -> Int {
+        ProcessInfo.processInfo.environment[name].flatMap(Int.init) ?? value
+    }
 }

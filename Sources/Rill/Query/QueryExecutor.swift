@@ -1,4 +1,5 @@
 import Foundation
+import RillStorage
 
 /// Runs a fetch: finds the matching models, orders them and cuts the requested window.
 ///
@@ -14,6 +15,8 @@ struct QueryExecutor<T: PersistentModel> {
     let descriptor: FetchDescriptor<T>
     /// The context's unsaved changes to `T`: identifier key → model, or nil for a deletion.
     let staged: [[UInt8]: T?]
+    /// The read transaction to run in; nil for one of its own.
+    var transaction: ReadTransaction? = nil
 
     // MARK: - Running
 
@@ -168,7 +171,7 @@ struct QueryExecutor<T: PersistentModel> {
         if let planned {
             let stagedKeys = staged
             let keepKeys = !planned.isSorted || keepBest != nil
-            try store.forEachCandidate(of: planned.plan, in: planned.entity) { key, bytes in
+            try store.forEachCandidate(of: planned.plan, in: planned.entity, transaction: transaction) { key, bytes in
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
                 if let prefilter = planned.prefilter {
                     let record = try Store.recordValue(bytes, key: key, entity: T.entityName)

@@ -81,11 +81,12 @@ extension Store {
 
     /// Calls `body` with the identifier key and record of each candidate of `plan`, in the plan's
     /// order, inside one read transaction; `body` returns false to stop.
+    /// With `transaction`, reads in it instead of a transaction of its own.
     package func forEachCandidate(
-        of plan: QueryPlan, in entity: EntityStorage,
+        of plan: QueryPlan, in entity: EntityStorage, transaction: ReadTransaction? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        try read { txn in
+        func run(_ txn: ReadTransaction) throws {
             switch plan.access {
             case .scan:
                 try txn.withCursor(entity.database) { cursor in
@@ -112,6 +113,7 @@ extension Store {
                 }
             }
         }
+        if let transaction { try run(transaction) } else { try read(run) }
     }
 
     /// The number of keys of `index` in `ranges`, read from the index alone.

@@ -40,7 +40,10 @@ extension Store {
         for attempt in 0..<8 {
             do {
                 // The batch is prepared during the first attempt; later attempts find it ready.
-                return try attemptCommit(batch, author: author, meanwhile: attempt == 0 ? meanwhile : {})
+                let entry = try attemptCommit(batch, author: author, meanwhile: attempt == 0 ? meanwhile : {})
+                // Live queries of this process learn of the commit at once.
+                if entry != nil { LogFollowers.poke(environment.fileID) }
+                return entry
             } catch let changed as CatalogChanged {
                 // Another process added an index: reload the entities and write again.
                 for name in changed.entities { catalog.withLock { $0.entities[name] = nil } }

@@ -1,0 +1,310 @@
+import Dispatch
+import Foundation
+import Observation
+import RillStorage
+import Synchronization
+
+/// The results of a fetch, kept current: after every save to the store — from this process or
+/// another — that changes them, a live query holds the new results and tells its observers how
+/// they changed.
+///
+/// It is the counterpart of SwiftData's `@Query` and Core Data's fetched results for code on
+/// Linux: a `RandomAccessCollection` of models, `Observable` (Observation framework), and the
+/// sequence number of the commit its contents reflect. Its results are not re-fetched: each
+/// commit is applied to them, at a cost in proportion to the records it changed (see
+/// `Documentation/LiveQueries.md`).
+///
+/// For example:
+///
+/// ```swift
+/// let unread = try LiveQuery(
+///     FetchDescriptor<Book>(predicate: #Predicate { !$0.isRead }, sortBy: [SortDescriptor(\.title)]),
+///     in: container)
+/// print(unread.count, unread.sequence)
+/// let observation = unread.observe(on: .main) { change in
+///     print("commit \(change.sequence): \(change.insertions.count) new, \(change.removals.count) gone")
+/// }
+/// for await change in unread.changes { … }
+/// ```
+///
+/// ## Changes
+///
+/// Each commit that changes the results gives exactly one ``ResultsChange`` (none when the
+/// results stay as they were); every observer receives them in commit order, none skipped. Every
+/// live query of a store advances to a commit at the same moment: no reader sees one query at a
+/// commit and another before it.
+///
+/// ## Threads
+///
+/// A live query is `Sendable`. Its contents change when a commit is applied, on the store's
+/// follower thread; each read (`count`, a subscript, ``results``) sees a complete state, but two
+/// reads may see two states. Take ``results`` once — an immutable snapshot that costs nothing —
+/// to read several values of one state.
+///
+/// The live query stops following the store when it is released. It reflects saved changes
+/// only, not a context's unsaved ones.
+public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
+    // Sendable: every mutable stored property below is guarded by `follower.publication`
+    // (`state`) or by its own lock (`observers`).
+
+    private let follower: LogFollower
+    private let link: Link
+    private let registrar = ObservationRegistrar()
+    /// `\.results`, made once: a generic key path is costly to form on every read.
+    private let resultsKeyPath: KeyPath<LiveQuery<T>, LiveResults<T>> = \.results
+    private var state: State
+    private let observers = Mutex(Observers())
+
+    private struct State {
+        var results = LiveResults<T>()
+        var descriptor: FetchDescriptor<T>
+        var error: RillError?
+    }
+
+    private struct Observers {
+        var nextID = 0
+        var sinks: [Int: Sink] = [:]
+        var finished = false
+    }
+
+    private enum Sink {
+        case queue(DispatchQueue, CancellationFlag, @Sendable (ResultsChange<T>) -> Void)
+        case stream(AsyncStream<ResultsChange<T>>.Continuation)
+    }
+
+    /// Fetches `descriptor`'s results as of the store's last commit and keeps them current.
+    ///
+    /// - Throws: ``RillError`` with `.unknownEntity` when `T` is not one of the container's
+    ///   model types, or the errors of a fetch.
+    public init(_ descriptor: FetchDescriptor<T>, in container: ModelContainer) throws {
+        guard container.modelTypeNames.contains(T.entityName) else {
+            throw RillError(
+                .unknownEntity,
+                "\(T.self) is not one of this container's model types; pass it to ModelContainer(for:)")
+        }
+        let follower = try LogFollowers.retain(for: container.store)
+        self.follower = follower
+        self.state = State(descriptor: descriptor)
+        self.link = Link(query: MaintainedQuery(descriptor: descriptor))
+        link.owner = self
+        let link = self.link
+        do {
+            try follower.add(link) { txn in
+                try link.query.load(in: txn, store: follower.store)
+                return link.publication(change: nil)
+            }
+        } catch {
+            LogFollowers.release(follower)
+            throw error
+        }
+    }
+
+    deinit {
+        follower.remove(link)
+        LogFollowers.release(follower)
+        let sinks = observers.withLock { observers in
+            observers.finished = true
+            return observers.sinks.values
+        }
+        for case .stream(let continuation) in sinks { continuation.finish() }
+    }
+
+    // MARK: - Contents
+
+    /// The current results: an immutable snapshot, which costs nothing to take.
+    public var results: LiveResults<T> {
+        registrar.access(self, keyPath: resultsKeyPath)
+        return follower.publication.withShared { state.results }
+    }
+
+    /// The sequence number of the commit the results reflect.
+    public var sequence: UInt64 {
+        registrar.access(self, keyPath: resultsKeyPath)
+        return follower.publishedSequence
+    }
+
+    /// The descriptor the results follow; change it with ``setDescriptor(_:)``.
+    public var descriptor: FetchDescriptor<T> {
+        registrar.access(self, keyPath: resultsKeyPath)
+        return follower.publication.withShared { state.descriptor }
+    }
+
+    /// Why the query stopped following the store (a record it could not decode, a predicate that
+    /// threw), or nil while it follows. A stopped query keeps its last results.
+    public var error: RillError? {
+        registrar.access(self, keyPath: resultsKeyPath)
+        return follower.publication.withShared { state.error }
+    }
+
+    /// Follows another descriptor (a new search text, another sort): the results become the new
+    /// descriptor's, with one change from the old results to the new ones delivered to the
+    /// observers (none when they are the same).
+    ///
+    /// - Throws: the errors of a fetch; the query then keeps its previous descriptor.
+    public func setDescriptor(_ descriptor: FetchDescriptor<T>) throws {
+        let link = self.link
+        try follower.perform { txn, sequence in
+            let previous = link.query.descriptor
+            do {
+                let change = try link.query.replaceDescriptor(
+                    descriptor, sequence: sequence, in: txn, store: self.follower.store)
+                return link.publication(change: change)
+            } catch {
+                _ = try? link.query.replaceDescriptor(previous, sequence: sequence, in: txn, store: self.follower.store)
+                throw error
+            }
+        }
+    }
+
+    /// Returns once the query reflects every commit made before the call, and the changes up
+    /// to it are on their way to the observers.
+    public func catchUp() throws {
+        try follower.perform { _, _ in nil }
+    }
+
+    // MARK: - Observing
+
+    /// Calls `handler` on `queue` with each change, in commit order, until the returned
+    /// observation is cancelled or released.
+    public func observe(
+        on queue: DispatchQueue, _ handler: @escaping @Sendable (ResultsChange<T>) -> Void
+    ) -> LiveObservation {
+        let flag = CancellationFlag()
+        // A serial queue of its own keeps the changes in order on a concurrent `queue` too.
+        let serial = DispatchQueue(label: "rill.live-query.observer", target: queue)
+        return addSink(.queue(serial, flag, handler), flag: flag)
+    }
+
+    /// Calls `handler` isolated to `actor` (the main actor included: `observe(on: MainActor.shared)`)
+    /// with each change, in commit order, until the returned observation is cancelled or released.
+    public func observe<A: Actor>(
+        on actor: A, _ handler: @escaping @Sendable (isolated A, ResultsChange<T>) -> Void
+    ) -> LiveObservation {
+        let (stream, continuation) = AsyncStream<ResultsChange<T>>.makeStream()
+        let flag = CancellationFlag()
+        let task = Task {
+            for await change in stream where !flag.isCancelled {
+                await handler(actor, change)
+            }
+        }
+        let observation = addSink(.stream(continuation), flag: flag)
+        continuation.onTermination = { _ in task.cancel() }
+        return observation
+    }
+
+    /// The changes as an asynchronous sequence, from now on, in commit order. The sequence
+    /// ends when the task iterating it is cancelled, the query stops with an ``error``, or the
+    /// query is released.
+    ///
+    /// ```swift
+    /// for await change in books.changes {
+    ///     print(change)
+    /// }
+    /// ```
+    public var changes: AsyncStream<ResultsChange<T>> {
+        let (stream, continuation) = AsyncStream<ResultsChange<T>>.makeStream()
+        let observation = addSink(.stream(continuation), flag: CancellationFlag())
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    private func addSink(_ sink: Sink, flag: CancellationFlag) -> LiveObservation {
+        let id: Int? = observers.withLock { observers in
+            guard !observers.finished else { return nil }
+            let id = observers.nextID
+            observers.nextID += 1
+            observers.sinks[id] = sink
+            return id
+        }
+        guard let id else {
+            if case .stream(let continuation) = sink { continuation.finish() }
+            flag.cancel()
+            return LiveObservation {}
+        }
+        return LiveObservation { [weak self] in
+            flag.cancel()
+            let removed = self?.observers.withLock { $0.sinks.removeValue(forKey: id) }
+            if case .stream(let continuation)? = removed { continuation.finish() }
+        }
+    }
+
+    // MARK: - Publishing (follower thread)
+
+    private func willPublish() {
+        registrar.willSet(self, keyPath: resultsKeyPath)
+    }
+
+    /// Under the follower's publication lock.
+    private func publish(_ results: LiveResults<T>, descriptor: FetchDescriptor<T>) {
+        state.results = results
+        state.descriptor = descriptor
+    }
+
+    private func deliver(_ change: ResultsChange<T>?) {
+        registrar.didSet(self, keyPath: resultsKeyPath)
+        guard let change else { return }
+        let sinks = observers.withLock { Array($0.sinks.values) }
+        for sink in sinks {
+            switch sink {
+            case .queue(let queue, let flag, let handler):
+                queue.async {
+                    if !flag.isCancelled { handler(change) }
+                }
+            case .stream(let continuation):
+                continuation.yield(change)
+            }
+        }
+    }
+
+    private func stop(with error: RillError) {
+        follower.publication.withExclusive { state.error = error }
+        let sinks = observers.withLock { observers in
+            observers.finished = true
+            return observers.sinks.values
+        }
+        for case .stream(let continuation) in sinks { continuation.finish() }
+    }
+
+    /// The follower's handle on the query: the maintained results, and a weak way back.
+    private final class Link: FollowedQuery {
+        let query: MaintainedQuery<T>
+        weak var owner: LiveQuery<T>?
+
+        init(query: MaintainedQuery<T>) { self.query = query }
+
+        var entityName: String { T.entityName }
+
+        func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
+            guard let change = try query.apply(changes, commit: commit) else { return nil }
+            return publication(change: change)
+        }
+
+        func publication(change: ResultsChange<T>?) -> LivePublication {
+            let results = query.results
+            let descriptor = query.descriptor
+            return LivePublication(
+                willPublish: { [weak owner] in owner?.willPublish() },
+                publish: { [weak owner] in owner?.publish(results, descriptor: descriptor) },
+                deliver: { [weak owner] in owner?.deliver(change) })
+        }
+
+        func fail(_ error: any Error) -> LivePublication {
+            let failure =
+                error as? RillError ?? RillError(.storage, "live query failed: \(error)", underlyingError: error)
+            return LivePublication(
+                willPublish: {}, publish: {}, deliver: { [weak owner] in owner?.stop(with: failure) })
+        }
+    }
+}
+
+extension LiveQuery: Observable {}
+
+extension LiveQuery: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { results.count }
+    public var count: Int { results.count }
+    public subscript(position: Int) -> T { results[position] }
+
+    /// Iterates the results as they are when iteration starts.
+    public func makeIterator() -> LiveResults<T>.Iterator { results.makeIterator() }
+}

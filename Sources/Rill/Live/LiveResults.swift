@@ -1,0 +1,29 @@
+/// The results of a live query at one commit: an immutable collection of models.
+///
+/// Taking it from a ``LiveQuery`` costs nothing (it shares the query's storage), and it never
+/// changes, so it can be read at leisure from any thread while the query moves on.
+public struct LiveResults<Element: PersistentModel>: RandomAccessCollection, Sendable {
+    private let rows: ChunkedList<LiveRow<Element>>
+    private let range: Range<Int>
+
+    init(rows: ChunkedList<LiveRow<Element>>, range: Range<Int>) {
+        self.rows = rows
+        self.range = range
+    }
+
+    /// No results.
+    init() {
+        self.init(rows: ChunkedList(), range: 0..<0)
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { range.count }
+
+    public subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < range.count, "LiveResults index out of range")
+        return rows[range.lowerBound + position].model
+    }
+
+    /// The identifier keys of the rows, in order.
+    var keys: [[UInt8]] { range.map { rows[$0].key } }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import RillStorage
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A live query as the follower sees it, whatever its model type.
+protocol FollowedQuery: AnyObject {
+    var entityName: String { get }
+    /// Applies one commit's changes to the query's entity; a publication when the results changed.
+    func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication?
+    /// Stops the query with an error (its observers are told).
+    func fail(_ error: any Error) -> LivePublication
+}
+
+/// New results for one live query, published with every other query's for the same commit.
+struct LivePublication {
+    /// Before the store-wide publication lock is taken (observation's will-change).
+    var willPublish: () -> Void
+    /// Under the lock: the new results become visible.
+    var publish: () -> Void
+    /// After the lock: observation's did-change, and the change handed to the observers.
+    var deliver: () -> Void
+}
+
+/// Follows one store's log for every live query of it in this process.
+///
+/// A dedicated thread waits for a commit — a save of this process pokes it through a pipe;
+/// another process's commit wakes it through inotify on the store file; a poll every second
+/// bounds the wait if neither arrives — then reads the commits after the last one it applied,
+/// in one read transaction, and applies them one by one to every live query whose entity they
+/// touch. The transaction ends before anything is published. For each commit, the new results
+/// of all affected queries become visible together under one lock (no reader sees one query at a
+/// commit and another before it), then their changes go to the observers, in commit order.
+///
+/// There is one follower per store file per process, whatever the number of containers.
+final class LogFollower: @unchecked Sendable {
+    let store: Store
+    let fileID: FileID
+
+    /// Guards every published result of this follower's queries, and `publishedSequence`.
+    let publication = ReadWriteLock()
+    private var publishedSequenceStorage: UInt64 = 0
+
+    /// The sequence number of the last commit whose results are published.
+    var publishedSequence: UInt64 { publication.withShared { publishedSequenceStorage } }
+
+    /// Handed from the asking thread to the follower thread, which alone runs it.
+    private struct Job: @unchecked Sendable {
+        /// Runs on the follower thread, in its read transaction, after it caught up.
+        var run: (ReadTransaction, UInt64) throws -> LivePublication?
+        var completion: JobCompletion?
+    }
+
+    private struct Shared {
+        var jobs: [Job] = []
+        var stopping = false
+    }
+
+    private let shared = Mutex(Shared())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let inotify: Int32
+
+    // Owned by the follower thread.
+    private var queries: [ObjectIdentifier: any FollowedQuery] = [:]
+    private var queriesByEntity: [String: [any FollowedQuery]] = [:]
+    private var applied: UInt64 = 0
+
+    /// The longest wait without a wake-up before the log is read anyway.
+    static let fallbackPoll: Int32 = 1_000
+
+    init(store: Store) throws {
+        self.store = store
+        self.fileID = store.environment.fileID
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            throw RillError(.storage, "cannot create the live-query wake-up pipe: \(String(cString: strerror(errno)))")
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if watch >= 0, inotify_add_watch(watch, store.directory + "/data.mdb", UInt32(IN_MODIFY)) < 0 {
+            close(watch)
+            inotify = -1
+        } else {
+            inotify = watch
+        }
+        applied = try store.head()
+        publishedSequenceStorage = applied
+        let thread = Thread { [self] in run() }
+        thread.name = "rill.follower"
+        thread.start()
+    }
+
+    // MARK: - Requests
+
+    /// Wakes the follower to read the log.
+    func poke() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// Starts following `query`: it is loaded as of the last commit, then published.
+    func add(_ query: any FollowedQuery, load: @escaping (ReadTransaction) throws -> LivePublication?) throws {
+        try perform { [self] txn, _ in
+            let publication = try load(txn)
+            queries[ObjectIdentifier(query)] = query
+            queriesByEntity[query.entityName, default: []].append(query)
+            return publication
+        }
+    }
+
+    /// Stops following `query`; returns at once.
+    func remove(_ query: any FollowedQuery) {
+        let id = ObjectIdentifier(query)
+        enqueue(
+            Job(
+                run: { [self] _, _ in
+                    if let removed = queries.removeValue(forKey: id) {
+                        queriesByEntity[removed.entityName]?.removeAll { ObjectIdentifier($0) == id }
+                    }
+                    return nil
+                }, completion: nil))
+    }
+
+    /// Runs `body` on the follower thread once it has applied every commit up to the last one,
+    /// inside its read transaction (given with the sequence applied), publishes what it returns
+    /// and waits for all that.
+    func perform(_ body: @escaping (ReadTransaction, UInt64) throws -> LivePublication?) throws {
+        let completion = JobCompletion()
+        enqueue(Job(run: body, completion: completion))
+        try completion.wait()
+    }
+
+    private func enqueue(_ job: Job) {
+        shared.withLock { $0.jobs.append(job) }
+        poke()
+    }
+
+    /// Finishes the follower's thread once its pending jobs ran.
+    func stop() {
+        shared.withLock { $0.stopping = true }
+        poke()
+    }
+
+    // MARK: - The thread
+
+    private func run() {
+        while true {
+            waitForWake()
+            let (jobs, stopping) = shared.withLock { state in
+                defer { state.jobs = [] }
+                return (state.jobs, state.stopping)
+            }
+            step(jobs)
+            if stopping { break }
+        }
+        close(wakeRead)
+        close(wakeWrite)
+        if inotify >= 0 { close(inotify) }
+    }
+
+    private func waitForWake() {
+        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
+        let timeout = inotify >= 0 ? Self.fallbackPoll : 50
+        _ = poll(&fds, nfds_t(fds.count), timeout)
+        // Drain both, so that a burst of writes is one wake-up.
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for fd in [wakeRead, inotify] where fd >= 0 {
+            while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+        }
+    }
+
+    /// Applies every new commit, runs the jobs, then publishes and completes them.
+    private func step(_ jobs: [Job]) {
+        var commits: [(sequence: UInt64, publications: [LivePublication])] = []
+        var jobOutcomes: [Result<LivePublication?, any Error>] = []
+        var failures: [LivePublication] = []
+        do {
+            try store.read { txn in
+                let head = try Store.lastSequence(in: txn, log: store.log)
+                if head > applied, !queries.isEmpty {
+                    let entries = try readEntries(after: applied, in: txn)
+                    let context = CommitContext(store: store, transaction: txn, entries: entries, index: 0)
+                    for (index, entry) in entries.enumerated() {
+                        context.index = index
+                        commits.append((entry.sequence, apply(entry, context: context, failures: &failures)))
+                    }
+                }
+                applied = max(applied, head)
+                for job in jobs { jobOutcomes.append(Result { try job.run(txn, applied) }) }
+            }
+        } catch {
+            // A storage failure: the jobs fail with it; the commits are read again at the next wake-up.
+            jobOutcomes = jobs.map { _ in .failure(error) }
+        }
+        for commit in commits {
+            publish(commit.publications, sequence: commit.sequence)
+        }
+        publish(failures, sequence: nil)
+        for (job, outcome) in zip(jobs, jobOutcomes) {
+            if case .success(let publication?) = outcome { publish([publication], sequence: applied) }
+            job.completion?.complete(outcome.map { _ in () })
+        }
+        if commits.isEmpty, jobs.isEmpty == false, publishedSequence < applied {
+            publication.withExclusive { publishedSequenceStorage = applied }
+        }
+    }
+
+    private func publish(_ publications: [LivePublication], sequence: UInt64?) {
+        for publication in publications { publication.willPublish() }
+        publication.withExclusive {
+            for publication in publications { publication.publish() }
+            if let sequence { publishedSequenceStorage = max(publishedSequenceStorage, sequence) }
+        }
+        for publication in publications { publication.deliver() }
+    }
+
+    /// Applies one commit to every query of the entities it touches.
+    private func apply(
+        _ entry: LogEntry, context: CommitContext, failures: inout [LivePublication]
+    ) -> [LivePublication] {
+        var changesByEntity: [String: [DecodedChange]] = [:]
+        for change in entry.changes where queriesByEntity[change.entity]?.isEmpty == false {
+            changesByEntity[change.entity, default: []].append(DecodedChange(change))
+        }
+        var publications: [LivePublication] = []
+        for (entity, changes) in changesByEntity {
+            for query in queriesByEntity[entity] ?? [] {
+                do {
+                    if let publication = try query.apply(changes, commit: context) { publications.append(publication) }
+                } catch {
+                    failures.append(query.fail(error))
+                    let id = ObjectIdentifier(query)
+                    queries[id] = nil
+                    queriesByEntity[entity]?.removeAll { ObjectIdentifier($0) == id }
+                }
+            }
+        }
+        return publications
+    }
+
+    private func readEntries(after sequence: UInt64, in txn: ReadTransaction) throws -> [LogEntry] {
+        try txn.withCursor(store.log) { cursor in
+            var entries: [LogEntry] = []
+            var current = try cursor.seek(atOrAfter: LogEntry.key(for: sequence + 1))
+            while let raw = current {
+                entries.append(try LogEntry(sequence: try LogEntry.sequence(fromKey: raw.key), bytes: raw.value))
+                current = try cursor.next()
+            }
+            return entries
+        }
+    }
+}
+
+/// A job's outcome, waited for by the thread that asked for it.
+final class JobCompletion: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let outcome = Mutex<Result<Void, any Error>?>(nil)
+
+    func complete(_ result: Result<Void, any Error>) {
+        outcome.withLock { $0 = result }
+        semaphore.signal()
+    }
+
+    func wait() throws {
+        semaphore.wait()
+        try outcome.withLock { $0 }?.get()
+    }
+}
+
+/// The followers of this process, one per store file, each alive while it has live queries.
+enum LogFollowers {
+    private static let followers = Mutex<[FileID: (follower: LogFollower, users: Int)]>([:])
+    /// How many followers exist: a save checks this before taking the lock.
+    private static let count = Atomic<Int>(0)
+
+    /// The follower of `store`'s file, started if needed; balance with `release`.
+    static func retain(for store: Store) throws -> LogFollower {
+        let id = store.environment.fileID
+        return try followers.withLock { table in
+            if let entry = table[id] {
+                table[id] = (entry.follower, entry.users + 1)
+                return entry.follower
+            }
+            let follower = try LogFollower(store: store)
+            table[id] = (follower, 1)
+            count.add(1, ordering: .relaxed)
+            return follower
+        }
+    }
+
+    static func release(_ follower: LogFollower) {
+        let stop = followers.withLock { table -> Bool in
+            guard let entry = table[follower.fileID], entry.follower === follower else { return false }
+            if entry.users > 1 {
+                table[follower.fileID] = (follower, entry.users - 1)
+                return false
+            }
+            table[follower.fileID] = nil
+            count.subtract(1, ordering: .relaxed)
+            return true
+        }
+        if stop { follower.stop() }
+    }
+
+    /// Tells the follower of the store file `id`, if any, that a commit landed.
+    static func poke(_ id: FileID) {
+        guard count.load(ordering: .relaxed) > 0 else { return }
+        followers.withLock { $0[id]?.follower }?.poke()
+    }
+}

@@ -1,0 +1,121 @@
+/// How a live query's results changed with one commit of the log.
+///
+/// Offsets are positions in the results (the window of `fetchOffset` / `fetchLimit`, when the
+/// descriptor has one): removals and move sources count in the results before the change,
+/// insertions, move destinations and updates in the results after it. Applying the change — remove
+/// at `removals` and every move's `from`, from the highest offset down; insert at `insertions` and
+/// every move's `to`, from the lowest offset up; then replace the elements at `updates` — turns
+/// the previous results into exactly the new ones. ``apply(to:)`` does that, and ``difference``
+/// gives the same as a `CollectionDifference`.
+///
+/// For example, keeping a copy of a live query's results up to date:
+///
+/// ```swift
+/// var titles = Array(books)
+/// let observation = books.observe(on: .main) { change in
+///     titles = change.apply(to: titles)
+/// }
+/// ```
+public struct ResultsChange<Element: Sendable>: Sendable {
+    /// The sequence number of the commit the new results reflect.
+    public var sequence: UInt64
+    /// Elements that left the results, at their old offsets, ascending.
+    public var removals: [Removal]
+    /// Elements that entered the results, at their new offsets, ascending.
+    public var insertions: [Insertion]
+    /// Elements that stayed in the results but changed position relative to the others, ascending by `to`.
+    public var moves: [Move]
+    /// Elements that stayed in place but whose record changed, ascending by offset.
+    public var updates: [Update]
+
+    /// An element that left the results.
+    public struct Removal: Sendable {
+        /// Its offset in the previous results.
+        public var offset: Int
+        /// The element as it was.
+        public var element: Element
+    }
+
+    /// An element that entered the results.
+    public struct Insertion: Sendable {
+        /// Its offset in the new results.
+        public var offset: Int
+        public var element: Element
+    }
+
+    /// An element that moved (its record changed in a way that reordered it, or a descriptor change did).
+    public struct Move: Sendable {
+        /// Its offset in the previous results.
+        public var from: Int
+        /// Its offset in the new results.
+        public var to: Int
+        /// The element as it is now.
+        public var element: Element
+    }
+
+    /// An element whose record changed without moving it.
+    public struct Update: Sendable {
+        /// Its offset in the previous results.
+        public var oldOffset: Int
+        /// Its offset in the new results.
+        public var offset: Int
+        /// The element as it is now.
+        public var element: Element
+    }
+
+    /// True when the change changes nothing (live queries never deliver such a change).
+    public var isEmpty: Bool { removals.isEmpty && insertions.isEmpty && moves.isEmpty && updates.isEmpty }
+
+    /// `previous` with the change applied: the results after the commit.
+    ///
+    /// - Precondition: `previous` holds the results the change was computed from.
+    public func apply<C: RangeReplaceableCollection>(to previous: C) -> C
+    where C.Element == Element, C.Index == Int {
+        var result = Array(previous)
+        var removed = removals.map(\.offset) + moves.map(\.from)
+        removed.sort(by: >)
+        for offset in removed { result.remove(at: offset) }
+        var inserted = insertions.map { ($0.offset, $0.element) } + moves.map { ($0.to, $0.element) }
+        inserted.sort { $0.0 < $1.0 }
+        for (offset, element) in inserted { result.insert(element, at: offset) }
+        for update in updates { result[update.offset] = update.element }
+        return C(result)
+    }
+
+    /// The change as a `CollectionDifference`: a removal and an insertion for each element that
+    /// left or entered, an associated pair for each move, and a removal and insertion at the same
+    /// place for each update. Applying it with `previous.applying(difference)` gives the new results.
+    ///
+    /// `previous` provides the old elements of moved and updated rows.
+    public func difference<C: Collection>(from previous: C) -> CollectionDifference<Element>
+    where C.Element == Element, C.Index == Int {
+        var changes: [CollectionDifference<Element>.Change] = []
+        for removal in removals {
+            changes.append(.remove(offset: removal.offset, element: removal.element, associatedWith: nil))
+        }
+        for insertion in insertions {
+            changes.append(.insert(offset: insertion.offset, element: insertion.element, associatedWith: nil))
+        }
+        for move in moves {
+            changes.append(.remove(offset: move.from, element: previous[move.from], associatedWith: move.to))
+            changes.append(.insert(offset: move.to, element: move.element, associatedWith: move.from))
+        }
+        for update in updates {
+            changes.append(.remove(offset: update.oldOffset, element: previous[update.oldOffset], associatedWith: nil))
+            changes.append(.insert(offset: update.offset, element: update.element, associatedWith: nil))
+        }
+        // Valid by construction: removal offsets are distinct, and so are insertion offsets.
+        return CollectionDifference(changes)!
+    }
+}
+
+extension ResultsChange: CustomStringConvertible {
+    public var description: String {
+        var parts: [String] = []
+        if !removals.isEmpty { parts.append("removed \(removals.map(\.offset))") }
+        if !insertions.isEmpty { parts.append("inserted \(insertions.map(\.offset))") }
+        if !moves.isEmpty { parts.append("moved \(moves.map { "\($0.from)→\($0.to)" })") }
+        if !updates.isEmpty { parts.append("updated \(updates.map(\.offset))") }
+        return "ResultsChange(#\(sequence): \(parts.isEmpty ? "nothing" : parts.joined(separator: ", ")))"
+    }
+}

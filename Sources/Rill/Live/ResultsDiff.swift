@@ -1,0 +1,57 @@
+/// The change between two arbitrary result lists (a descriptor change), by identifier.
+enum ResultsDiff {
+    /// Rows only in `old` are removed, rows only in `new` inserted; of the rows in both, the
+    /// longest run that keeps its relative order stays, the others move.
+    static func between<T>(
+        old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T], sequence: UInt64
+    ) -> ResultsChange<T> {
+        var change = ResultsChange<T>(sequence: sequence, removals: [], insertions: [], moves: [], updates: [])
+        var newOffsets: [[UInt8]: Int] = [:]
+        newOffsets.reserveCapacity(new.count)
+        for (offset, key) in new.enumerated() { newOffsets[key] = offset }
+        var kept: Set<[UInt8]> = []
+        var common: [(old: Int, new: Int)] = []
+        for (offset, key) in old.enumerated() {
+            if let newOffset = newOffsets[key] {
+                common.append((offset, newOffset))
+                kept.insert(key)
+            } else {
+                change.removals.append(.init(offset: offset, element: oldModels[offset]))
+            }
+        }
+        for (offset, key) in new.enumerated() where !kept.contains(key) {
+            change.insertions.append(.init(offset: offset, element: newModels[offset]))
+        }
+        let stay = longestIncreasingSubsequence(common.map(\.new))
+        for (index, pair) in common.enumerated() where !stay.contains(index) {
+            change.moves.append(.init(from: pair.old, to: pair.new, element: newModels[pair.new]))
+        }
+        change.moves.sort { $0.to < $1.to }
+        return change
+    }
+
+    /// The indices of a longest strictly increasing subsequence of `values` (O(n log n)).
+    static func longestIncreasingSubsequence(_ values: [Int]) -> Set<Int> {
+        guard values.count > 1 else { return Set(values.indices) }
+        // tails[k]: the index of the smallest last value of an increasing run of length k + 1.
+        var tails: [Int] = []
+        var previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var result: Set<Int> = []
+        var current = tails.last ?? -1
+        while current >= 0 {
+            result.insert(current)
+            current = previous[current]
+        }
+        return result
+    }
+}

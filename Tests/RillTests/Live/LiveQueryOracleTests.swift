@@ -1,0 +1,296 @@
+import Dispatch
+import Foundation
+import RillTestSupport
+import Synchronization
+import Testing
+
+@testable import Rill
+
+/// Live queries against brute force: many random live queries (predicates, multi-key sorts,
+/// windows) over a store receiving random saves (`make oracle`: 200 queries, 5,000 saves). After each save, for every query: a change was
+/// delivered if and only if its results changed, the previous results with the change applied
+/// equal the brute-force results and the query's own, and sequences only grow.
+@Suite struct LiveQueryOracleTests {
+    let directory = TemporaryDirectory()
+
+    /// Collects the changes delivered to one query's observer.
+    final class Received: @unchecked Sendable {
+        // Guarded by the collecting queue: written in the handler, read after draining the queue.
+        var changes: [ResultsChange<Gadget>] = []
+    }
+
+    struct Followed {
+        var query: LiveQuery<Gadget>
+        var observation: LiveObservation
+        var received: Received
+        var check: @Sendable (Gadget) -> Bool
+        var sort: [SortDescriptor<Gadget>]
+        var limit: Int?
+        var offset: Int?
+        var text: String
+        var previous: [Gadget]
+        var lastSequence: UInt64
+    }
+
+    static let sorts: [[SortDescriptor<Gadget>]] = [
+        [],
+        [SortDescriptor(\.stock)],
+        [SortDescriptor(\.price, order: .reverse)],
+        [SortDescriptor(\.rating), SortDescriptor(\.stock, order: .reverse)],
+        [SortDescriptor(\.spec.weight, order: .reverse), SortDescriptor(\.name)],
+        [SortDescriptor(\.maker), SortDescriptor(\.stock)],
+        [SortDescriptor(\.released, order: .reverse)],
+    ]
+
+    static func expected(
+        _ records: [Int: Gadget], _ check: (Gadget) -> Bool, _ sort: [SortDescriptor<Gadget>], limit: Int?,
+        offset: Int?
+    ) -> [Gadget] {
+        let sorted = records.values.filter(check).sorted { lhs, rhs in
+            for descriptor in sort {
+                let order = descriptor.compare(lhs, rhs)
+                if order != .orderedSame { return order == .orderedAscending }
+            }
+            return lhs.id < rhs.id  // identifier order: Int keys sort as the integers do
+        }
+        return Array(sorted.dropFirst(max(offset ?? 0, 0)).prefix(max(limit ?? .max, 0)))
+    }
+
+    static func randomDescriptor(
+        _ random: inout SeededGenerator
+    ) -> (FetchDescriptor<Gadget>, @Sendable (Gadget) -> Bool, [SortDescriptor<Gadget>], String) {
+        let (predicate, check, text) = FetchOracleTests.randomCase(&random)
+        let sort = sorts.randomElement(using: &random)!
+        var descriptor = FetchDescriptor<Gadget>(predicate: predicate, sortBy: sort)
+        if Int.random(in: 0..<3, using: &random) > 0 { descriptor.fetchLimit = Int.random(in: 0...30, using: &random) }
+        if Bool.random(using: &random) { descriptor.fetchOffset = Int.random(in: 0...15, using: &random) }
+        let window = "limit \(descriptor.fetchLimit.map(String.init) ?? "-") offset \(descriptor.fetchOffset ?? 0)"
+        return (descriptor, check, sort, "\(text), sort #\(sorts.firstIndex(of: sort) ?? -1), \(window)")
+    }
+
+    @Test func randomLiveQueriesMatchBruteForce() throws {
+        var random = SeededGenerator(label: "live query oracle")
+        let container = try ModelContainer(
+            for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+        let context = ModelContext(container)
+        var records: [Int: Gadget] = [:]
+        let idSpace = OracleScale.value("RILL_LIVE_RECORDS", default: 240)
+        for id in 0..<(idSpace / 2) {
+            let gadget = Gadget.random(id: id, using: &random)
+            context.insert(gadget)
+            records[id] = gadget
+        }
+        try context.save()
+
+        let collector = DispatchQueue(label: "live oracle collector")
+        var followed: [Followed] = []
+        for _ in 0..<OracleScale.value("RILL_LIVE_QUERIES", default: 30) {
+            let (descriptor, check, sort, text) = Self.randomDescriptor(&random)
+            let query = try LiveQuery(descriptor, in: container)
+            let received = Received()
+            let observation = query.observe(on: collector) { received.changes.append($0) }
+            let expected = Self.expected(
+                records, check, sort, limit: descriptor.fetchLimit, offset: descriptor.fetchOffset)
+            #expect(Array(query) == expected, "initial results of \(text)")
+            followed.append(
+                Followed(
+                    query: query, observation: observation, received: received, check: check, sort: sort,
+                    limit: descriptor.fetchLimit, offset: descriptor.fetchOffset, text: text, previous: expected,
+                    lastSequence: query.sequence))
+        }
+
+        var failures = 0
+        let saves = OracleScale.value("RILL_LIVE_SAVES", default: 400)
+        for round in 0..<saves {
+            let before = records
+            var touched: Set<Int> = []
+            // A random save: inserts, updates (some of one field only) and deletes, 1 to 8 changes.
+            for _ in 0..<(Int.random(in: 0..<4, using: &random) == 0 ? Int.random(in: 2...8, using: &random) : 1) {
+                let id = Int.random(in: 0..<idSpace, using: &random)
+                touched.insert(id)
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<3:
+                    context.delete(Gadget.random(id: id, using: &random))
+                    records[id] = nil
+                case 3..<6:
+                    guard var gadget = records[id] else { fallthrough }
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0: gadget.stock = Int.random(in: -5...200, using: &random)
+                    case 1: gadget.tags = ["new", "sale"].shuffled(using: &random)
+                    case 2: gadget.price = Double(Int.random(in: -500...50_000, using: &random)) / 100
+                    default: gadget.spec.weight = Int.random(in: 0...1000, using: &random)
+                    }
+                    context.insert(gadget)
+                    records[id] = gadget
+                default:
+                    let gadget = Gadget.random(id: id, using: &random)
+                    context.insert(gadget)
+                    records[id] = gadget
+                }
+            }
+            // Now and then a query changes its descriptor instead.
+            var replaced: Int?
+            if Int.random(in: 0..<50, using: &random) == 0 {
+                let index = Int.random(in: 0..<followed.count, using: &random)
+                let (descriptor, check, sort, text) = Self.randomDescriptor(&random)
+                try followed[index].query.setDescriptor(descriptor)
+                followed[index].check = check
+                followed[index].sort = sort
+                followed[index].limit = descriptor.fetchLimit
+                followed[index].offset = descriptor.fetchOffset
+                followed[index].text = text
+                replaced = index
+            }
+            let sequence = try context.save()
+            try followed[0].query.catchUp()
+            collector.sync {}
+
+            for index in followed.indices {
+                let item = followed[index]
+                // Brute force, when a record the save touched matched the query before or after it
+                // (otherwise the set of matching records, and so the results, are the same).
+                let affected =
+                    index == replaced
+                    || touched.contains { id in
+                        before[id].map(item.check) == true || records[id].map(item.check) == true
+                    }
+                let expected =
+                    affected
+                    ? Self.expected(records, item.check, item.sort, limit: item.limit, offset: item.offset)
+                    : item.previous
+                let changes = item.received.changes
+                item.received.changes = []
+                let changed = expected != item.previous
+                let label = "round \(round), query \(index) (\(item.text))"
+                if index == replaced {
+                    // The descriptor change, then maybe the save's change.
+                    #expect(changes.count <= 2, "\(label): \(changes.count) changes")
+                } else {
+                    #expect(
+                        changes.count == (changed ? 1 : 0), "\(label): \(changes.count) changes, changed: \(changed)")
+                }
+                var applied = item.previous
+                for change in changes {
+                    #expect(change.sequence >= item.lastSequence, "\(label): sequence went back")
+                    #expect(!change.isEmpty, "\(label): an empty change")
+                    applied = change.apply(to: applied)
+                    followed[index].lastSequence = change.sequence
+                }
+                if applied != expected || Array(item.query) != expected {
+                    failures += 1
+                    Issue.record(
+                        """
+                        \(label): previous + changes != expected
+                        changes: \(changes)
+                        expected: \(expected.map(\.id))
+                        applied:  \(applied.map(\.id))
+                        query:    \(item.query.map(\.id))
+                        """)
+                }
+                if let sequence, changed, index != replaced {
+                    #expect(changes.last?.sequence == sequence, "\(label): change sequence")
+                }
+                if let sequence { #expect(item.query.sequence >= sequence, "\(label): query sequence") }
+                followed[index].previous = expected
+            }
+            if failures > 5 { break }
+        }
+        _ = followed.map(\.observation)
+    }
+
+    /// Commits that pile up while the follower is busy are read in one batch, whose transaction
+    /// sees the last of them: each is still applied as of itself, one change each, and windows
+    /// refilled from the store are corrected for the later commits.
+    @Test func aLaggingFollowerAppliesEachCommitAsOfItself() throws {
+        var random = SeededGenerator(label: "lagging follower")
+        let container = try ModelContainer(
+            for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+        let context = ModelContext(container)
+        var records: [Int: Gadget] = [:]
+        for id in 0..<120 {
+            let gadget = Gadget.random(id: id, using: &random)
+            context.insert(gadget)
+            records[id] = gadget
+        }
+        try context.save()
+        let collector = DispatchQueue(label: "lagging collector")
+        var followed:
+            [(
+                LiveQuery<Gadget>, LiveObservation, Received, @Sendable (Gadget) -> Bool, [SortDescriptor<Gadget>],
+                Int?, Int?
+            )] = []
+        for _ in 0..<12 {
+            var (descriptor, check, sort, _) = Self.randomDescriptor(&random)
+            descriptor.fetchLimit = Int.random(in: 1...6, using: &random)
+            let query = try LiveQuery(descriptor, in: container)
+            let received = Received()
+            let observation = query.observe(on: collector) { received.changes.append($0) }
+            followed.append((query, observation, received, check, sort, descriptor.fetchLimit, descriptor.fetchOffset))
+        }
+        let follower = try LogFollowers.retain(for: container.store)
+        defer { LogFollowers.release(follower) }
+
+        for round in 0..<40 {
+            // Hold the follower in a job while several saves land.
+            let hold = DispatchSemaphore(value: 0)
+            let holding = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                try? follower.perform { _, _ in
+                    holding.signal()
+                    hold.wait()
+                    return nil
+                }
+            }
+            holding.wait()
+            var expectedAfter: [[[Gadget]]] = []  // save → query → results
+            var sequences: [UInt64] = []
+            // Rounds that mostly delete (so that windows run out of rows and are refilled from
+            // the store) alternate with rounds that mostly insert.
+            let deleting = round % 2 == 0
+            for _ in 0..<Int.random(in: 2...6, using: &random) {
+                for _ in 0..<Int.random(in: 1...8, using: &random) {
+                    let id = Int.random(in: 0..<160, using: &random)
+                    if Int.random(in: 0..<10, using: &random) < (deleting ? 8 : 2) {
+                        context.delete(Gadget.random(id: id, using: &random))
+                        records[id] = nil
+                    } else {
+                        let gadget = Gadget.random(id: id, using: &random)
+                        context.insert(gadget)
+                        records[id] = gadget
+                    }
+                }
+                guard let sequence = try context.save() else { continue }
+                sequences.append(sequence)
+                expectedAfter.append(followed.map { Self.expected(records, $0.3, $0.4, limit: $0.5, offset: $0.6) })
+            }
+            let previous = followed.map { Array($0.0) }
+            hold.signal()
+            try followed[0].0.catchUp()
+            collector.sync {}
+            for (index, item) in followed.enumerated() {
+                var current = previous[index]
+                var changes = item.2.changes[...]
+                item.2.changes = []
+                for (step, sequence) in sequences.enumerated() {
+                    let expected = expectedAfter[step][index]
+                    if expected != current {
+                        guard let change = changes.popFirst() else {
+                            Issue.record("round \(round), query \(index): no change for commit \(sequence)")
+                            break
+                        }
+                        #expect(change.sequence == sequence, "round \(round), query \(index)")
+                        current = change.apply(to: current)
+                        #expect(current == expected, "round \(round), query \(index), commit \(sequence): \(change)")
+                        current = expected
+                    } else if changes.first?.sequence == sequence {
+                        Issue.record(
+                            "round \(round), query \(index): a change for commit \(sequence), which changed nothing")
+                        changes.removeFirst()
+                    }
+                }
+                #expect(changes.isEmpty, "round \(round), query \(index): \(changes.count) changes left")
+                #expect(Array(item.0) == current, "round \(round), query \(index): results")
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+import Dispatch
+import Foundation
+import Observation
+import RillStorage
+import RillTestSupport
+import Synchronization
+import Testing
+
+@testable import Rill
+
+/// Live queries one behavior at a time: observers, cancellation, streams, actors, observation
+/// tracking, descriptor changes, windows refilled from the store, and another process's saves.
+@Suite struct LiveQueryTests {
+    let directory = TemporaryDirectory()
+
+    func container() throws -> ModelContainer {
+        try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+    }
+
+    /// Changes delivered to an observer, read after draining its queue.
+    final class Inbox: @unchecked Sendable {
+        // Guarded by the observer's queue.
+        var changes: [ResultsChange<Counter>] = []
+    }
+
+    @discardableResult
+    func save(_ context: ModelContext, _ counters: [Counter], deleting: [Int] = []) throws -> UInt64? {
+        for counter in counters { context.insert(counter) }
+        for id in deleting { context.delete(Counter(id: id, value: 0)) }
+        return try context.save()
+    }
+
+    @Test func anObserverGetsOneChangePerAffectingSaveAndNoneOtherwise() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        try save(context, (0..<10).map { Counter(id: $0, value: $0) })
+        let query = try LiveQuery(
+            FetchDescriptor<Counter>(predicate: #Predicate { $0.value >= 5 }, sortBy: [SortDescriptor(\.value)]),
+            in: container)
+        #expect(query.map(\.id) == [5, 6, 7, 8, 9])
+        let queue = DispatchQueue(label: "observer")
+        let inbox = Inbox()
+        let observation = query.observe(on: queue) { inbox.changes.append($0) }
+
+        // Not affecting: a record that neither matched nor matches.
+        try save(context, [Counter(id: 1, value: 2)])
+        // Affecting: a new match at the front, a match leaving, one moving to the end.
+        let second = try save(
+            context, [Counter(id: 20, value: 5), Counter(id: 9, value: 0), Counter(id: 5, value: 50)])
+        try query.catchUp()
+        queue.sync {}
+        #expect(inbox.changes.count == 1)
+        let change = try #require(inbox.changes.first)
+        #expect(change.sequence == second)
+        #expect(change.removals.map(\.offset) == [4])
+        #expect(change.apply(to: [5, 6, 7, 8, 9].map { Counter(id: $0, value: $0) }).map(\.id) == [20, 6, 7, 8, 5])
+        #expect(query.map(\.id) == [20, 6, 7, 8, 5])
+        #expect(query.sequence == second)
+        let difference = change.difference(from: [5, 6, 7, 8, 9].map { Counter(id: $0, value: $0) })
+        #expect(
+            [5, 6, 7, 8, 9].map { Counter(id: $0, value: $0) }.applying(difference)?.map(\.id) == [20, 6, 7, 8, 5])
+        observation.cancel()
+    }
+
+    @Test func aCancelledObserverHearsNothingMoreAndIsReleased() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let query = try LiveQuery(FetchDescriptor<Counter>(), in: container)
+        final class Listener: Sendable {}
+        weak var weakListener: Listener?
+        let queue = DispatchQueue(label: "observer")
+        let inbox = Inbox()
+        var observation: LiveObservation?
+        do {
+            let listener = Listener()
+            weakListener = listener
+            observation = query.observe(on: queue) { change in
+                _ = listener
+                inbox.changes.append(change)
+            }
+        }
+        try save(context, [Counter(id: 1, value: 1)])
+        try query.catchUp()
+        queue.sync {}
+        #expect(inbox.changes.count == 1)
+        observation?.cancel()
+        try save(context, [Counter(id: 2, value: 2)])
+        try query.catchUp()
+        queue.sync {}
+        #expect(inbox.changes.count == 1, "a cancelled observer was called")
+        #expect(weakListener == nil, "the cancelled observer's closure is still held")
+
+        // Releasing an observation cancels it.
+        var released: LiveObservation? = query.observe(on: queue) { inbox.changes.append($0) }
+        _ = released
+        released = nil
+        try save(context, [Counter(id: 3, value: 3)])
+        try query.catchUp()
+        queue.sync {}
+        #expect(inbox.changes.count == 1)
+    }
+
+    @Test func aReleasedQueryEndsItsStreamsAndHoldsNoReadTransaction() async throws {
+        let container = try container()
+        let context = ModelContext(container)
+        weak var weakQuery: LiveQuery<Counter>?
+        var stream: AsyncStream<ResultsChange<Counter>>?
+        do {
+            let query = try LiveQuery(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.value)]), in: container)
+            weakQuery = query
+            stream = query.changes
+            try save(context, [Counter(id: 1, value: 1)])
+            try query.catchUp()
+        }
+        #expect(weakQuery == nil, "the live query outlived its last reference")
+        var iterator = stream!.makeAsyncIterator()
+        #expect(await iterator.next()?.insertions.count == 1)
+        #expect(await iterator.next() == nil, "the stream did not end with its query")
+        // The follower stops with its last query: no read transaction stays open.
+        try save(context, [Counter(id: 2, value: 2)])
+        var open = container.store.environment.openReadTransactionCount()
+        for _ in 0..<100 where open > 0 {
+            try await Task.sleep(for: .milliseconds(10))
+            open = container.store.environment.openReadTransactionCount()
+        }
+        #expect(open == 0)
+    }
+
+    @Test func changesArriveInCommitOrderAsAnAsyncSequenceAndOnAnActor() async throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let query = try LiveQuery(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.value)]), in: container)
+        actor Recorder {
+            var sequences: [UInt64] = []
+            func record(_ sequence: UInt64) { sequences.append(sequence) }
+        }
+        let recorder = Recorder()
+        let observation = query.observe(on: recorder) { recorder, change in recorder.record(change.sequence) }
+        let stream = query.changes
+        var saved: [UInt64] = []
+        for index in 0..<50 {
+            if let sequence = try save(context, [Counter(id: index % 7, value: index)]) { saved.append(sequence) }
+        }
+        try query.catchUp()
+        var streamed: [UInt64] = []
+        for await change in stream {
+            streamed.append(change.sequence)
+            if streamed.count == saved.count { break }
+        }
+        #expect(streamed == saved)
+        for _ in 0..<200 where await recorder.sequences.count < saved.count {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(await recorder.sequences == saved)
+        observation.cancel()
+    }
+
+    @Test func observationTrackingSeesResultsChange() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let query = try LiveQuery(FetchDescriptor<Counter>(), in: container)
+        let fired = Atomic(0)
+        withObservationTracking {
+            _ = query.count
+        } onChange: {
+            fired.add(1, ordering: .relaxed)
+        }
+        try save(context, [Counter(id: 1, value: 1)])
+        try query.catchUp()
+        #expect(fired.load(ordering: .relaxed) == 1)
+        #expect(query.count == 1)
+    }
+
+    @Test func changingTheDescriptorGivesOneChangeFromTheOldResultsToTheNew() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        try save(context, (0..<20).map { Counter(id: $0, value: 19 - $0) })
+        var descriptor = FetchDescriptor<Counter>(
+            predicate: #Predicate { $0.value < 10 }, sortBy: [SortDescriptor(\.value)])
+        let query = try LiveQuery(descriptor, in: container)
+        let before = Array(query)
+        let queue = DispatchQueue(label: "observer")
+        let inbox = Inbox()
+        let observation = query.observe(on: queue) { inbox.changes.append($0) }
+        descriptor.predicate = #Predicate { $0.value >= 5 && $0.value < 15 }
+        descriptor.sortBy = [SortDescriptor(\.value, order: .reverse)]
+        descriptor.fetchLimit = 6
+        try query.setDescriptor(descriptor)
+        queue.sync {}
+        let fresh = try context.fetch(descriptor)
+        #expect(Array(query) == fresh)
+        #expect(inbox.changes.count == 1)
+        #expect(inbox.changes.first.map { $0.apply(to: before) } == fresh)
+        // The same descriptor again: no change.
+        try query.setDescriptor(descriptor)
+        queue.sync {}
+        #expect(inbox.changes.count == 1)
+        observation.cancel()
+    }
+
+    /// A window emptied by one commit is refilled from the store, which a lagging follower reads
+    /// as of a later commit: a record that later commit changed is taken as it was, from the log.
+    @Test func aRefilledWindowUsesTheLogForRecordsChangedLater() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        try save(context, (0..<40).map { Counter(id: $0, value: $0) })
+        var descriptor = FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.value)])
+        descriptor.fetchLimit = 2
+        let query = try LiveQuery(descriptor, in: container)
+        let queue = DispatchQueue(label: "observer")
+        let inbox = Inbox()
+        let observation = query.observe(on: queue) { inbox.changes.append($0) }
+        let follower = try LogFollowers.retain(for: container.store)
+        defer { LogFollowers.release(follower) }
+        let hold = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? follower.perform { _, _ in
+                holding.signal()
+                hold.wait()
+                return nil
+            }
+        }
+        holding.wait()
+        // Every held row goes (the window and its look-ahead), then a row beyond them changes.
+        let first = try save(context, [], deleting: Array(0..<30))
+        let second = try save(context, [Counter(id: 30, value: 1_000)])
+        hold.signal()
+        try query.catchUp()
+        queue.sync {}
+        #expect(inbox.changes.map(\.sequence) == [first, second].compactMap { $0 })
+        let afterFirst = inbox.changes.first.map { $0.apply(to: [Counter(id: 0, value: 0), Counter(id: 1, value: 1)]) }
+        #expect(afterFirst?.map(\.id) == [30, 31])
+        #expect(query.map(\.id) == [31, 32])
+        observation.cancel()
+    }
+
+    @Test func anotherProcessesSavesArriveInOrderWithCorrectChanges() throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        var descriptor = FetchDescriptor<Counter>(
+            predicate: #Predicate { $0.value >= 30 }, sortBy: [SortDescriptor(\.value), SortDescriptor(\.id)])
+        descriptor.fetchLimit = 8
+        let query = try LiveQuery(descriptor, in: container)
+        let queue = DispatchQueue(label: "observer")
+        let inbox = Inbox()
+        let observation = query.observe(on: queue) { inbox.changes.append($0) }
+
+        let child = Process()
+        child.executableURL = buildProductsDirectory.appendingPathComponent("rill-test-helper")
+        child.arguments = ["random-saves", path, String(SeededGenerator(label: "cross-process").seed), "300"]
+        child.standardOutput = Pipe()
+        try child.run()
+        child.waitUntilExit()
+        #expect(child.terminationStatus == 0)
+        try query.catchUp()
+        queue.sync {}
+
+        // Replay the log: the results after each commit, against the changes received.
+        var records: [Int: Counter] = [:]
+        var results: [Counter] = []
+        var changes = inbox.changes[...]
+        var lastSequence: UInt64 = 0
+        for entry in try container.store.entries(after: 0) {
+            for change in entry.changes {
+                let id = try #require(change.key.withUnsafeBytes { Int(_storageKey: $0) })
+                records[id] = try change.record.map { try RecordCoder.decode(Counter.self, from: $0) }
+            }
+            let expected = Array(
+                records.values.filter { $0.value >= 30 }.sorted { ($0.value, $0.id) < ($1.value, $1.id) }.prefix(8))
+            if expected != results {
+                let next = changes.popFirst()
+                let change = try #require(next, "no change for commit \(entry.sequence)")
+                #expect(change.sequence == entry.sequence)
+                #expect(change.sequence > lastSequence)
+                lastSequence = change.sequence
+                #expect(change.apply(to: results) == expected, "commit \(entry.sequence): \(change)")
+                results = expected
+            } else {
+                #expect(changes.first?.sequence != entry.sequence, "a change for commit \(entry.sequence)")
+            }
+        }
+        #expect(changes.isEmpty)
+        #expect(Array(query) == results)
+        #expect(results == (try ModelContext(container).fetch(descriptor)))
+        observation.cancel()
+    }
+}
