@@ -2,8 +2,10 @@
 //
 //   swift run library-demo [store-directory]
 //
-// Each run stocks the shelf with any book it lacks, lists the unread books by author then title,
-// and finishes reading the first of them, so the store (and its log) carries over from run to run.
+// Each run stocks the shelf with any book it lacks, lists the unread books by author then title
+// (a live query, which follows every save), and finishes reading the first of them, so the store
+// (and its log) carries over from run to run.
+import Dispatch
 import Foundation
 import Rill
 
@@ -46,16 +48,28 @@ if let sequence = try context.save() {
     print("The shelf is already stocked.")
 }
 
-// Unread books, by author then title.
-let unread = try context.fetch(
+// Unread books, by author then title: a live query, whose results follow every save.
+let unread = try LiveQuery(
     FetchDescriptor<Book>(
         predicate: #Predicate { !$0.isRead },
-        sortBy: [SortDescriptor(\.author), SortDescriptor(\.title)]))
+        sortBy: [SortDescriptor(\.author), SortDescriptor(\.title)]),
+    in: container)
 let total = try context.fetchCount(FetchDescriptor<Book>())
-print("\nUnread: \(unread.count) of \(total) books")
+print("\nUnread: \(unread.count) of \(total) books (as of commit \(unread.sequence))")
 for book in unread {
     let author = book.author.padding(toLength: 20, withPad: " ", startingAt: 0)
     print("  \(author) \(book.title) (\(book.year), \(book.pages) pages)")
+}
+
+// Print what each commit changes in the unread list.
+let changes = DispatchQueue(label: "library-demo.changes")
+let observation = unread.observe(on: changes) { change in
+    for removal in change.removals {
+        print("  live: \"\(removal.element.title)\" left the unread list at offset \(removal.offset)")
+    }
+    for insertion in change.insertions {
+        print("  live: \"\(insertion.element.title)\" joined the unread list at offset \(insertion.offset)")
+    }
 }
 
 // Finish the first unread book.
@@ -63,7 +77,11 @@ if var next = unread.first {
     next.isRead = true
     context.insert(next)
     let sequence = try context.save()
-    print("\nFinished \"\(next.title)\" (commit \(sequence ?? 0)). Run again to read the next one.")
+    print("\nFinished \"\(next.title)\" (commit \(sequence ?? 0)).")
+    try unread.catchUp()
+    changes.sync {}
+    print("Unread now: \(unread.count), as of commit \(unread.sequence). Run again to read the next one.")
 } else {
     print("\nEvery book is read. Remove \(directory) to start over.")
 }
+observation.cancel()

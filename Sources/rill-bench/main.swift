@@ -2,15 +2,28 @@
 //
 //   swift run -c release rill-bench save
 //   swift run -c release rill-bench query
+//   swift run -c release rill-bench live
 import Foundation
 
-let benchmarks = ["save", "query"]
+let benchmarks = ["save", "query", "live"]
 let name = CommandLine.arguments.dropFirst().first ?? ""
 switch name {
 case "save":
     try SaveBenchmark().run()
 case "query":
     try QueryBenchmark().run()
+case "live":
+    // rill-bench live [queries] [saves] [re-fetched saves]
+    var benchmark = LiveBenchmark()
+    let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    if arguments.count > 0 { benchmark.queryCount = arguments[0] }
+    if arguments.count > 1 { benchmark.saveCount = arguments[1] }
+    if arguments.count > 2 { benchmark.refetchSamples = arguments[2] }
+    try benchmark.run()
+case "live-writer":
+    // The other process of `live`.
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    try LiveBenchmark.writer(directory: arguments[0], count: Int(arguments[1]) ?? 100)
 default:
     FileHandle.standardError.write(Data("usage: rill-bench <\(benchmarks.joined(separator: "|"))>\n".utf8))
     exit(64)

@@ -7,9 +7,17 @@ final class DecodedChange {
     private var value: RecordValue?
     private var models: [ObjectIdentifier: Any] = [:]
 
-    init(_ change: LogEntry.Change) { self.change = change }
+    /// The change's parts, read without copying the change.
+    let key: [UInt8]
+    let kind: LogEntry.Kind
+    let changedFields: [String]
 
-    var key: [UInt8] { change.key }
+    init(_ change: LogEntry.Change) {
+        self.change = change
+        key = change.key
+        kind = change.kind
+        changedFields = change.changedFields
+    }
 
     /// The record after the change, schema-less (nil for a deletion).
     func recordValue() throws -> RecordValue? {

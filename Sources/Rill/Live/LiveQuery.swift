@@ -235,9 +235,9 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     }
 
     /// Under the follower's publication lock.
-    private func publish(_ results: LiveResults<T>, descriptor: FetchDescriptor<T>) {
+    private func publish(_ results: LiveResults<T>, descriptor: FetchDescriptor<T>?) {
         state.results = results
-        state.descriptor = descriptor
+        if let descriptor { state.descriptor = descriptor }
     }
 
     private func deliver(_ change: ResultsChange<T>?) {
@@ -276,12 +276,12 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
-            return publication(change: change)
+            return publication(change: change, descriptorChanged: false)
         }
 
-        func publication(change: ResultsChange<T>?) -> LivePublication {
+        func publication(change: ResultsChange<T>?, descriptorChanged: Bool = true) -> LivePublication {
             let results = query.results
-            let descriptor = query.descriptor
+            let descriptor = descriptorChanged ? query.descriptor : nil
             return LivePublication(
                 willPublish: { [weak owner] in owner?.willPublish() },
                 publish: { [weak owner] in owner?.publish(results, descriptor: descriptor) },

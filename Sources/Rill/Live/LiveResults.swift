@@ -3,10 +3,10 @@
 /// Taking it from a ``LiveQuery`` costs nothing (it shares the query's storage), and it never
 /// changes, so it can be read at leisure from any thread while the query moves on.
 public struct LiveResults<Element: PersistentModel>: RandomAccessCollection, Sendable {
-    private let rows: ChunkedList<LiveRow<Element>>
+    private let rows: ChunkedList<LiveEntry>
     private let range: Range<Int>
 
-    init(rows: ChunkedList<LiveRow<Element>>, range: Range<Int>) {
+    init(rows: ChunkedList<LiveEntry>, range: Range<Int>) {
         self.rows = rows
         self.range = range
     }
@@ -21,7 +21,7 @@ public struct LiveResults<Element: PersistentModel>: RandomAccessCollection, Sen
 
     public subscript(position: Int) -> Element {
         precondition(position >= 0 && position < range.count, "LiveResults index out of range")
-        return rows[range.lowerBound + position].model
+        return LiveRow<Element>.model(rows[range.lowerBound + position])
     }
 
     /// The identifier keys of the rows, in order.

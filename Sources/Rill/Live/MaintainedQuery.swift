@@ -1,10 +1,35 @@
 import Foundation
 import RillStorage
 
-/// A row of a live query's results: a model and its identifier's storage key.
-struct LiveRow<T: PersistentModel>: Sendable {
-    var key: [UInt8]
-    var model: T
+/// A row of a live query's results: its identifier's storage key and its order key; its model
+/// is in the subclass `LiveRow<T>`.
+///
+/// Rows are immutable objects of a class that is not generic, so that the structures that hold
+/// them (the ordered list, the table by key) are compiled for this one type, whatever the model.
+class LiveEntry: @unchecked Sendable {
+    // Sendable: immutable, and the model in the subclass is Sendable.
+    let key: [UInt8]
+    /// Bytes whose order is the row's order in the results (sort values, then identifier), when
+    /// the sort allows it; rows are then compared with one `memcmp`.
+    let order: [UInt8]?
+
+    init(key: [UInt8], order: [UInt8]?) {
+        self.key = key
+        self.order = order
+    }
+}
+
+/// A row with its model.
+final class LiveRow<T: PersistentModel>: LiveEntry, @unchecked Sendable {
+    let model: T
+
+    init(key: [UInt8], model: T, order: [UInt8]?) {
+        self.model = model
+        super.init(key: key, order: order)
+    }
+
+    /// The model of an entry of a `T` query (every entry of one is a `LiveRow<T>`).
+    static func model(_ entry: LiveEntry) -> T { unsafeDowncast(entry, to: LiveRow<T>.self).model }
 }
 
 /// A live query as the follower maintains it: the first rows of its matches, in order, kept
@@ -25,11 +50,13 @@ final class MaintainedQuery<T: PersistentModel> {
     /// The top-level fields the predicate and sort read; nil when not known (every field).
     private var dependencies: Set<String>?
     /// The first `rows.count` matches, in order.
-    private(set) var rows = ChunkedList<LiveRow<T>>()
-    /// The held rows' models by identifier key.
-    private var held: [[UInt8]: T] = [:]
+    private(set) var rows = ChunkedList<LiveEntry>()
+    /// The held rows by identifier key.
+    private var held: [[UInt8]: LiveEntry] = [:]
     /// True when `rows` holds every match.
     private var complete = true
+    /// The sort as field paths whose index-key order is the sort's: rows then carry order keys.
+    private var orderPaths: [QuerySortKey]?
 
     init(descriptor: FetchDescriptor<T>) {
         self.descriptor = descriptor
@@ -58,6 +85,28 @@ final class MaintainedQuery<T: PersistentModel> {
             fields?.insert(first)
         }
         dependencies = fields
+        orderPaths = QueryExecutor<T>.orderPreservingSortKeys(descriptor.sortBy)
+    }
+
+    /// The order key of a row whose record is `record`; nil when rows are compared by model.
+    private func orderKey(_ record: RecordValue, key: [UInt8]) throws -> [UInt8]? {
+        guard let orderPaths else { return nil }
+        var bytes: [UInt8] = []
+        for sort in orderPaths {
+            let start = bytes.count
+            do {
+                try IndexKey.append(QueryEvaluator.read(sort.path, from: record), to: &bytes)
+            } catch {
+                throw RillError(
+                    .queryFailed, "cannot order \(T.entityName) by \(sort.path.joined(separator: ".")): \(error)",
+                    underlyingError: error)
+            }
+            // Encodings are prefix-free, so inverting one reverses its order within the whole key.
+            if !sort.ascending {
+                for index in start..<bytes.count { bytes[index] = ~bytes[index] }
+            }
+        }
+        return bytes + key
     }
 
     // MARK: - The window
@@ -108,21 +157,29 @@ final class MaintainedQuery<T: PersistentModel> {
         return change.isEmpty ? nil : change
     }
 
-    private func replaceRows(with loaded: [LiveRow<T>]) {
+    private func replaceRows(with loaded: [LiveEntry]) {
         rows = ChunkedList(loaded)
         held.removeAll(keepingCapacity: true)
-        for row in loaded { held[row.key] = row.model }
+        for row in loaded { held[row.key] = row }
     }
 
     /// The first `limit` matches as of the transaction's snapshot.
-    private func fetch(limit: Int?, in transaction: ReadTransaction, store: Store) throws -> [LiveRow<T>] {
+    private func fetch(limit: Int?, in transaction: ReadTransaction, store: Store) throws -> [LiveEntry] {
         guard let entity = try store.entity(named: T.entityName) else { return [] }
         var descriptor = self.descriptor
         descriptor.fetchOffset = nil
         descriptor.fetchLimit = limit
         let executor = QueryExecutor(
             store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: transaction)
-        return try executor.models().map { LiveRow(key: $0.id.storageKey, model: $0) }
+        return try executor.models().map { model in
+            let key = model.id.storageKey
+            var order: [UInt8]?
+            if orderPaths != nil, let bytes = try transaction.get(key, in: entity.database) {
+                let record = try key.withUnsafeBytes { try Store.recordValue(bytes, key: $0, entity: T.entityName) }
+                order = try orderKey(record, key: key)
+            }
+            return LiveRow(key: key, model: model, order: order)
+        }
     }
 
     // MARK: - Applying a commit
@@ -133,39 +190,40 @@ final class MaintainedQuery<T: PersistentModel> {
         // The changes that can affect the held rows: a held record changed or deleted, or a
         // record that matches now. A record that is not held and whose changed fields are none
         // that the query reads stays out, undecoded.
-        var relevant: [(key: [UInt8], model: T?)] = []
+        var relevant: [(key: [UInt8], row: LiveEntry?)] = []
         for decoded in changes {
-            let change = decoded.change
-            let wasHeld = held[change.key] != nil
-            switch change.kind {
+            let key = decoded.key
+            let wasHeld = held[key] != nil
+            switch decoded.kind {
             case .delete:
-                if wasHeld { relevant.append((change.key, nil)) }
+                if wasHeld { relevant.append((key, nil)) }
             case .update, .insert:
-                if !wasHeld, change.kind == .update, let dependencies,
-                    !change.changedFields.contains(where: dependencies.contains)
+                if !wasHeld, decoded.kind == .update, let dependencies,
+                    !decoded.changedFields.contains(where: dependencies.contains)
                 {
                     continue
                 }
                 let model = try matchingModel(decoded)
                 if model == nil, !wasHeld { continue }
-                relevant.append((change.key, model))
+                let row = try model.map { model -> LiveEntry in
+                    LiveRow(
+                        key: key, model: model, order: try decoded.recordValue().flatMap { try orderKey($0, key: key) })
+                }
+                relevant.append((key, row))
             }
         }
         guard !relevant.isEmpty else { return nil }
 
         let before = rows
-        var oldModels: [[UInt8]: T] = [:]
-        for (key, model) in relevant {
+        var oldRows: [[UInt8]: LiveEntry] = [:]
+        for (key, row) in relevant {
             if let old = held.removeValue(forKey: key) {
-                if oldModels[key] == nil { oldModels[key] = old }
-                if let position = position(of: key, model: old, in: rows) { rows.remove(at: position) }
+                if oldRows[key] == nil { oldRows[key] = old }
+                if let position = position(of: old, in: rows) { rows.remove(at: position) }
             }
-            if let model {
-                let row = LiveRow(key: key, model: model)
-                if complete || (rows.last.map { precedes(row, $0) } ?? false) {
-                    rows.insert(row, at: rows.partitionPoint { precedes($0, row) })
-                    held[key] = model
-                }
+            if let row, complete || (rows.last.map { precedes(row, $0) } ?? false) {
+                rows.insert(row, at: rows.partitionPoint { precedes($0, row) })
+                held[key] = row
             }
         }
         if !complete, let end = windowEnd, rows.count < end {
@@ -177,14 +235,16 @@ final class MaintainedQuery<T: PersistentModel> {
             complete = false
         }
         let change = windowChange(
-            from: before, touched: relevant.map(\.key), oldModels: oldModels, sequence: commit.sequence)
+            from: before, touched: relevant.map { $0.key }, oldRows: oldRows, sequence: commit.sequence)
         return change.isEmpty ? nil : change
     }
 
     /// The model of a changed record when it matches the predicate, else nil.
     private func matchingModel(_ decoded: DecodedChange) throws -> T? {
+        // The filter is the predicate's complete, exact translation: it decides alone.
         if let filter {
             guard let value = try decoded.recordValue(), QueryEvaluator.matches(filter, value) else { return nil }
+            return try decoded.model(T.self)
         }
         guard let model = try decoded.model(T.self) else { return nil }
         return try matches(model) ? model : nil
@@ -215,7 +275,15 @@ final class MaintainedQuery<T: PersistentModel> {
             for key in later {
                 guard let record = try commit.record(of: T.entityName, key: key) else { continue }
                 let model = try LiveDecoding.decode(T.self, record, key: key)
-                if try matches(model) { loaded.append(LiveRow(key: key, model: model)) }
+                guard try matches(model) else { continue }
+                var order: [UInt8]?
+                if orderPaths != nil {
+                    let value = try record.withUnsafeBytes { bytes in
+                        try key.withUnsafeBytes { try Store.recordValue(bytes, key: $0, entity: T.entityName) }
+                    }
+                    order = try orderKey(value, key: key)
+                }
+                loaded.append(LiveRow(key: key, model: model, order: order) as LiveEntry)
             }
             loaded.sort(by: precedes)
         }
@@ -226,9 +294,11 @@ final class MaintainedQuery<T: PersistentModel> {
     // MARK: - Order
 
     /// The descriptor's order: its sort descriptors, then the identifier key.
-    func precedes(_ lhs: LiveRow<T>, _ rhs: LiveRow<T>) -> Bool {
+    func precedes(_ lhs: LiveEntry, _ rhs: LiveEntry) -> Bool {
+        if let left = lhs.order, let right = rhs.order { return Self.bytes(left, precede: right) }
+        let (leftModel, rightModel) = (LiveRow<T>.model(lhs), LiveRow<T>.model(rhs))
         for sort in descriptor.sortBy {
-            switch sort.compare(lhs.model, rhs.model) {
+            switch sort.compare(leftModel, rightModel) {
             case .orderedAscending: return true
             case .orderedDescending: return false
             case .orderedSame: continue
@@ -237,23 +307,24 @@ final class MaintainedQuery<T: PersistentModel> {
         return lhs.key.lexicographicallyPrecedes(rhs.key)
     }
 
-    /// The position of the row with `key` (whose model, there, is `model`) in `list`, or nil.
-    private func position(of key: [UInt8], model: T, in list: ChunkedList<LiveRow<T>>) -> Int? {
-        let probe = LiveRow(key: key, model: model)
-        let position = list.partitionPoint { precedes($0, probe) }
-        return position < list.count && list[position].key == key ? position : nil
+    /// `memcmp` order.
+    private static func bytes(_ lhs: [UInt8], precede rhs: [UInt8]) -> Bool {
+        lhs.withUnsafeBufferPointer { left in
+            rhs.withUnsafeBufferPointer { right in
+                let common = min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order < 0 || (order == 0 && left.count < right.count)
+            }
+        }
+    }
+
+    /// The position of `row` (as it is in `list`) in `list`, or nil when it is not there.
+    private func position(of row: LiveEntry, in list: ChunkedList<LiveEntry>) -> Int? {
+        let position = list.partitionPoint { precedes($0, row) }
+        return position < list.count && list[position].key == row.key ? position : nil
     }
 
     // MARK: - The change to the window
-
-    /// A row that may have entered, left or moved within the window.
-    private struct Candidate {
-        var oldOffset: Int?
-        var newOffset: Int?
-        var oldModel: T?
-        var newModel: T?
-        var touched: Bool
-    }
 
     /// The change from the window of `before` to the window of `rows`, given the keys of the
     /// rows the commit touched and their models before it (for those that were held).
@@ -262,14 +333,14 @@ final class MaintainedQuery<T: PersistentModel> {
     /// at most `touched.count` positions, so only the touched rows and the rows that many
     /// positions from either edge of the old and new windows can enter, leave or move.
     private func windowChange(
-        from before: ChunkedList<LiveRow<T>>, touched: [[UInt8]], oldModels: [[UInt8]: T], sequence: UInt64
+        from before: ChunkedList<LiveEntry>, touched: [[UInt8]], oldRows: [[UInt8]: LiveEntry], sequence: UInt64
     ) -> ResultsChange<T> {
         let start = windowStart
         let end = windowEnd
         let band = touched.count + 1
         let touchedSet = Set(touched)
 
-        var candidates: [[UInt8]: Candidate] = [:]
+        var candidates: [[UInt8]: WindowCandidate] = [:]
         func offsetInWindow(_ position: Int?) -> Int? {
             guard let position, position >= start, position < (end ?? .max) else { return nil }
             return position - start
@@ -286,46 +357,51 @@ final class MaintainedQuery<T: PersistentModel> {
         }
         for position in edgePositions(count: before.count) where !touchedSet.contains(before[position].key) {
             let row = before[position]
-            let newPosition = self.position(of: row.key, model: row.model, in: rows)
-            candidates[row.key] = Candidate(
-                oldOffset: position - start, newOffset: offsetInWindow(newPosition), oldModel: row.model,
-                newModel: newPosition.map { rows[$0].model }, touched: false)
+            let newPosition = self.position(of: row, in: rows)
+            candidates[row.key] = WindowCandidate(
+                oldOffset: position - start, newOffset: offsetInWindow(newPosition), old: row,
+                new: newPosition.map { rows[$0] }, touched: false)
         }
         for position in edgePositions(count: rows.count) where !touchedSet.contains(rows[position].key) {
             let row = rows[position]
             guard candidates[row.key] == nil else { continue }
-            let oldPosition = self.position(of: row.key, model: row.model, in: before)
-            candidates[row.key] = Candidate(
+            let oldPosition = self.position(of: row, in: before)
+            candidates[row.key] = WindowCandidate(
                 oldOffset: offsetInWindow(oldPosition), newOffset: position - start,
-                oldModel: oldPosition.map { before[$0].model }, newModel: row.model, touched: false)
+                old: oldPosition.map { before[$0] }, new: row, touched: false)
         }
         for key in touchedSet {
-            let oldModel = oldModels[key]
-            let newModel = held[key]
-            let oldPosition = oldModel.flatMap { position(of: key, model: $0, in: before) }
-            let newPosition = newModel.flatMap { position(of: key, model: $0, in: rows) }
-            candidates[key] = Candidate(
+            let oldRow = oldRows[key]
+            let newRow = held[key]
+            let oldPosition = oldRow.flatMap { position(of: $0, in: before) }
+            let newPosition = newRow.flatMap { position(of: $0, in: rows) }
+            candidates[key] = WindowCandidate(
                 oldOffset: offsetInWindow(oldPosition), newOffset: offsetInWindow(newPosition),
-                oldModel: oldModel, newModel: newModel, touched: true)
+                old: oldRow, new: newRow, touched: true)
         }
 
-        var change = ResultsChange<T>(sequence: sequence, removals: [], insertions: [], moves: [], updates: [])
         // Rows in the old window that are not untouched rows of both windows, and the same in
         // the new one: every other row keeps its order, so a touched row of both windows stays
-        // in place when as many stable rows precede it in each.
+        // in place when as many stable rows precede it in each. (The lists are of concrete
+        // types and become the change's generic ones only at the end: generic code unspecialized
+        // for the model type costs far more per step.)
+        var removals: [(offset: Int, row: LiveEntry)] = []
+        var insertions: [(offset: Int, row: LiveEntry)] = []
+        var moves: [(from: Int, to: Int, row: LiveEntry)] = []
+        var updates: [(old: Int, new: Int, row: LiveEntry)] = []
         var oldUnstable: [Int] = []
         var newUnstable: [Int] = []
-        var common: [(key: [UInt8], candidate: Candidate)] = []
-        for (key, candidate) in candidates {
+        var common: [WindowCandidate] = []
+        for candidate in candidates.values {
             switch (candidate.oldOffset, candidate.newOffset) {
             case (let old?, nil):
-                change.removals.append(.init(offset: old, element: candidate.oldModel!))
+                removals.append((old, candidate.old!))
                 oldUnstable.append(old)
             case (nil, let new?):
-                change.insertions.append(.init(offset: new, element: candidate.newModel!))
+                insertions.append((new, candidate.new!))
                 newUnstable.append(new)
             case (let old?, let new?) where candidate.touched:
-                common.append((key, candidate))
+                common.append(candidate)
                 oldUnstable.append(old)
                 newUnstable.append(new)
             default:
@@ -343,33 +419,43 @@ final class MaintainedQuery<T: PersistentModel> {
             }
             return offset - low
         }
-        var inPlace: [(old: Int, new: Int, model: T)] = []
-        for (_, candidate) in common {
+        var inPlace: [(old: Int, new: Int, row: LiveEntry)] = []
+        for candidate in common {
             let old = candidate.oldOffset!
             let new = candidate.newOffset!
             if stableBefore(old, oldUnstable) == stableBefore(new, newUnstable) {
-                inPlace.append((old, new, candidate.newModel!))
+                inPlace.append((old, new, candidate.new!))
             } else {
-                change.moves.append(.init(from: old, to: new, element: candidate.newModel!))
+                moves.append((old, new, candidate.new!))
             }
         }
         // Touched rows in the same gap between stable rows may have swapped: keep the longest
         // run in order in place, and move the others.
         inPlace.sort { $0.old < $1.old }
-        let keep = ResultsDiff.longestIncreasingSubsequence(inPlace.map(\.new))
+        let keep = ResultsDiff.longestIncreasingSubsequence(inPlace.map { $0.new })
         for (index, row) in inPlace.enumerated() {
-            if keep.contains(index) {
-                change.updates.append(.init(oldOffset: row.old, offset: row.new, element: row.model))
-            } else {
-                change.moves.append(.init(from: row.old, to: row.new, element: row.model))
-            }
+            if keep.contains(index) { updates.append(row) } else { moves.append((row.old, row.new, row.row)) }
         }
-        change.removals.sort { $0.offset < $1.offset }
-        change.insertions.sort { $0.offset < $1.offset }
-        change.moves.sort { $0.to < $1.to }
-        change.updates.sort { $0.offset < $1.offset }
-        return change
+        removals.sort { $0.offset < $1.offset }
+        insertions.sort { $0.offset < $1.offset }
+        moves.sort { $0.to < $1.to }
+        updates.sort { $0.new < $1.new }
+        return ResultsChange(
+            sequence: sequence,
+            removals: removals.map { .init(offset: $0.offset, element: LiveRow<T>.model($0.row)) },
+            insertions: insertions.map { .init(offset: $0.offset, element: LiveRow<T>.model($0.row)) },
+            moves: moves.map { .init(from: $0.from, to: $0.to, element: LiveRow<T>.model($0.row)) },
+            updates: updates.map { .init(oldOffset: $0.old, offset: $0.new, element: LiveRow<T>.model($0.row)) })
     }
+}
+
+/// A row that may have entered, left or moved within a live query's window.
+private struct WindowCandidate {
+    var oldOffset: Int?
+    var newOffset: Int?
+    var old: LiveEntry?
+    var new: LiveEntry?
+    var touched: Bool
 }
 
 extension QueryNode {

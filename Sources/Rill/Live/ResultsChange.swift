@@ -72,7 +72,7 @@ public struct ResultsChange<Element: Sendable>: Sendable {
     public func apply<C: RangeReplaceableCollection>(to previous: C) -> C
     where C.Element == Element, C.Index == Int {
         var result = Array(previous)
-        var removed = removals.map(\.offset) + moves.map(\.from)
+        var removed = removals.map { $0.offset } + moves.map { $0.from }
         removed.sort(by: >)
         for offset in removed { result.remove(at: offset) }
         var inserted = insertions.map { ($0.offset, $0.element) } + moves.map { ($0.to, $0.element) }

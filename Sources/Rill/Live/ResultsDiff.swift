@@ -22,7 +22,7 @@ enum ResultsDiff {
         for (offset, key) in new.enumerated() where !kept.contains(key) {
             change.insertions.append(.init(offset: offset, element: newModels[offset]))
         }
-        let stay = longestIncreasingSubsequence(common.map(\.new))
+        let stay = longestIncreasingSubsequence(common.map { $0.new })
         for (index, pair) in common.enumerated() where !stay.contains(index) {
             change.moves.append(.init(from: pair.old, to: pair.new, element: newModels[pair.new]))
         }

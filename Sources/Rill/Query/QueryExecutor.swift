@@ -139,16 +139,24 @@ struct QueryExecutor<T: PersistentModel> {
         var isSorted: Bool { plan.isSorted }
     }
 
-    /// The sort as field paths, when an index's order can serve it: key paths of stored
-    /// properties, not strings (Swift's `<` and the index's order differ for some strings).
-    private func indexableSortKeys() -> [QuerySortKey]? {
+    /// The sort as field paths, when an index's order can serve it.
+    private func indexableSortKeys() -> [QuerySortKey]? { Self.orderPreservingSortKeys(descriptor.sortBy) }
+
+    /// `sortBy` as field paths whose index-key order is the sort descriptors' order: key paths
+    /// of stored properties, neither strings (Swift's `<` and the key order differ for some
+    /// strings) nor decimals (keyed approximately); nil when some sort descriptor is not.
+    static func orderPreservingSortKeys(_ sortBy: [SortDescriptor<T>]) -> [QuerySortKey]? {
         var keys: [QuerySortKey] = []
-        for sort in descriptor.sortBy {
+        for sort in sortBy {
             guard let keyPath = sort.keyPath, sort.stringComparator == nil,
                 let path = FieldPath.components(of: keyPath, root: T.self)
             else { return nil }
             let valueType = type(of: keyPath).valueType
-            if valueType == String.self || valueType == String?.self { return nil }
+            if valueType == String.self || valueType == String?.self || valueType == Decimal.self
+                || valueType == Decimal?.self
+            {
+                return nil
+            }
             keys.append(QuerySortKey(path: path, ascending: sort.order == .forward))
         }
         return keys
