@@ -2,7 +2,8 @@
 /// elements, and a copy that shares storage (a published snapshot) costs the writer only the
 /// chunk it changes and the table of chunks, not the whole list.
 ///
-/// Positions are found through the chunks' start offsets: O(log c) for c chunks.
+/// Positions are found through the chunks' start offsets: O(log c) for c chunks. Elements should
+/// be plain values (see `RowList`): copying a chunk then copies bytes.
 struct ChunkedList<Element>: RandomAccessCollection {
     /// Non-empty chunks, in order.
     private var chunks: [[Element]] = []

@@ -3,17 +3,20 @@
 /// Taking it from a ``LiveQuery`` costs nothing (it shares the query's storage), and it never
 /// changes, so it can be read at leisure from any thread while the query moves on.
 public struct LiveResults<Element: PersistentModel>: RandomAccessCollection, Sendable {
-    private let rows: ChunkedList<LiveEntry>
+    private let rows: RowList
     private let range: Range<Int>
+    /// Keeps alive the rows the query let go of since this snapshot was taken.
+    private let version: LiveVersion
 
-    init(rows: ChunkedList<LiveEntry>, range: Range<Int>) {
+    init(rows: RowList, range: Range<Int>, version: LiveVersion) {
         self.rows = rows
         self.range = range
+        self.version = version
     }
 
     /// No results.
     init() {
-        self.init(rows: ChunkedList(), range: 0..<0)
+        self.init(rows: RowList(), range: 0..<0, version: LiveVersion())
     }
 
     public var startIndex: Int { 0 }

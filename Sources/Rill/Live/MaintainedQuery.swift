@@ -50,9 +50,11 @@ final class MaintainedQuery<T: PersistentModel> {
     /// The top-level fields the predicate and sort read; nil when not known (every field).
     private var dependencies: Set<String>?
     /// The first `rows.count` matches, in order.
-    private(set) var rows = ChunkedList<LiveEntry>()
-    /// The held rows by identifier key.
+    private(set) var rows = RowList()
+    /// The held rows by identifier key (their owner).
     private var held: [[UInt8]: LiveEntry] = [:]
+    /// Where rows the query lets go of are kept until no snapshot can show them.
+    private var version = LiveVersion()
     /// True when `rows` holds every match.
     private var complete = true
     /// The sort as field paths whose index-key order is the sort's: rows then carry order keys.
@@ -61,6 +63,11 @@ final class MaintainedQuery<T: PersistentModel> {
     init(descriptor: FetchDescriptor<T>) {
         self.descriptor = descriptor
         configure()
+    }
+
+    deinit {
+        // Snapshots taken before may still show the held rows.
+        version.retired.append(contentsOf: held.values)
     }
 
     private func configure() {
@@ -125,11 +132,20 @@ final class MaintainedQuery<T: PersistentModel> {
     /// How many rows past the window are kept, so that deletions rarely need the store.
     private var lookahead: Int { windowEnd.map { max(16, $0 / 4) } ?? 0 }
 
-    /// The results: the window's rows.
+    /// The results: a snapshot of the window's rows.
     var results: LiveResults<T> {
         let start = min(windowStart, rows.count)
         let end = min(windowEnd ?? rows.count, rows.count)
-        return LiveResults(rows: rows, range: start..<end)
+        // Rows let go of from now on stay alive as long as this snapshot.
+        let next = LiveVersion()
+        version.next = next
+        version = next
+        return LiveResults(rows: rows, range: start..<end, version: next)
+    }
+
+    /// Lets go of a row: it lives on while a snapshot taken before may show it.
+    private func retire(_ row: LiveEntry) {
+        version.retired.append(row)
     }
 
     // MARK: - Loading
@@ -158,7 +174,8 @@ final class MaintainedQuery<T: PersistentModel> {
     }
 
     private func replaceRows(with loaded: [LiveEntry]) {
-        rows = ChunkedList(loaded)
+        version.retired.append(contentsOf: held.values)
+        rows = RowList(loaded)
         held.removeAll(keepingCapacity: true)
         for row in loaded { held[row.key] = row }
     }
@@ -220,9 +237,10 @@ final class MaintainedQuery<T: PersistentModel> {
             if let old = held.removeValue(forKey: key) {
                 if oldRows[key] == nil { oldRows[key] = old }
                 if let position = position(of: old, in: rows) { rows.remove(at: position) }
+                retire(old)
             }
             if let row, complete || (rows.last.map { precedes(row, $0) } ?? false) {
-                rows.insert(row, at: rows.partitionPoint { precedes($0, row) })
+                rows.insert(row, at: rows.partitionPoint(before: row, precedes))
                 held[key] = row
             }
         }
@@ -230,7 +248,9 @@ final class MaintainedQuery<T: PersistentModel> {
             try refill(to: end + lookahead, commit: commit)
         } else if let end = windowEnd, rows.count > end + 2 * lookahead {
             let keep = end + lookahead
-            for position in keep..<rows.count { held[rows[position].key] = nil }
+            for position in keep..<rows.count {
+                if let row = held.removeValue(forKey: rows[position].key) { retire(row) }
+            }
             rows.truncate(to: keep)
             complete = false
         }
@@ -319,8 +339,8 @@ final class MaintainedQuery<T: PersistentModel> {
     }
 
     /// The position of `row` (as it is in `list`) in `list`, or nil when it is not there.
-    private func position(of row: LiveEntry, in list: ChunkedList<LiveEntry>) -> Int? {
-        let position = list.partitionPoint { precedes($0, row) }
+    private func position(of row: LiveEntry, in list: RowList) -> Int? {
+        let position = list.partitionPoint(before: row, precedes)
         return position < list.count && list[position].key == row.key ? position : nil
     }
 
@@ -333,7 +353,7 @@ final class MaintainedQuery<T: PersistentModel> {
     /// at most `touched.count` positions, so only the touched rows and the rows that many
     /// positions from either edge of the old and new windows can enter, leave or move.
     private func windowChange(
-        from before: ChunkedList<LiveEntry>, touched: [[UInt8]], oldRows: [[UInt8]: LiveEntry], sequence: UInt64
+        from before: RowList, touched: [[UInt8]], oldRows: [[UInt8]: LiveEntry], sequence: UInt64
     ) -> ResultsChange<T> {
         let start = windowStart
         let end = windowEnd

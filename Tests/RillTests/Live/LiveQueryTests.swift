@@ -287,4 +287,26 @@ import Testing
         #expect(results == (try ModelContext(container).fetch(descriptor)))
         observation.cancel()
     }
+
+    /// A snapshot outlives the rows it shows: in the query, in later commits, and the query itself.
+    @Test func aSnapshotKeepsItsRowsAfterTheyChangeAndTheQueryIsGone() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        try save(context, (0..<600).map { Counter(id: $0, value: $0, payload: "row \($0)") })
+        var snapshots: [(LiveResults<Counter>, [Counter])] = []
+        do {
+            var descriptor = FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.value, order: .reverse)])
+            descriptor.fetchLimit = 300
+            let query = try LiveQuery(descriptor, in: container)
+            for round in 0..<30 {
+                snapshots.append((query.results, Array(query.results)))
+                try save(
+                    context, (0..<5).map { Counter(id: round * 20 + $0, value: -round, payload: "moved") },
+                    deleting: Array((round * 20 + 5)..<(round * 20 + 15)))
+                try query.catchUp()
+            }
+        }
+        // Every snapshot still reads as it was taken.
+        for (snapshot, copy) in snapshots { #expect(Array(snapshot) == copy) }
+    }
 }
