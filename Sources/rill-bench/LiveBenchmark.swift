@@ -35,6 +35,15 @@ struct LiveBenchmark {
         print(
             "rill-bench live: \(records) records, \(queryCount) live queries, \(saveCount) single-record saves; "
                 + "re-fetch baseline in the same run\n")
+        // The smaller measures first, each in a store of its own, so that tearing down the
+        // thousand queries of the main one cannot disturb them.
+        try crossProcess(directory: scratch.appendingPathComponent("cross"))
+        try compareResultSizes(directory: scratch.appendingPathComponent("sizes"))
+        try manyQueries(directory: scratch.appendingPathComponent("many"))
+    }
+
+    /// The main measure: many live queries, single-record saves, beside re-fetching.
+    private func manyQueries(directory scratch: URL) throws {
         var configuration = ModelConfiguration(url: scratch)
         configuration.initialMapSize = 1 << 30
         let container = try ModelContainer(for: Piece.self, configurations: configuration)
@@ -140,8 +149,6 @@ struct LiveBenchmark {
         observations.removeAll()
         queries.removeAll()
 
-        try compareResultSizes(directory: scratch.appendingPathComponent("sizes"))
-        try crossProcess(directory: scratch)
     }
 
     /// One live query over 50,000 results beside one over 100: latency and memory per save.
@@ -210,6 +217,9 @@ struct LiveBenchmark {
     private func crossProcess(directory: URL) throws {
         let container = try ModelContainer(
             for: Piece.self, configurations: ModelConfiguration(url: directory))
+        let context = ModelContext(container)
+        for id in 0..<records { context.insert(Piece(id: id, score: id, group: id % 1_000, name: "item \(id)")) }
+        try context.save()
         let query = try LiveQuery(FetchDescriptor<Piece>(predicate: #Predicate { $0.group == 7 }), in: container)
         let arrivals = Arrivals()
         let observation = query.observe(on: arrivals.queue) { change in

@@ -6,6 +6,7 @@ final class DecodedChange {
     let change: LogEntry.Change
     private var value: RecordValue?
     private var models: [ObjectIdentifier: Any] = [:]
+    private var fields: [String: RecordValue] = [:]
 
     /// The change's parts, read without copying the change.
     let key: [UInt8]
@@ -28,6 +29,15 @@ final class DecodedChange {
         }
         value = decoded
         return decoded
+    }
+
+    /// A top-level field of the record after the change (nil for a deletion).
+    func field(_ name: String) throws -> RecordValue? {
+        if let known = fields[name] { return known }
+        guard let record = try recordValue() else { return nil }
+        let value = QueryEvaluator.read([name], from: record)
+        fields[name] = value
+        return value
     }
 
     /// The record after the change as a `T` (nil for a deletion).

@@ -288,6 +288,12 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
                 deliver: { [weak owner] in owner?.deliver(change) })
         }
 
+        func couldMatch(_ change: DecodedChange) throws -> Bool { try query.couldMatch(change) }
+
+        func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
+
+        func detach() { query.detach() }
+
         func fail(_ error: any Error) -> LivePublication {
             let failure =
                 error as? RillError ?? RillError(.storage, "live query failed: \(error)", underlyingError: error)

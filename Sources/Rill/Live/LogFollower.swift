@@ -11,6 +11,12 @@ protocol FollowedQuery: AnyObject {
     var entityName: String { get }
     /// Applies one commit's changes to the query's entity; a publication when the results changed.
     func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication?
+    /// False when an insert or update of a record the query does not hold cannot affect it.
+    func couldMatch(_ change: DecodedChange) throws -> Bool
+    /// Enters the query's held records in `index`, and keeps them there, as `id`.
+    func attach(to index: HolderIndex, id: Int32)
+    /// Takes the query's held records out of its index.
+    func detach()
     /// Stops the query with an error (its observers are told).
     func fail(_ error: any Error) -> LivePublication
 }
@@ -65,8 +71,11 @@ final class LogFollower: @unchecked Sendable {
     private let inotify: Int32
 
     // Owned by the follower thread.
-    private var queries: [ObjectIdentifier: any FollowedQuery] = [:]
-    private var queriesByEntity: [String: [any FollowedQuery]] = [:]
+    private var queries: [Int32: any FollowedQuery] = [:]
+    private var queriesByEntity: [String: [(id: Int32, query: any FollowedQuery)]] = [:]
+    /// Which queries hold which records, by entity.
+    private var holders: [String: HolderIndex] = [:]
+    private var nextID: Int32 = 0
     private var applied: UInt64 = 0
 
     /// The longest wait without a wake-up before the log is read anyway.
@@ -111,23 +120,32 @@ final class LogFollower: @unchecked Sendable {
     func add(_ query: any FollowedQuery, load: @escaping (ReadTransaction) throws -> LivePublication?) throws {
         try perform { [self] txn, _ in
             let publication = try load(txn)
-            queries[ObjectIdentifier(query)] = query
-            queriesByEntity[query.entityName, default: []].append(query)
+            let id = nextID
+            nextID += 1
+            let index = holders[query.entityName] ?? HolderIndex()
+            holders[query.entityName] = index
+            query.attach(to: index, id: id)
+            queries[id] = query
+            queriesByEntity[query.entityName, default: []].append((id, query))
             return publication
         }
     }
 
     /// Stops following `query`; returns at once.
     func remove(_ query: any FollowedQuery) {
-        let id = ObjectIdentifier(query)
+        let object = ObjectIdentifier(query)
         enqueue(
             Job(
                 run: { [self] _, _ in
-                    if let removed = queries.removeValue(forKey: id) {
-                        queriesByEntity[removed.entityName]?.removeAll { ObjectIdentifier($0) == id }
-                    }
+                    if let id = queries.first(where: { ObjectIdentifier($0.value) == object })?.key { forget(id) }
                     return nil
                 }, completion: nil))
+    }
+
+    private func forget(_ id: Int32) {
+        guard let query = queries.removeValue(forKey: id) else { return }
+        query.detach()
+        queriesByEntity[query.entityName]?.removeAll { $0.id == id }
     }
 
     /// Runs `body` on the follower thread once it has applied every commit up to the last one,
@@ -159,8 +177,16 @@ final class LogFollower: @unchecked Sendable {
                 defer { state.jobs = [] }
                 return (state.jobs, state.stopping)
             }
+            if stopping {
+                // No live query is left (each released one queued its removal): drop them all at
+                // once rather than one by one.
+                queries.removeAll()
+                queriesByEntity.removeAll()
+                holders.removeAll()
+                for job in jobs { job.completion?.complete(.success(())) }
+                break
+            }
             step(jobs)
-            if stopping { break }
         }
         close(wakeRead)
         close(wakeWrite)
@@ -224,26 +250,43 @@ final class LogFollower: @unchecked Sendable {
         for publication in publications { publication.deliver() }
     }
 
-    /// Applies one commit to every query of the entities it touches.
+    /// Applies one commit to the queries it may affect: for each changed record, the queries
+    /// that hold it, and, for an insert or update, those that `couldMatch` it.
     private func apply(
         _ entry: LogEntry, context: CommitContext, failures: inout [LivePublication]
     ) -> [LivePublication] {
-        var changesByEntity: [String: [DecodedChange]] = [:]
-        for change in entry.changes where queriesByEntity[change.entity]?.isEmpty == false {
-            changesByEntity[change.entity, default: []].append(DecodedChange(change))
-        }
-        var publications: [LivePublication] = []
-        for (entity, changes) in changesByEntity {
-            for query in queriesByEntity[entity] ?? [] {
+        var changesByQuery: [Int32: [DecodedChange]] = [:]
+        var failed: [(Int32, any Error)] = []
+        for change in entry.changes {
+            guard let candidates = queriesByEntity[change.entity], !candidates.isEmpty,
+                let index = holders[change.entity]
+            else { continue }
+            let decoded = DecodedChange(change)
+            let holding = index.holders(of: change.key)
+            for id in holding { changesByQuery[id, default: []].append(decoded) }
+            guard change.kind != .delete else { continue }
+            let held = holding.count > 8 ? Set(holding) : nil
+            for (id, query) in candidates where !(held?.contains(id) ?? holding.contains(id)) {
                 do {
-                    if let publication = try query.apply(changes, commit: context) { publications.append(publication) }
+                    if try query.couldMatch(decoded) { changesByQuery[id, default: []].append(decoded) }
                 } catch {
-                    failures.append(query.fail(error))
-                    let id = ObjectIdentifier(query)
-                    queries[id] = nil
-                    queriesByEntity[entity]?.removeAll { ObjectIdentifier($0) == id }
+                    failed.append((id, error))
                 }
             }
+        }
+        var publications: [LivePublication] = []
+        for (id, changes) in changesByQuery {
+            guard let query = queries[id], !failed.contains(where: { $0.0 == id }) else { continue }
+            do {
+                if let publication = try query.apply(changes, commit: context) { publications.append(publication) }
+            } catch {
+                failed.append((id, error))
+            }
+        }
+        for (id, error) in failed {
+            guard let query = queries[id] else { continue }
+            failures.append(query.fail(error))
+            forget(id)
         }
         return publications
     }

@@ -55,6 +55,11 @@ final class MaintainedQuery<T: PersistentModel> {
     private var held: [[UInt8]: LiveEntry] = [:]
     /// Where rows the query lets go of are kept until no snapshot can show them.
     private var version = LiveVersion()
+    /// Comparisons of one top-level field with a constant, from the filter's top-level
+    /// conjunction: a record failing one of them does not match (checked before anything else).
+    private var screen: [(field: String, comparison: QueryComparison, constant: RecordValue)] = []
+    /// The follower's table of which queries hold which records, and this query's number in it.
+    private var holders: (index: HolderIndex, id: Int32)?
     /// True when `rows` holds every match.
     private var complete = true
     /// The sort as field paths whose index-key order is the sort's: rows then carry order keys.
@@ -72,12 +77,14 @@ final class MaintainedQuery<T: PersistentModel> {
 
     private func configure() {
         filter = nil
+        screen = []
         var fields: Set<String>? = []
         if let predicate = descriptor.predicate {
             let translation = PredicateTranslator.translate(predicate)
             if translation.isComplete, let node = translation.node {
                 filter = node
                 if let used = node.topLevelFields { fields?.formUnion(used) } else { fields = nil }
+                screen = Self.screen(of: node)
             } else {
                 fields = nil
             }
@@ -93,6 +100,68 @@ final class MaintainedQuery<T: PersistentModel> {
         }
         dependencies = fields
         orderPaths = QueryExecutor<T>.orderPreservingSortKeys(descriptor.sortBy)
+    }
+
+    /// The conjuncts of `node` that compare a top-level field with a constant.
+    private static func screen(
+        of node: QueryNode
+    ) -> [(field: String, comparison: QueryComparison, constant: RecordValue)] {
+        let conjuncts: [QueryNode] = if case .and(let operands) = node { operands } else { [node] }
+        return conjuncts.compactMap { conjunct in
+            guard case .compare(let comparison, let lhs, let rhs) = conjunct else { return nil }
+            switch (lhs, rhs) {
+            case (.field(let path), .literal(let constant)) where path.count == 1:
+                return (path[0], comparison, constant)
+            case (.literal(let constant), .field(let path)) where path.count == 1:
+                return (path[0], comparison.mirrored, constant)
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// False when `change` (an insert or update of a record the query does not hold) cannot make
+    /// the record match: it changed no field the query reads, or the record fails the screen.
+    func couldMatch(_ change: DecodedChange) throws -> Bool {
+        if change.kind == .update, let dependencies, !change.changedFields.contains(where: dependencies.contains) {
+            return false
+        }
+        for condition in screen {
+            guard let value = try change.field(condition.field),
+                QueryEvaluator.compare(condition.comparison, value, condition.constant)
+            else { return false }
+        }
+        return true
+    }
+
+    // MARK: - Held rows
+
+    /// Joins the follower's table of holders: every held row is entered there from now on.
+    func attach(to index: HolderIndex, id: Int32) {
+        holders = (index, id)
+        for key in held.keys { index.add(key, id) }
+    }
+
+    /// Leaves the follower's table of holders.
+    func detach() {
+        if let (index, id) = holders {
+            for key in held.keys { index.remove(key, id) }
+        }
+        holders = nil
+    }
+
+    private func hold(_ row: LiveEntry) {
+        held[row.key] = row
+        if let (index, id) = holders { index.add(row.key, id) }
+    }
+
+    /// Stops holding the row with `key`: it is retired, and returned.
+    @discardableResult
+    private func letGo(_ key: [UInt8]) -> LiveEntry? {
+        guard let row = held.removeValue(forKey: key) else { return nil }
+        if let (index, id) = holders { index.remove(key, id) }
+        retire(row)
+        return row
     }
 
     /// The order key of a row whose record is `record`; nil when rows are compared by model.
@@ -174,10 +243,9 @@ final class MaintainedQuery<T: PersistentModel> {
     }
 
     private func replaceRows(with loaded: [LiveEntry]) {
-        version.retired.append(contentsOf: held.values)
+        for key in Array(held.keys) { letGo(key) }
         rows = RowList(loaded)
-        held.removeAll(keepingCapacity: true)
-        for row in loaded { held[row.key] = row }
+        for row in loaded { hold(row) }
     }
 
     /// The first `limit` matches as of the transaction's snapshot.
@@ -205,8 +273,8 @@ final class MaintainedQuery<T: PersistentModel> {
     /// or nil when they are as they were.
     func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> ResultsChange<T>? {
         // The changes that can affect the held rows: a held record changed or deleted, or a
-        // record that matches now. A record that is not held and whose changed fields are none
-        // that the query reads stays out, undecoded.
+        // record that matches now. A record that is not held and that `couldMatch` rules out
+        // stays out, undecoded.
         var relevant: [(key: [UInt8], row: LiveEntry?)] = []
         for decoded in changes {
             let key = decoded.key
@@ -215,11 +283,7 @@ final class MaintainedQuery<T: PersistentModel> {
             case .delete:
                 if wasHeld { relevant.append((key, nil)) }
             case .update, .insert:
-                if !wasHeld, decoded.kind == .update, let dependencies,
-                    !decoded.changedFields.contains(where: dependencies.contains)
-                {
-                    continue
-                }
+                if !wasHeld, try !couldMatch(decoded) { continue }
                 let model = try matchingModel(decoded)
                 if model == nil, !wasHeld { continue }
                 let row = try model.map { model -> LiveEntry in
@@ -234,23 +298,20 @@ final class MaintainedQuery<T: PersistentModel> {
         let before = rows
         var oldRows: [[UInt8]: LiveEntry] = [:]
         for (key, row) in relevant {
-            if let old = held.removeValue(forKey: key) {
+            if let old = letGo(key) {
                 if oldRows[key] == nil { oldRows[key] = old }
                 if let position = position(of: old, in: rows) { rows.remove(at: position) }
-                retire(old)
             }
             if let row, complete || (rows.last.map { precedes(row, $0) } ?? false) {
                 rows.insert(row, at: rows.partitionPoint(before: row, precedes))
-                held[key] = row
+                hold(row)
             }
         }
         if !complete, let end = windowEnd, rows.count < end {
             try refill(to: end + lookahead, commit: commit)
         } else if let end = windowEnd, rows.count > end + 2 * lookahead {
             let keep = end + lookahead
-            for position in keep..<rows.count {
-                if let row = held.removeValue(forKey: rows[position].key) { retire(row) }
-            }
+            for position in keep..<rows.count { letGo(rows[position].key) }
             rows.truncate(to: keep)
             complete = false
         }
@@ -476,6 +537,41 @@ private struct WindowCandidate {
     var old: LiveEntry?
     var new: LiveEntry?
     var touched: Bool
+}
+
+extension QueryComparison {
+    /// The comparison with its operands swapped: `a < b` is `b > a`.
+    var mirrored: QueryComparison {
+        switch self {
+        case .equal, .notEqual: self
+        case .less: .greater
+        case .lessOrEqual: .greaterOrEqual
+        case .greater: .less
+        case .greaterOrEqual: .lessOrEqual
+        }
+    }
+}
+
+/// Which live queries of one entity hold which records: the follower asks it which queries a
+/// change of a record may remove or move, instead of asking every query.
+final class HolderIndex {
+    private var table: [[UInt8]: [Int32]] = [:]
+
+    func add(_ key: [UInt8], _ id: Int32) { table[key, default: []].append(id) }
+
+    func remove(_ key: [UInt8], _ id: Int32) {
+        // One hash lookup; the list is changed in place.
+        guard let slot = table.index(forKey: key) else { return }
+        if table.values[slot].count == 1 {
+            if table.values[slot][0] == id { table.remove(at: slot) }
+            return
+        }
+        guard let index = table.values[slot].firstIndex(of: id) else { return }
+        table.values[slot].swapAt(index, table.values[slot].count - 1)
+        table.values[slot].removeLast()
+    }
+
+    func holders(of key: [UInt8]) -> [Int32] { table[key] ?? [] }
 }
 
 extension QueryNode {
