@@ -309,4 +309,24 @@ import Testing
         // Every snapshot still reads as it was taken.
         for (snapshot, copy) in snapshots { #expect(Array(snapshot) == copy) }
     }
+
+    /// Constants on the left of a comparison screen changes the same way as on the right.
+    @Test func comparisonsWithTheConstantFirstFollowTheStore() throws {
+        var random = SeededGenerator(label: "constant first")
+        let container = try container()
+        let context = ModelContext(container)
+        try save(context, (0..<50).map { Counter(id: $0, value: $0) })
+        let low = 10
+        let high = 30
+        let descriptor = FetchDescriptor<Counter>(
+            predicate: #Predicate { low <= $0.value && high > $0.value && 25 != $0.value },
+            sortBy: [SortDescriptor(\.value)])
+        let query = try LiveQuery(descriptor, in: container)
+        for _ in 0..<200 {
+            try save(
+                context, [Counter(id: Int.random(in: 0..<60, using: &random), value: Int.random(in: 0..<50, using: &random))])
+            try query.catchUp()
+            #expect(Array(query) == (try context.fetch(descriptor)))
+        }
+    }
 }
