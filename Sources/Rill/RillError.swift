@@ -47,6 +47,9 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         public static let queryFailed = Code("queryFailed")
         /// The configuration is not valid.
         public static let invalidConfiguration = Code("invalidConfiguration")
+        /// A call that cannot be made where it was made (for example waiting for a live query
+        /// from inside an observation handler that runs on the query's own follower thread).
+        public static let misuse = Code("misuse")
         /// Any other failure of the storage engine.
         public static let storage = Code("storage")
     }

@@ -66,6 +66,8 @@ final class LogFollower: @unchecked Sendable {
     }
 
     private let shared = Mutex(Shared())
+    /// The follower thread, once it runs (to refuse waiting for it on itself).
+    private let threadID = Mutex<pthread_t?>(nil)
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let inotify: Int32
@@ -152,6 +154,12 @@ final class LogFollower: @unchecked Sendable {
     /// inside its read transaction (given with the sequence applied), publishes what it returns
     /// and waits for all that.
     func perform(_ body: @escaping (ReadTransaction, UInt64) throws -> LivePublication?) throws {
+        if let thread = threadID.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 {
+            throw RillError(
+                .misuse,
+                "a live query cannot be created, changed or waited for on its follower thread "
+                    + "(from an observation handler, which runs there); do it from another thread or queue")
+        }
         let completion = JobCompletion()
         enqueue(Job(run: body, completion: completion))
         try completion.wait()
@@ -171,6 +179,7 @@ final class LogFollower: @unchecked Sendable {
     // MARK: - The thread
 
     private func run() {
+        threadID.withLock { $0 = pthread_self() }
         while true {
             waitForWake()
             let (jobs, stopping) = shared.withLock { state in

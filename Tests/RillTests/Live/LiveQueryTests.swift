@@ -324,9 +324,82 @@ import Testing
         let query = try LiveQuery(descriptor, in: container)
         for _ in 0..<200 {
             try save(
-                context, [Counter(id: Int.random(in: 0..<60, using: &random), value: Int.random(in: 0..<50, using: &random))])
+                context,
+                [Counter(id: Int.random(in: 0..<60, using: &random), value: Int.random(in: 0..<50, using: &random))])
             try query.catchUp()
             #expect(Array(query) == (try context.fetch(descriptor)))
         }
+    }
+
+    /// Observation's handler runs on the follower thread: waiting for the follower there is
+    /// refused with an error instead of a deadlock.
+    @Test func waitingFromAnObservationHandlerIsRefused() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let query = try LiveQuery(FetchDescriptor<Counter>(), in: container)
+        let outcome = Mutex<RillError.Code?>(nil)
+        withObservationTracking {
+            _ = query.count
+        } onChange: {
+            do {
+                try query.catchUp()
+            } catch let error as RillError {
+                outcome.withLock { $0 = error.code }
+            } catch {}
+        }
+        try save(context, [Counter(id: 1, value: 1)])
+        try query.catchUp()
+        #expect(outcome.withLock { $0 } == .misuse)
+    }
+
+    /// Every query of a store has the commit before any observer hears of it.
+    @Test func queriesOfAStoreAdvanceTogether() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        try save(context, (0..<40).map { Counter(id: $0, value: $0) })
+        let low = try LiveQuery(FetchDescriptor<Counter>(predicate: #Predicate { $0.value < 20 }), in: container)
+        let high = try LiveQuery(FetchDescriptor<Counter>(predicate: #Predicate { $0.value >= 20 }), in: container)
+        let queue = DispatchQueue(label: "observer")
+        let seen = Mutex<[(UInt64, Int, UInt64)]>([])
+        let observation = low.observe(on: queue) { change in
+            // The other query already shows this commit: the two still partition the 40 records.
+            seen.withLock { $0.append((change.sequence, low.results.count + high.results.count, high.sequence)) }
+        }
+        var random = SeededGenerator(label: "advance together")
+        for _ in 0..<50 {
+            try save(
+                context,
+                [Counter(id: Int.random(in: 0..<40, using: &random), value: Int.random(in: 0..<40, using: &random))])
+            try low.catchUp()
+            queue.sync {}
+        }
+        let observed = seen.withLock { $0 }
+        #expect(!observed.isEmpty)
+        for (sequence, total, otherSequence) in observed {
+            #expect(total == 40)
+            #expect(otherSequence >= sequence)
+        }
+        observation.cancel()
+    }
+
+    @MainActor
+    @Test func anObserverOnTheMainActorRunsThere() async throws {
+        let container = try container()
+        let context = ModelContext(container)
+        let query = try LiveQuery(FetchDescriptor<Counter>(), in: container)
+        final class Box: @unchecked Sendable {
+            // Main actor only.
+            var sequences: [UInt64] = []
+        }
+        let box = Box()
+        let observation = query.observe(on: MainActor.shared) { _, change in
+            MainActor.assertIsolated()
+            box.sequences.append(change.sequence)
+        }
+        let sequence = try save(context, [Counter(id: 1, value: 1)])
+        try query.catchUp()
+        for _ in 0..<200 where box.sequences.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(box.sequences == [sequence].compactMap { $0 })
+        observation.cancel()
     }
 }
