@@ -11,7 +11,7 @@ struct ChunkedList<Element>: RandomAccessCollection {
     private var starts: [Int] = [0]
 
     /// Chunks split when they grow past this.
-    static var chunkCapacity: Int { 256 }
+    static var chunkCapacity: Int { 1024 }
 
     init() {}
 
