@@ -331,15 +331,7 @@ final class MaintainedQuery<T: PersistentModel> {
         return try matches(model) ? model : nil
     }
 
-    private func matches(_ model: T) throws -> Bool {
-        guard let predicate = descriptor.predicate else { return true }
-        do {
-            return try predicate.evaluate(model)
-        } catch {
-            throw RillError(
-                .queryFailed, "the predicate failed on \(T.entityName) \(model.id): \(error)", underlyingError: error)
-        }
-    }
+    private func matches(_ model: T) throws -> Bool { try descriptor.matches(model) }
 
     /// Reads the first `target` matches as of the current commit, when the held rows ran short.
     ///

@@ -214,15 +214,7 @@ struct QueryExecutor<T: PersistentModel> {
         if rows.count > capacity { rows.removeLast() }
     }
 
-    private func matches(_ model: T) throws -> Bool {
-        guard let predicate = descriptor.predicate else { return true }
-        do {
-            return try predicate.evaluate(model)
-        } catch {
-            throw RillError(
-                .queryFailed, "the predicate failed on \(T.entityName) \(model.id): \(error)", underlyingError: error)
-        }
-    }
+    private func matches(_ model: T) throws -> Bool { try descriptor.matches(model) }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> T {
         do {

@@ -232,16 +232,7 @@ import Testing
 
         for round in 0..<40 {
             // Hold the follower in a job while several saves land.
-            let hold = DispatchSemaphore(value: 0)
-            let holding = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                try? follower.perform { _, _ in
-                    holding.signal()
-                    hold.wait()
-                    return nil
-                }
-            }
-            holding.wait()
+            let release = follower.holdForTesting()
             var expectedAfter: [[[Gadget]]] = []  // save → query → results
             var sequences: [UInt64] = []
             // Rounds that mostly delete (so that windows run out of rows and are refilled from
@@ -264,7 +255,7 @@ import Testing
                 expectedAfter.append(followed.map { Self.expected(records, $0.3, $0.4, limit: $0.5, offset: $0.6) })
             }
             let previous = followed.map { Array($0.0) }
-            hold.signal()
+            release()
             try followed[0].0.catchUp()
             collector.sync {}
             for (index, item) in followed.enumerated() {

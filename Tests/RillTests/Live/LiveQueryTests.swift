@@ -213,20 +213,11 @@ import Testing
         let observation = query.observe(on: queue) { inbox.changes.append($0) }
         let follower = try LogFollowers.retain(for: container.store)
         defer { LogFollowers.release(follower) }
-        let hold = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            try? follower.perform { _, _ in
-                holding.signal()
-                hold.wait()
-                return nil
-            }
-        }
-        holding.wait()
+        let release = follower.holdForTesting()
         // Every held row goes (the window and its look-ahead), then a row beyond them changes.
         let first = try save(context, [], deleting: Array(0..<30))
         let second = try save(context, [Counter(id: 30, value: 1_000)])
-        hold.signal()
+        release()
         try query.catchUp()
         queue.sync {}
         #expect(inbox.changes.map(\.sequence) == [first, second].compactMap { $0 })
@@ -401,5 +392,23 @@ import Testing
         for _ in 0..<200 where box.sequences.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         #expect(box.sequences == [sequence].compactMap { $0 })
         observation.cancel()
+    }
+}
+
+extension LogFollower {
+    /// Keeps the follower busy in a job until the returned function is called, so that commits
+    /// pile up and are then read in one batch.
+    func holdForTesting() -> @Sendable () -> Void {
+        let hold = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? self.perform { _, _ in
+                holding.signal()
+                hold.wait()
+                return nil
+            }
+        }
+        holding.wait()
+        return { hold.signal() }
     }
 }
