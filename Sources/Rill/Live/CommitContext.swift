@@ -78,20 +78,31 @@ final class CommitContext {
     let entries: [LogEntry]
     /// The commit being applied (an index of `entries`).
     var index: Int
+    /// The last commit the transaction sees (it may be past the batch).
+    let snapshot: UInt64
+    /// The commits after the batch up to the snapshot, read when first needed.
+    private var beyond: [LogEntry]?
 
-    init(store: Store, transaction: ReadTransaction, entries: [LogEntry], index: Int) {
+    init(store: Store, transaction: ReadTransaction, entries: [LogEntry], index: Int, snapshot: UInt64) {
         self.store = store
         self.transaction = transaction
         self.entries = entries
         self.index = index
+        self.snapshot = snapshot
     }
 
     var sequence: UInt64 { entries[index].sequence }
 
     /// The identifier keys of `entity` that commits after the current one (up to the snapshot) change.
-    func keysChangedLater(in entity: String) -> Set<[UInt8]> {
+    func keysChangedLater(in entity: String) throws -> Set<[UInt8]> {
+        if beyond == nil {
+            let last = entries.last?.sequence ?? snapshot
+            beyond =
+                last < snapshot
+                ? try LogFollower.entries(after: last, limit: .max, log: store.log, in: transaction) : []
+        }
         var keys: Set<[UInt8]> = []
-        for entry in entries[(index + 1)...] {
+        for entry in entries[(index + 1)...] + (beyond ?? []) {
             for change in entry.changes where change.entity == entity { keys.insert(change.key) }
         }
         return keys

@@ -195,7 +195,8 @@ final class LogFollower: @unchecked Sendable {
                 for job in jobs { job.completion?.complete(.success(())) }
                 break
             }
-            step(jobs)
+            // Behind a long backlog, go on without waiting for another wake-up.
+            if !step(jobs) { poke() }
         }
         close(wakeRead)
         close(wakeWrite)
@@ -214,25 +215,45 @@ final class LogFollower: @unchecked Sendable {
         }
     }
 
-    /// Applies every new commit, runs the jobs, then publishes and completes them.
-    private func step(_ jobs: [Job]) {
+    /// The most commits applied in one read transaction; more are applied in further steps, so
+    /// that a long backlog never holds many commits (or their results) in memory at once.
+    static let batchSize = 256
+
+    /// Applies the next commits (up to `batchSize`) and, once caught up, runs the jobs; then
+    /// publishes and completes them. Returns false when commits remain to be applied.
+    @discardableResult
+    private func step(_ jobs: [Job]) -> Bool {
         var commits: [(sequence: UInt64, publications: [LivePublication])] = []
         var jobOutcomes: [Result<LivePublication?, any Error>] = []
         var failures: [LivePublication] = []
+        var caughtUp = true
         do {
             try store.read { txn in
                 let head = try Store.lastSequence(in: txn, log: store.log)
                 if head > applied, !queries.isEmpty {
-                    let entries = try readEntries(after: applied, in: txn)
-                    let context = CommitContext(store: store, transaction: txn, entries: entries, index: 0)
+                    let entries = try Self.entries(after: applied, limit: Self.batchSize, log: store.log, in: txn)
+                    let context = CommitContext(
+                        store: store, transaction: txn, entries: entries, index: 0, snapshot: head)
                     for (index, entry) in entries.enumerated() {
                         context.index = index
                         commits.append((entry.sequence, apply(entry, context: context, failures: &failures)))
+                    }
+                    if let last = entries.last, last.sequence < head {
+                        applied = last.sequence
+                        caughtUp = false
+                        return
                     }
                 }
                 applied = max(applied, head)
                 for job in jobs { jobOutcomes.append(Result { try job.run(txn, applied) }) }
             }
+        } catch let error as RillError where error.code == .corruptStore || error.code == .unsupportedFormat {
+            // The log cannot be read past this point: every query stops with the error.
+            for (id, query) in queries {
+                failures.append(query.fail(error))
+                forget(id)
+            }
+            jobOutcomes = jobs.map { _ in .failure(error) }
         } catch {
             // A storage failure: the jobs fail with it; the commits are read again at the next wake-up.
             jobOutcomes = jobs.map { _ in .failure(error) }
@@ -241,6 +262,11 @@ final class LogFollower: @unchecked Sendable {
             publish(commit.publications, sequence: commit.sequence)
         }
         publish(failures, sequence: nil)
+        guard caughtUp else {
+            // The jobs wait for the rest of the backlog.
+            shared.withLock { $0.jobs.insert(contentsOf: jobs, at: 0) }
+            return false
+        }
         for (job, outcome) in zip(jobs, jobOutcomes) {
             if case .success(let publication?) = outcome { publish([publication], sequence: applied) }
             job.completion?.complete(outcome.map { _ in () })
@@ -248,6 +274,7 @@ final class LogFollower: @unchecked Sendable {
         if commits.isEmpty, jobs.isEmpty == false, publishedSequence < applied {
             publication.withExclusive { publishedSequenceStorage = applied }
         }
+        return true
     }
 
     private func publish(_ publications: [LivePublication], sequence: UInt64?) {
@@ -300,11 +327,14 @@ final class LogFollower: @unchecked Sendable {
         return publications
     }
 
-    private func readEntries(after sequence: UInt64, in txn: ReadTransaction) throws -> [LogEntry] {
-        try txn.withCursor(store.log) { cursor in
+    /// Up to `limit` commits after `sequence`, in order.
+    static func entries(
+        after sequence: UInt64, limit: Int, log: Database, in txn: ReadTransaction
+    ) throws -> [LogEntry] {
+        try txn.withCursor(log) { cursor in
             var entries: [LogEntry] = []
             var current = try cursor.seek(atOrAfter: LogEntry.key(for: sequence + 1))
-            while let raw = current {
+            while let raw = current, entries.count < limit {
                 entries.append(try LogEntry(sequence: try LogEntry.sequence(fromKey: raw.key), bytes: raw.value))
                 current = try cursor.next()
             }

@@ -339,7 +339,7 @@ final class MaintainedQuery<T: PersistentModel> {
     /// rows of records that later commits changed are taken out of what the store gives, and put
     /// back as they were at the current commit.
     private func refill(to target: Int, commit: CommitContext) throws {
-        let later = commit.keysChangedLater(in: T.entityName)
+        let later = try commit.keysChangedLater(in: T.entityName)
         let wanted = target + later.count
         var loaded = try fetch(limit: wanted, in: commit.transaction, store: commit.store)
         let reachedEnd = loaded.count < wanted

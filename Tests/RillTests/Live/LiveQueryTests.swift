@@ -393,6 +393,65 @@ import Testing
         #expect(box.sequences == [sequence].compactMap { $0 })
         observation.cancel()
     }
+
+    /// A backlog longer than one batch is applied batch by batch, each commit as of itself.
+    @Test func aLongBacklogIsAppliedCommitByCommit() throws {
+        var random = SeededGenerator(label: "long backlog")
+        var configuration = ModelConfiguration(url: directory.url.appendingPathComponent("store"))
+        configuration.durability = .unsynced
+        let container = try ModelContainer(for: Counter.self, configurations: configuration)
+        let context = ModelContext(container)
+        var records: [Int: Counter] = [:]
+        for id in 0..<60 { records[id] = Counter(id: id, value: id) }
+        try save(context, Array(records.values))
+        var descriptor = FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.value), SortDescriptor(\.id)])
+        descriptor.fetchLimit = 5
+        descriptor.fetchOffset = 3
+        let query = try LiveQuery(descriptor, in: container)
+        let queue = DispatchQueue(label: "observer")
+        let inbox = Inbox()
+        let observation = query.observe(on: queue) { inbox.changes.append($0) }
+        func expected() -> [Counter] {
+            Array(records.values.sorted { ($0.value, $0.id) < ($1.value, $1.id) }.dropFirst(3).prefix(5))
+        }
+        var results = Array(query)
+        var expectations: [(UInt64, [Counter])] = []
+        let follower = try LogFollowers.retain(for: container.store)
+        defer { LogFollowers.release(follower) }
+        let release = follower.holdForTesting()
+        // First the window's rows and look-ahead go one by one (so that it is refilled from the
+        // store, whose snapshot is commits ahead), then the records beyond change: some in the
+        // first batch, others only in later batches.
+        for step in 0..<(LogFollower.batchSize * 2 + 50) {
+            let id =
+                step < 30
+                ? step : Int.random(in: step < LogFollower.batchSize ? 30..<45 : 45..<60, using: &random)
+            if step < 30 || Int.random(in: 0..<8, using: &random) == 0 {
+                records[id] = nil
+                guard let sequence = try save(context, [], deleting: [id]) else { continue }
+                expectations.append((sequence, expected()))
+            } else {
+                records[id] = Counter(id: id, value: Int.random(in: 0..<60, using: &random))
+                guard let sequence = try save(context, [records[id]!]) else { continue }
+                expectations.append((sequence, expected()))
+            }
+        }
+        release()
+        try query.catchUp()
+        queue.sync {}
+        var changes = inbox.changes[...]
+        for (sequence, after) in expectations where after != results {
+            let next = changes.popFirst()
+            let change = try #require(next, "no change for commit \(sequence)")
+            #expect(change.sequence == sequence)
+            results = change.apply(to: results)
+            #expect(results == after, "commit \(sequence)")
+            results = after
+        }
+        #expect(changes.isEmpty)
+        #expect(Array(query) == (try context.fetch(descriptor)))
+        observation.cancel()
+    }
 }
 
 extension LogFollower {
