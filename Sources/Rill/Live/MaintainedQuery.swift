@@ -428,29 +428,48 @@ final class MaintainedQuery<T: PersistentModel> {
             }
             return positions
         }
-        for position in edgePositions(count: before.count) where !touchedSet.contains(before[position].key) {
-            let row = before[position]
-            let newPosition = self.position(of: row, in: rows)
-            candidates[row.key] = WindowCandidate(
-                oldOffset: position - start, newOffset: offsetInWindow(newPosition), old: row,
-                new: newPosition.map { rows[$0] }, touched: false)
-        }
-        for position in edgePositions(count: rows.count) where !touchedSet.contains(rows[position].key) {
-            let row = rows[position]
-            guard candidates[row.key] == nil else { continue }
-            let oldPosition = self.position(of: row, in: before)
-            candidates[row.key] = WindowCandidate(
-                oldOffset: offsetInWindow(oldPosition), newOffset: position - start,
-                old: oldPosition.map { before[$0] }, new: row, touched: false)
-        }
+        // The touched rows, by binary search; their positions give every other row's.
+        var removedAt: [Int] = []  // positions in `before`, of touched rows held before
+        var insertedAt: [Int] = []  // positions in `rows`, of touched rows held now
         for key in touchedSet {
             let oldRow = oldRows[key]
             let newRow = held[key]
             let oldPosition = oldRow.flatMap { position(of: $0, in: before) }
             let newPosition = newRow.flatMap { position(of: $0, in: rows) }
+            if let oldPosition { removedAt.append(oldPosition) }
+            if let newPosition { insertedAt.append(newPosition) }
             candidates[key] = WindowCandidate(
                 oldOffset: offsetInWindow(oldPosition), newOffset: offsetInWindow(newPosition),
                 old: oldRow, new: newRow, touched: true)
+        }
+        removedAt.sort()
+        insertedAt.sort()
+        // An untouched row keeps its rank among the untouched rows: its position in one list
+        // maps to the other by counting the touched positions around it (nil: not in that list).
+        func rank(_ position: Int, skipping touched: [Int]) -> Int {
+            position - touched.prefix { $0 < position }.count
+        }
+        func mapped(rank: Int, around touched: [Int], count: Int) -> Int? {
+            var position = rank
+            for taken in touched {
+                if taken <= position { position += 1 } else { break }
+            }
+            return position < count ? position : nil
+        }
+        for position in edgePositions(count: before.count) where !touchedSet.contains(before[position].key) {
+            let row = before[position]
+            let newPosition = mapped(rank: rank(position, skipping: removedAt), around: insertedAt, count: rows.count)
+            candidates[row.key] = WindowCandidate(
+                oldOffset: position - start, newOffset: offsetInWindow(newPosition), old: row,
+                new: newPosition == nil ? nil : row, touched: false)
+        }
+        for position in edgePositions(count: rows.count) where !touchedSet.contains(rows[position].key) {
+            let row = rows[position]
+            guard candidates[row.key] == nil else { continue }
+            let oldPosition = mapped(rank: rank(position, skipping: insertedAt), around: removedAt, count: before.count)
+            candidates[row.key] = WindowCandidate(
+                oldOffset: offsetInWindow(oldPosition), newOffset: position - start,
+                old: oldPosition == nil ? nil : row, new: row, touched: false)
         }
 
         // Rows in the old window that are not untouched rows of both windows, and the same in
