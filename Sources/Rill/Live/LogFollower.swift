@@ -35,14 +35,18 @@ struct LivePublication {
 ///
 /// A dedicated thread waits for a commit — a save of this process pokes it through a pipe;
 /// another process's commit wakes it through inotify on the store file; a poll every second
-/// bounds the wait if neither arrives — then reads the commits after the last one it applied,
-/// in one read transaction, and applies them one by one to every live query whose entity they
-/// touch. The transaction ends before anything is published. For each commit, the new results
+/// bounds the wait if neither arrives — then reads the commits after the last one it applied
+/// (up to `batchSize` per read transaction), and applies them one by one, each changed record to
+/// the queries that hold it or that it could enter. The transaction ends before anything is
+/// published. For each commit, the new results
 /// of all affected queries become visible together under one lock (no reader sees one query at a
 /// commit and another before it), then their changes go to the observers, in commit order.
 ///
 /// There is one follower per store file per process, whatever the number of containers.
 final class LogFollower: @unchecked Sendable {
+    // Sendable: `shared` and `threadID` are behind locks, `publishedSequenceStorage` behind
+    // `publication`; the queries, holder indexes and `applied` are touched only on the follower
+    // thread (by `run` and the jobs it runs).
     let store: Store
     let fileID: FileID
 

@@ -45,7 +45,8 @@ final class LiveRow<T: PersistentModel>: LiveEntry, @unchecked Sendable {
 /// Owned by the follower's thread.
 final class MaintainedQuery<T: PersistentModel> {
     private(set) var descriptor: FetchDescriptor<T>
-    /// The predicate's exact translation (it rejects records before they are decoded), when complete.
+    /// The predicate's complete translation, when there is one: it decides alone whether a
+    /// changed record matches, on the schema-less record, before the model is decoded.
     private var filter: QueryNode?
     /// The top-level fields the predicate and sort read; nil when not known (every field).
     private var dependencies: Set<String>?
