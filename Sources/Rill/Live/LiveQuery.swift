@@ -31,8 +31,9 @@ import Synchronization
 ///
 /// Each commit that changes the results gives exactly one ``ResultsChange`` (none when the
 /// results stay as they were); every observer receives them in commit order, none skipped. Every
-/// live query of a store advances to a commit at the same moment: no reader sees one query at a
-/// commit and another before it.
+/// live query of a store advances to a commit at the same moment: once a read shows one query at
+/// a commit, every later read of any of them does, and no observer hears of a commit before all
+/// of them show it.
 ///
 /// ## Threads
 ///

@@ -38,9 +38,9 @@ struct LivePublication {
 /// bounds the wait if neither arrives — then reads the commits after the last one it applied
 /// (up to `batchSize` per read transaction), and applies them one by one, each changed record to
 /// the queries that hold it or that it could enter. The transaction ends before anything is
-/// published. For each commit, the new results
-/// of all affected queries become visible together under one lock (no reader sees one query at a
-/// commit and another before it), then their changes go to the observers, in commit order.
+/// published. For each commit, the new results of all affected queries become visible together
+/// under one lock (once a read shows one query at a commit, every later read of any query does),
+/// then their changes go to the observers, in commit order.
 ///
 /// There is one follower per store file per process, whatever the number of containers.
 final class LogFollower: @unchecked Sendable {
