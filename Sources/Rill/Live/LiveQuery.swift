@@ -90,9 +90,9 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         link.owner = self
         let link = self.link
         do {
-            try follower.add(link) { txn in
+            try follower.add(link) { txn, sequence in
                 try link.query.load(in: txn, store: follower.store)
-                return link.publication(change: nil)
+                return link.publication(at: sequence, change: nil)
             }
         } catch {
             LogFollowers.release(follower)
@@ -115,7 +115,11 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     /// The current results: an immutable snapshot, which costs nothing to take.
     public var results: LiveResults<T> {
         registrar.access(self, keyPath: resultsKeyPath)
-        return follower.publication.withShared { state.results }
+        return follower.publication.withShared {
+            var results = state.results
+            results.sequence = follower.publishedSequenceHoldingLock
+            return results
+        }
     }
 
     /// The sequence number of the commit the results reflect.
@@ -149,7 +153,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             do {
                 let change = try link.query.replaceDescriptor(
                     descriptor, sequence: sequence, in: txn, store: self.follower.store)
-                return link.publication(change: change)
+                return link.publication(at: sequence, change: change)
             } catch {
                 _ = try? link.query.replaceDescriptor(previous, sequence: sequence, in: txn, store: self.follower.store)
                 throw error
@@ -277,11 +281,13 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
-            return publication(change: change, descriptorChanged: false)
+            return publication(at: commit.sequence, change: change, descriptorChanged: false)
         }
 
-        func publication(change: ResultsChange<T>?, descriptorChanged: Bool = true) -> LivePublication {
-            let results = query.results
+        func publication(
+            at sequence: UInt64, change: ResultsChange<T>?, descriptorChanged: Bool = true
+        ) -> LivePublication {
+            let results = query.results(at: sequence)
             let descriptor = descriptorChanged ? query.descriptor : nil
             return LivePublication(
                 willPublish: { [weak owner] in owner?.willPublish() },

@@ -7,16 +7,20 @@ public struct LiveResults<Element: PersistentModel>: RandomAccessCollection, Sen
     private let range: Range<Int>
     /// Keeps alive the rows the query let go of since this snapshot was taken.
     private let version: LiveVersion
+    /// The sequence number of the commit these results reflect (the store's last commit the
+    /// query had applied when they were taken).
+    public internal(set) var sequence: UInt64
 
-    init(rows: RowList, range: Range<Int>, version: LiveVersion) {
+    init(rows: RowList, range: Range<Int>, version: LiveVersion, sequence: UInt64) {
         self.rows = rows
         self.range = range
         self.version = version
+        self.sequence = sequence
     }
 
     /// No results.
     init() {
-        self.init(rows: RowList(), range: 0..<0, version: LiveVersion())
+        self.init(rows: RowList(), range: 0..<0, version: LiveVersion(), sequence: 0)
     }
 
     public var startIndex: Int { 0 }

@@ -57,6 +57,9 @@ final class LogFollower: @unchecked Sendable {
     /// The sequence number of the last commit whose results are published.
     var publishedSequence: UInt64 { publication.withShared { publishedSequenceStorage } }
 
+    /// `publishedSequence`, for a caller that holds `publication` already.
+    var publishedSequenceHoldingLock: UInt64 { publishedSequenceStorage }
+
     /// Handed from the asking thread to the follower thread, which alone runs it.
     private struct Job: @unchecked Sendable {
         /// Runs on the follower thread, in its read transaction, after it caught up.
@@ -123,9 +126,11 @@ final class LogFollower: @unchecked Sendable {
     }
 
     /// Starts following `query`: it is loaded as of the last commit, then published.
-    func add(_ query: any FollowedQuery, load: @escaping (ReadTransaction) throws -> LivePublication?) throws {
-        try perform { [self] txn, _ in
-            let publication = try load(txn)
+    func add(
+        _ query: any FollowedQuery, load: @escaping (ReadTransaction, UInt64) throws -> LivePublication?
+    ) throws {
+        try perform { [self] txn, sequence in
+            let publication = try load(txn, sequence)
             let id = nextID
             nextID += 1
             let index = holders[query.entityName] ?? HolderIndex()

@@ -202,15 +202,15 @@ final class MaintainedQuery<T: PersistentModel> {
     /// How many rows past the window are kept, so that deletions rarely need the store.
     private var lookahead: Int { windowEnd.map { max(16, $0 / 4) } ?? 0 }
 
-    /// The results: a snapshot of the window's rows.
-    var results: LiveResults<T> {
+    /// The results as of commit `sequence`: a snapshot of the window's rows.
+    func results(at sequence: UInt64) -> LiveResults<T> {
         let start = min(windowStart, rows.count)
         let end = min(windowEnd ?? rows.count, rows.count)
         // Rows let go of from now on stay alive as long as this snapshot.
         let next = LiveVersion()
         version.next = next
         version = next
-        return LiveResults(rows: rows, range: start..<end, version: next)
+        return LiveResults(rows: rows, range: start..<end, version: next, sequence: sequence)
     }
 
     /// Lets go of a row: it lives on while a snapshot taken before may show it.
@@ -233,13 +233,15 @@ final class MaintainedQuery<T: PersistentModel> {
     func replaceDescriptor(
         _ newDescriptor: FetchDescriptor<T>, sequence: UInt64, in transaction: ReadTransaction, store: Store
     ) throws -> ResultsChange<T>? {
-        let before = Array(results)
-        let beforeKeys = results.keys
+        let previous = results(at: sequence)
+        let before = Array(previous)
+        let beforeKeys = previous.keys
         descriptor = newDescriptor
         configure()
         try load(in: transaction, store: store)
+        let after = results(at: sequence)
         let change = ResultsDiff.between(
-            old: beforeKeys, oldModels: before, new: results.keys, newModels: Array(results), sequence: sequence)
+            old: beforeKeys, oldModels: before, new: after.keys, newModels: Array(after), sequence: sequence)
         return change.isEmpty ? nil : change
     }
 

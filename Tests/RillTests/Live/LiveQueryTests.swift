@@ -57,6 +57,7 @@ import Testing
         #expect(change.apply(to: [5, 6, 7, 8, 9].map { Counter(id: $0, value: $0) }).map(\.id) == [20, 6, 7, 8, 5])
         #expect(query.map(\.id) == [20, 6, 7, 8, 5])
         #expect(query.sequence == second)
+        #expect(query.results.sequence == second)
         let difference = change.difference(from: [5, 6, 7, 8, 9].map { Counter(id: $0, value: $0) })
         #expect(
             [5, 6, 7, 8, 9].map { Counter(id: $0, value: $0) }.applying(difference)?.map(\.id) == [20, 6, 7, 8, 5])
@@ -354,7 +355,8 @@ import Testing
         let seen = Mutex<[(UInt64, Int, UInt64)]>([])
         let observation = low.observe(on: queue) { change in
             // The other query already shows this commit: the two still partition the 40 records.
-            seen.withLock { $0.append((change.sequence, low.results.count + high.results.count, high.sequence)) }
+            let (lowResults, highResults) = (low.results, high.results)
+            seen.withLock { $0.append((change.sequence, lowResults.count + highResults.count, highResults.sequence)) }
         }
         var random = SeededGenerator(label: "advance together")
         for _ in 0..<50 {
