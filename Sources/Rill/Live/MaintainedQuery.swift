@@ -272,12 +272,13 @@ final class MaintainedQuery<T: PersistentModel> {
 
     // MARK: - Applying a commit
 
-    /// Applies the changes one commit made to `T`'s records; returns the change to the results,
-    /// or nil when they are as they were.
+    /// Applies the changes one commit made to `T`'s records — those of records the query holds,
+    /// and inserts and updates that pass `couldMatch` — and returns the change to the results, or
+    /// nil when they are as they were.
     func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> ResultsChange<T>? {
         // The changes that can affect the held rows: a held record changed or deleted, or a
-        // record that matches now. A record that is not held and that `couldMatch` rules out
-        // stays out, undecoded.
+        // record that matches now. The follower hands a query only the changes of records it
+        // holds or that pass `couldMatch`, so that screen is not run again here.
         var relevant: [(key: [UInt8], row: LiveEntry?)] = []
         for decoded in changes {
             let key = decoded.key
@@ -286,7 +287,6 @@ final class MaintainedQuery<T: PersistentModel> {
             case .delete:
                 if wasHeld { relevant.append((key, nil)) }
             case .update, .insert:
-                if !wasHeld, try !couldMatch(decoded) { continue }
                 let model = try matchingModel(decoded)
                 if model == nil, !wasHeld { continue }
                 let row = try model.map { model -> LiveEntry in
