@@ -27,14 +27,19 @@ struct Item: PersistentModel {
 
 /// `rill-bench save`: Rill's saves against raw LMDB doing the same puts, in the same run.
 struct SaveBenchmark {
-    var singleSaves = 300
+    var singleSaves = 1_000
+    /// Single saves alternate between Rill and raw LMDB in blocks of this many, so that both
+    /// meet the same disk: an fsync's cost drifts over seconds.
+    var singleBlock = 50
     var bulkRecords = 100_000
     var rounds = 5
 
     func run() throws {
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        print("rill-bench save: \(rounds) rounds, Rill and raw LMDB alternating; medians reported\n")
+        print(
+            "rill-bench save: \(rounds) rounds; in each, Rill and raw LMDB alternate in blocks of \(singleBlock) single saves, then one bulk save each; medians reported\n"
+        )
 
         var singleRill: [Double] = []
         var singleRaw: [Double] = []
@@ -46,26 +51,30 @@ struct SaveBenchmark {
         for round in 0..<rounds {
             // Durable single-record saves.
             let single = scratch.appendingPathComponent("single-\(round)")
-            let (rillSeconds, captured) = try timeRill(
-                directory: single, saves: (0..<singleSaves).map { [Item.random($0)] })
+            let (rillSeconds, rawSeconds) = try timeSingleSaves(directory: single)
             singleRill.append(Double(singleSaves) / rillSeconds)
-            singleRaw.append(
-                Double(singleSaves) / timeRaw(directory: single.appendingPathExtension("raw"), commits: captured))
+            singleRaw.append(Double(singleSaves) / rawSeconds)
 
-            // One save of many records.
+            // One save of many records. Which of the two goes first alternates by round: the
+            // second meets the memory the first freed. The puts to replay come from an untimed
+            // save of the same models.
             let bulk = scratch.appendingPathComponent("bulk-\(round)")
             let items = (0..<bulkRecords).map(Item.random)
-            let residentBefore = Memory.resident()
-            Memory.resetPeak()
-            let (bulkSeconds, bulkCaptured) = try timeRill(directory: bulk, saves: [items])
-            peakRill.append(Double(Memory.peak() - residentBefore) / 1_048_576)
-            bulkRill.append(Double(bulkRecords) / bulkSeconds)
+            let (_, bulkCaptured) = try timeRill(directory: bulk.appendingPathExtension("capture"), saves: [items])
             recordSize = bulkCaptured[0].filter { $0.database != "log" }.map(\.value.count).reduce(0, +) / bulkRecords
-            let rawBefore = Memory.resident()
-            Memory.resetPeak()
-            bulkRaw.append(
-                Double(bulkRecords) / timeRaw(directory: bulk.appendingPathExtension("raw"), commits: bulkCaptured))
-            peakRaw.append(Double(Memory.peak() - rawBefore) / 1_048_576)
+            for rillTurn in round.isMultiple(of: 2) ? [true, false] : [false, true] {
+                let residentBefore = Memory.resident()
+                Memory.resetPeak()
+                if rillTurn {
+                    let (bulkSeconds, _) = try timeRill(directory: bulk, saves: [items])
+                    peakRill.append(Double(Memory.peak() - residentBefore) / 1_048_576)
+                    bulkRill.append(Double(bulkRecords) / bulkSeconds)
+                } else {
+                    let seconds = timeRaw(directory: bulk.appendingPathExtension("raw"), commits: bulkCaptured)
+                    peakRaw.append(Double(Memory.peak() - residentBefore) / 1_048_576)
+                    bulkRaw.append(Double(bulkRecords) / seconds)
+                }
+            }
             print(
                 String(
                     format: "round %d: single %.0f vs %.0f saves/s; bulk %.0f vs %.0f records/s; peak %.1f vs %.1f MiB",
@@ -91,6 +100,33 @@ struct SaveBenchmark {
         print(table.render())
     }
 
+    /// Durable single-record saves through Rill and the same puts through raw LMDB, alternating in
+    /// blocks; returns the seconds each took in all.
+    private func timeSingleSaves(directory: URL) throws -> (rill: Double, raw: Double) {
+        let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: directory))
+        let context = container.mainContext
+        let raw = RawLMDB(directory: directory.appendingPathExtension("raw").path, mapSize: 64 << 20)
+        raw.open(["meta", "log", "records:Item"])
+        var (rillSeconds, rawSeconds) = (0.0, 0.0)
+        var saved = 0
+        while saved < singleSaves {
+            let count = min(singleBlock, singleSaves - saved)
+            let items = (saved..<saved + count).map(Item.random)
+            rillSeconds += try measure {
+                for item in items {
+                    context.insert(item)
+                    try context.save()
+                }
+            }
+            let commits = try captureWrites(of: container.store, after: UInt64(saved))
+            rawSeconds += measure {
+                for writes in commits { raw.commit(writes) }
+            }
+            saved += count
+        }
+        return (rillSeconds, rawSeconds)
+    }
+
     /// Runs the saves through Rill; returns the seconds taken and the puts Rill made, read back from the store.
     private func timeRill(directory: URL, saves: [[Item]]) throws -> (Double, [[CapturedWrite]]) {
         let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: directory))
@@ -101,10 +137,13 @@ struct SaveBenchmark {
                 try context.save()
             }
         }
-        // Capture exactly what Rill wrote, to replay through raw LMDB.
-        let store = container.store
+        return (seconds, try captureWrites(of: container.store, after: 0))
+    }
+
+    /// Exactly what Rill wrote in the commits after `sequence`, to replay through raw LMDB.
+    private func captureWrites(of store: Store, after sequence: UInt64) throws -> [[CapturedWrite]] {
         var commits: [[CapturedWrite]] = []
-        let entries = try store.entries(after: 0)
+        let entries = try store.entries(after: sequence)
         try store.read { txn in
             for entry in entries {
                 var writes: [CapturedWrite] = []
@@ -120,7 +159,7 @@ struct SaveBenchmark {
                 commits.append(writes)
             }
         }
-        return (seconds, commits)
+        return commits
     }
 
     /// Replays the same puts through the C API, one transaction per save; returns the seconds taken.
