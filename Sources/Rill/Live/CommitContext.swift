@@ -119,6 +119,12 @@ final class CommitContext {
                 return change.record
             }
         }
+        return try recordBeforeBatch(of: entity, key: key)
+    }
+
+    /// The record of `entity` with identifier `key` as of the commit before the batch's first:
+    /// `.some(nil)` when it did not exist then. Read from the log backwards.
+    func recordBeforeBatch(of entity: String, key: [UInt8]) throws -> [UInt8]? {
         guard let first = entries.first, first.sequence > 1 else { return nil }
         return try transaction.withCursor(store.log) { cursor -> [UInt8]? in
             var current = try cursor.seek(atOrAfter: LogEntry.key(for: first.sequence))

@@ -86,7 +86,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         let follower = try LogFollowers.retain(for: container.store)
         self.follower = follower
         self.state = State(descriptor: descriptor)
-        self.link = Link(query: MaintainedQuery(descriptor: descriptor))
+        self.link = Link(query: MaintainedQuery(ModelRowSource(descriptor)))
         link.owner = self
         let link = self.link
         do {
@@ -149,13 +149,13 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     public func setDescriptor(_ descriptor: FetchDescriptor<T>) throws {
         let link = self.link
         try follower.perform { txn, sequence in
-            let previous = link.query.descriptor
+            let previous = link.query.source
             do {
-                let change = try link.query.replaceDescriptor(
-                    descriptor, sequence: sequence, in: txn, store: self.follower.store)
+                let change = try link.query.replaceSource(
+                    ModelRowSource(descriptor), sequence: sequence, in: txn, store: self.follower.store)
                 return link.publication(at: sequence, change: change)
             } catch {
-                _ = try? link.query.replaceDescriptor(previous, sequence: sequence, in: txn, store: self.follower.store)
+                _ = try? link.query.replaceSource(previous, sequence: sequence, in: txn, store: self.follower.store)
                 throw error
             }
         }
@@ -272,10 +272,10 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
     /// The follower's handle on the query: the maintained results, and a weak way back.
     private final class Link: FollowedQuery {
-        let query: MaintainedQuery<T>
+        let query: MaintainedQuery<ModelRowSource<T>>
         weak var owner: LiveQuery<T>?
 
-        init(query: MaintainedQuery<T>) { self.query = query }
+        init(query: MaintainedQuery<ModelRowSource<T>>) { self.query = query }
 
         var entityName: String { T.entityName }
 
@@ -287,8 +287,8 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         func publication(
             at sequence: UInt64, change: ResultsChange<T>?, descriptorChanged: Bool = true
         ) -> LivePublication {
-            let results = query.results(at: sequence)
-            let descriptor = descriptorChanged ? query.descriptor : nil
+            let results = LiveResults<T>(query.results(at: sequence))
+            let descriptor = descriptorChanged ? query.source.descriptor : nil
             return LivePublication(
                 willPublish: { [weak owner] in owner?.willPublish() },
                 publish: { [weak owner] in owner?.publish(results, descriptor: descriptor) },

@@ -2,7 +2,7 @@ import Foundation
 import RillStorage
 
 /// A row of a live query's results: its identifier's storage key and its order key; its model
-/// is in the subclass `LiveRow<T>`.
+/// is in a subclass (`LiveRow<T>`, `LiveRecordRow`).
 ///
 /// Rows are immutable objects of a class that is not generic, so that the structures that hold
 /// them (the ordered list, the table by key) are compiled for this one type, whatever the model.
@@ -43,13 +43,9 @@ final class LiveRow<T: PersistentModel>: LiveEntry, @unchecked Sendable {
 /// commit costs a query work in proportion to the records it changed, not to the results.
 ///
 /// Owned by the follower's thread.
-final class MaintainedQuery<T: PersistentModel> {
-    private(set) var descriptor: FetchDescriptor<T>
-    /// The predicate's complete translation, when there is one: it decides alone whether a
-    /// changed record matches, on the schema-less record, before the model is decoded.
-    private var filter: QueryNode?
-    /// The top-level fields the predicate and sort read; nil when not known (every field).
-    private var dependencies: Set<String>?
+final class MaintainedQuery<Source: LiveRowSource> {
+    /// What the rows are and how they are chosen and ordered.
+    private(set) var source: Source
     /// The first `rows.count` matches, in order.
     private(set) var rows = RowList()
     /// The held rows by identifier key (their owner).
@@ -63,11 +59,9 @@ final class MaintainedQuery<T: PersistentModel> {
     private var holders: (index: HolderIndex, id: Int32)?
     /// True when `rows` holds every match.
     private var complete = true
-    /// The sort as field paths whose index-key order is the sort's: rows then carry order keys.
-    private var orderPaths: [QuerySortKey]?
 
-    init(descriptor: FetchDescriptor<T>) {
-        self.descriptor = descriptor
+    init(_ source: Source) {
+        self.source = source
         configure()
     }
 
@@ -77,30 +71,7 @@ final class MaintainedQuery<T: PersistentModel> {
     }
 
     private func configure() {
-        filter = nil
-        screen = []
-        var fields: Set<String>? = []
-        if let predicate = descriptor.predicate {
-            let translation = PredicateTranslator.translate(predicate)
-            if translation.isComplete, let node = translation.node {
-                filter = node
-                if let used = node.topLevelFields { fields?.formUnion(used) } else { fields = nil }
-                screen = Self.screen(of: node)
-            } else {
-                fields = nil
-            }
-        }
-        for sort in descriptor.sortBy {
-            guard let keyPath = sort.keyPath, let path = FieldPath.components(of: keyPath, root: T.self),
-                let first = path.first
-            else {
-                fields = nil
-                break
-            }
-            fields?.insert(first)
-        }
-        dependencies = fields
-        orderPaths = QueryExecutor<T>.orderPreservingSortKeys(descriptor.sortBy)
+        if let filter = source.filter { screen = Self.screen(of: filter) } else { screen = [] }
     }
 
     /// The conjuncts of `node` that compare a top-level field with a constant.
@@ -124,7 +95,9 @@ final class MaintainedQuery<T: PersistentModel> {
     /// False when `change` (an insert or update of a record the query does not hold) cannot make
     /// the record match: it changed no field the query reads, or the record fails the screen.
     func couldMatch(_ change: DecodedChange) throws -> Bool {
-        if change.kind == .update, let dependencies, !change.changedFields.contains(where: dependencies.contains) {
+        if change.kind == .update, let dependencies = source.dependencies,
+            !change.changedFields.contains(where: dependencies.contains)
+        {
             return false
         }
         for condition in screen {
@@ -167,7 +140,7 @@ final class MaintainedQuery<T: PersistentModel> {
 
     /// The order key of a row whose record is `record`; nil when rows are compared by model.
     private func orderKey(_ record: RecordValue, key: [UInt8]) throws -> [UInt8]? {
-        guard let orderPaths else { return nil }
+        guard let orderPaths = source.orderPaths else { return nil }
         var bytes: [UInt8] = []
         for sort in orderPaths {
             let start = bytes.count
@@ -175,7 +148,7 @@ final class MaintainedQuery<T: PersistentModel> {
                 try IndexKey.append(QueryEvaluator.read(sort.path, from: record), to: &bytes)
             } catch {
                 throw RillError(
-                    .queryFailed, "cannot order \(T.entityName) by \(sort.path.joined(separator: ".")): \(error)",
+                    .queryFailed, "cannot order \(source.entityName) by \(sort.path.joined(separator: ".")): \(error)",
                     underlyingError: error)
             }
             // Encodings are prefix-free, so inverting one reverses its order within the whole key.
@@ -189,11 +162,11 @@ final class MaintainedQuery<T: PersistentModel> {
     // MARK: - The window
 
     /// The offset of the window's first row among the matches.
-    var windowStart: Int { max(descriptor.fetchOffset ?? 0, 0) }
+    var windowStart: Int { max(source.offset ?? 0, 0) }
 
     /// The offset just past the window; nil without a limit.
     var windowEnd: Int? {
-        descriptor.fetchLimit.map { limit in
+        source.limit.map { limit in
             let (end, overflow) = windowStart.addingReportingOverflow(max(limit, 0))
             return overflow ? Int.max / 4 : end
         }
@@ -203,14 +176,14 @@ final class MaintainedQuery<T: PersistentModel> {
     private var lookahead: Int { windowEnd.map { max(16, $0 / 4) } ?? 0 }
 
     /// The results as of commit `sequence`: a snapshot of the window's rows.
-    func results(at sequence: UInt64) -> LiveResults<T> {
+    func results(at sequence: UInt64) -> RowSnapshot {
         let start = min(windowStart, rows.count)
         let end = min(windowEnd ?? rows.count, rows.count)
         // Rows let go of from now on stay alive as long as this snapshot.
         let next = LiveVersion()
         version.next = next
         version = next
-        return LiveResults(rows: rows, range: start..<end, version: next, sequence: sequence)
+        return RowSnapshot(rows: rows, range: start..<end, version: next, sequence: sequence)
     }
 
     /// Lets go of a row: it lives on while a snapshot taken before may show it.
@@ -228,20 +201,46 @@ final class MaintainedQuery<T: PersistentModel> {
         replaceRows(with: loaded)
     }
 
-    /// Replaces the descriptor and loads the new results; returns the change from the old
-    /// window to the new one (nil when they are the same).
-    func replaceDescriptor(
-        _ newDescriptor: FetchDescriptor<T>, sequence: UInt64, in transaction: ReadTransaction, store: Store
-    ) throws -> ResultsChange<T>? {
+    /// Loads the results as they were before `context`'s batch of commits (the transaction sees
+    /// the batch's last one): every match, so that the batch can then be applied commit by commit.
+    ///
+    /// Rows of records the batch changes are taken out of what the store gives, and put back as
+    /// they were before the batch, read from the log.
+    func load(before context: CommitContext) throws {
+        var loaded = try fetch(limit: nil, in: context.transaction, store: context.store)
+        var changed: Set<[UInt8]> = []
+        for entry in context.entries {
+            for change in entry.changes where change.entity == source.entityName { changed.insert(change.key) }
+        }
+        if !changed.isEmpty {
+            loaded.removeAll { changed.contains($0.key) }
+            for key in changed {
+                guard let record = try context.recordBeforeBatch(of: source.entityName, key: key),
+                    let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
+                else { continue }
+                loaded.append(row)
+            }
+            loaded.sort(by: precedes)
+        }
+        complete = true
+        replaceRows(with: loaded)
+    }
+
+    /// Replaces the source and loads the new results; returns the change from the old window
+    /// to the new one (nil when they are the same).
+    func replaceSource(
+        _ newSource: Source, sequence: UInt64, in transaction: ReadTransaction, store: Store
+    ) throws -> ResultsChange<Source.Element>? {
         let previous = results(at: sequence)
-        let before = Array(previous)
+        let before = previous.map(Source.element)
         let beforeKeys = previous.keys
-        descriptor = newDescriptor
+        source = newSource
         configure()
         try load(in: transaction, store: store)
         let after = results(at: sequence)
         let change = ResultsDiff.between(
-            old: beforeKeys, oldModels: before, new: after.keys, newModels: Array(after), sequence: sequence)
+            old: beforeKeys, oldModels: before, new: after.keys, newModels: after.map(Source.element),
+            sequence: sequence)
         return change.isEmpty ? nil : change
     }
 
@@ -253,29 +252,15 @@ final class MaintainedQuery<T: PersistentModel> {
 
     /// The first `limit` matches as of the transaction's snapshot.
     private func fetch(limit: Int?, in transaction: ReadTransaction, store: Store) throws -> [LiveEntry] {
-        guard let entity = try store.entity(named: T.entityName) else { return [] }
-        var descriptor = self.descriptor
-        descriptor.fetchOffset = nil
-        descriptor.fetchLimit = limit
-        let executor = QueryExecutor(
-            store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: transaction)
-        return try executor.models().map { model in
-            let key = model.id.storageKey
-            var order: [UInt8]?
-            if orderPaths != nil, let bytes = try transaction.get(key, in: entity.database) {
-                let record = try key.withUnsafeBytes { try Store.recordValue(bytes, key: $0, entity: T.entityName) }
-                order = try orderKey(record, key: key)
-            }
-            return LiveRow(key: key, model: model, order: order)
-        }
+        try source.fetch(limit: limit, in: transaction, store: store) { record, key in try orderKey(record, key: key) }
     }
 
     // MARK: - Applying a commit
 
-    /// Applies the changes one commit made to `T`'s records — those of records the query holds,
-    /// and inserts and updates that pass `couldMatch` — and returns the change to the results, or
-    /// nil when they are as they were.
-    func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> ResultsChange<T>? {
+    /// Applies the changes one commit made to the entity's records — those of records the query
+    /// holds, and inserts and updates that pass `couldMatch` — and returns the change to the
+    /// results, or nil when they are as they were.
+    func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> ResultsChange<Source.Element>? {
         // The changes that can affect the held rows: a held record changed or deleted, or a
         // record that matches now. The follower hands a query only the changes of records it
         // holds or that pass `couldMatch`, so that screen is not run again here.
@@ -287,12 +272,8 @@ final class MaintainedQuery<T: PersistentModel> {
             case .delete:
                 if wasHeld { relevant.append((key, nil)) }
             case .update, .insert:
-                let model = try matchingModel(decoded)
-                if model == nil, !wasHeld { continue }
-                let row = try model.map { model -> LiveEntry in
-                    LiveRow(
-                        key: key, model: model, order: try decoded.recordValue().flatMap { try orderKey($0, key: key) })
-                }
+                let row = try matchingRow(decoded)
+                if row == nil, !wasHeld { continue }
                 relevant.append((key, row))
             }
         }
@@ -323,18 +304,15 @@ final class MaintainedQuery<T: PersistentModel> {
         return change.isEmpty ? nil : change
     }
 
-    /// The model of a changed record when it matches the predicate, else nil.
-    private func matchingModel(_ decoded: DecodedChange) throws -> T? {
+    /// The row of a changed record when it matches the predicate, else nil.
+    private func matchingRow(_ decoded: DecodedChange) throws -> LiveEntry? {
+        let key = decoded.key
         // The filter is the predicate's complete, exact translation: it decides alone.
-        if let filter {
+        if let filter = source.filter {
             guard let value = try decoded.recordValue(), QueryEvaluator.matches(filter, value) else { return nil }
-            return try decoded.model(T.self)
         }
-        guard let model = try decoded.model(T.self) else { return nil }
-        return try matches(model) ? model : nil
+        return try source.row(for: decoded, filtered: source.filter != nil) { try orderKey($0, key: key) }
     }
-
-    private func matches(_ model: T) throws -> Bool { try descriptor.matches(model) }
 
     /// Reads the first `target` matches as of the current commit, when the held rows ran short.
     ///
@@ -342,24 +320,17 @@ final class MaintainedQuery<T: PersistentModel> {
     /// rows of records that later commits changed are taken out of what the store gives, and put
     /// back as they were at the current commit.
     private func refill(to target: Int, commit: CommitContext) throws {
-        let later = try commit.keysChangedLater(in: T.entityName)
+        let later = try commit.keysChangedLater(in: source.entityName)
         let wanted = target + later.count
         var loaded = try fetch(limit: wanted, in: commit.transaction, store: commit.store)
         let reachedEnd = loaded.count < wanted
         if !later.isEmpty {
             loaded.removeAll { later.contains($0.key) }
             for key in later {
-                guard let record = try commit.record(of: T.entityName, key: key) else { continue }
-                let model = try LiveDecoding.decode(T.self, record, key: key)
-                guard try matches(model) else { continue }
-                var order: [UInt8]?
-                if orderPaths != nil {
-                    let value = try record.withUnsafeBytes { bytes in
-                        try key.withUnsafeBytes { try Store.recordValue(bytes, key: $0, entity: T.entityName) }
-                    }
-                    order = try orderKey(value, key: key)
-                }
-                loaded.append(LiveRow(key: key, model: model, order: order) as LiveEntry)
+                guard let record = try commit.record(of: source.entityName, key: key),
+                    let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
+                else { continue }
+                loaded.append(row)
             }
             loaded.sort(by: precedes)
         }
@@ -372,15 +343,11 @@ final class MaintainedQuery<T: PersistentModel> {
     /// The descriptor's order: its sort descriptors, then the identifier key.
     func precedes(_ lhs: LiveEntry, _ rhs: LiveEntry) -> Bool {
         if let left = lhs.order, let right = rhs.order { return Self.bytes(left, precede: right) }
-        let (leftModel, rightModel) = (LiveRow<T>.model(lhs), LiveRow<T>.model(rhs))
-        for sort in descriptor.sortBy {
-            switch sort.compare(leftModel, rightModel) {
-            case .orderedAscending: return true
-            case .orderedDescending: return false
-            case .orderedSame: continue
-            }
+        switch source.compare(lhs, rhs) {
+        case .orderedAscending: return true
+        case .orderedDescending: return false
+        case .orderedSame: return lhs.key.lexicographicallyPrecedes(rhs.key)
         }
-        return lhs.key.lexicographicallyPrecedes(rhs.key)
     }
 
     /// `memcmp` order.
@@ -410,7 +377,7 @@ final class MaintainedQuery<T: PersistentModel> {
     /// positions from either edge of the old and new windows can enter, leave or move.
     private func windowChange(
         from before: RowList, touched: [[UInt8]], oldRows: [[UInt8]: LiveEntry], sequence: UInt64
-    ) -> ResultsChange<T> {
+    ) -> ResultsChange<Source.Element> {
         let start = windowStart
         let end = windowEnd
         let band = touched.count + 1
@@ -537,10 +504,10 @@ final class MaintainedQuery<T: PersistentModel> {
         updates.sort { $0.new < $1.new }
         return ResultsChange(
             sequence: sequence,
-            removals: removals.map { .init(offset: $0.offset, element: LiveRow<T>.model($0.row)) },
-            insertions: insertions.map { .init(offset: $0.offset, element: LiveRow<T>.model($0.row)) },
-            moves: moves.map { .init(from: $0.from, to: $0.to, element: LiveRow<T>.model($0.row)) },
-            updates: updates.map { .init(oldOffset: $0.old, offset: $0.new, element: LiveRow<T>.model($0.row)) })
+            removals: removals.map { .init(offset: $0.offset, element: Source.element($0.row)) },
+            insertions: insertions.map { .init(offset: $0.offset, element: Source.element($0.row)) },
+            moves: moves.map { .init(from: $0.from, to: $0.to, element: Source.element($0.row)) },
+            updates: updates.map { .init(oldOffset: $0.old, offset: $0.new, element: Source.element($0.row)) })
     }
 }
 

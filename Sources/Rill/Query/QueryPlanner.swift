@@ -75,10 +75,7 @@ package enum QueryPlanner {
             // part), which is the order of a query without a sort.
             let fixesEveryField = best.score == 2 * best.index.fieldPaths.count
             let sorted =
-                best.ranges.count == 1
-                && (sort.isEmpty
-                    ? fixesEveryField
-                    : sort.count == 1 && sort[0].ascending && best.index.fieldPaths.first == sort[0].path)
+                best.ranges.count == 1 && (sort.isEmpty ? fixesEveryField : servesOrder(sort, best.index))
             var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
             if let predicate { plan.coversPredicate = Set(conjuncts(of: predicate)).isSubset(of: Set(best.used)) }
             return plan
@@ -91,12 +88,17 @@ package enum QueryPlanner {
             return QueryPlan(access: .union(parts.map { ($0.index, $0.ranges, $0.used) }), isSorted: false)
         }
         // Reading in the index's order pays only when a limit lets the scan stop early.
-        if limit != nil, sort.count == 1, sort[0].ascending,
-            let index = entity.indexes.first(where: { $0.fieldPaths.first == sort[0].path })
-        {
+        if limit != nil, let index = entity.indexes.first(where: { servesOrder(sort, $0) }) {
             return QueryPlan(access: .order(index), isSorted: true)
         }
         return QueryPlan(access: .scan, isSorted: sort.isEmpty)
+    }
+
+    /// Whether walking `index` gives `sort`'s order, ties by identifier: the index's fields are
+    /// the sort's, all ascending. (An index with more fields than the sort orders its ties by
+    /// the next field, not by identifier.)
+    private static func servesOrder(_ sort: [QuerySortKey], _ index: IndexStorage) -> Bool {
+        !sort.isEmpty && sort.allSatisfy(\.ascending) && index.fieldPaths == sort.map(\.path)
     }
 
     /// The index with the best key ranges for the conjuncts of `predicate`, if any serves it.

@@ -15,8 +15,12 @@ extension Store {
     ///
     /// - Throws: `RillError(.unknownEntity)` when the store has no such entity.
     ///
-    /// - Parameter forceScan: ignore indexes (to compare plans; results are the same).
-    package func run(_ query: Query, forceScan: Bool = false) throws -> [QueryRow] {
+    /// - Parameters:
+    ///   - forceScan: ignore indexes (to compare plans; results are the same).
+    ///   - transaction: read in it instead of a transaction of the query's own.
+    package func run(
+        _ query: Query, forceScan: Bool = false, in transaction: ReadTransaction? = nil
+    ) throws -> [QueryRow] {
         let entity = try existingEntity(query.entity)
         let plan =
             forceScan
@@ -28,7 +32,7 @@ extension Store {
             plan.isSorted
             ? query.limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : limit + offset }
             : nil
-        try forEachCandidate(of: plan, in: entity) { key, bytes in
+        try forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
             let record = try Self.recordValue(bytes, key: key, entity: query.entity)
             // When the index ranges are exactly the predicate, every candidate matches.
             if !plan.coversPredicate, let predicate = query.predicate, !QueryEvaluator.matches(predicate, record) {

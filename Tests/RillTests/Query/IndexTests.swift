@@ -110,6 +110,34 @@ import Testing
         #expect(try explain("Gadget where stock > 3 or name contains \"a\"").hasPrefix("scan"))
     }
 
+    @Test func aSortServedByIndexOrderBreaksTiesByIdentifier() throws {
+        // Gadget(maker, stock) orders equal makers by stock: it must not serve a sort by maker
+        // alone, whose ties go by identifier.
+        let container = try ModelContainer(for: Gadget.self, configurations: ModelConfiguration(url: url))
+        var random = SeededGenerator(seed: 5)
+        for id in 0..<60 {
+            var gadget = Gadget.random(id: id, using: &random)
+            gadget.maker = id % 3 == 0 ? nil : "Acme"
+            gadget.stock = 100 - id
+            container.mainContext.insert(gadget)
+        }
+        try container.mainContext.save()
+        let store = container.store
+        for text in ["Gadget sort by maker limit 25", "Gadget where maker == \"Acme\" sort by maker limit 25"] {
+            let query = try QueryParser.parse(text)
+            #expect(try store.run(query).map(\.key) == store.run(query, forceScan: true).map(\.key), "\(text)")
+        }
+        let descriptor = FetchDescriptor<Gadget>(sortBy: [SortDescriptor(\.maker)])
+        var limited = descriptor
+        limited.fetchLimit = 25
+        #expect(
+            try container.mainContext.fetch(limited).map(\.id)
+                == Array(container.mainContext.fetch(descriptor).map(\.id).prefix(25)))
+        #expect(
+            try store.explain(QueryParser.parse("Gadget sort by maker, stock limit 5")).contains("in the index's order")
+        )
+    }
+
     @Test func fetchCountOfAnIndexedConditionReadsOnlyTheIndex() throws {
         let container = try ModelContainer(for: Gadget.self, configurations: ModelConfiguration(url: url))
         // A record that the index can key but that does not decode as a Gadget (fields are missing).

@@ -1,0 +1,141 @@
+import Foundation
+import RillStorage
+import Synchronization
+
+/// A live query over schema-less records, from the text query language: what `rill watch` and
+/// `rill serve` follow, without the model types.
+///
+/// It is maintained by the store's follower like a ``LiveQuery`` (the same incremental
+/// maintenance, windows included) and tells `handler`, on the follower's thread, of its initial
+/// results and then of each change, in commit order, none skipped. `handler` must return quickly
+/// and must not wait for the follower (a save and its `catchUp`, for example): it holds up every
+/// live query of the store while it runs.
+package final class RecordLiveQuery: @unchecked Sendable {
+    // Sendable: `current` is guarded by `follower.publication`; the rest is immutable.
+
+    /// What the handler is told.
+    package enum Event: Sendable {
+        /// The results as of a commit, when the query starts without `since`.
+        case initial([QueryRow], sequence: UInt64)
+        /// How one commit changed the results.
+        case change(ResultsChange<QueryRow>)
+        /// The query stopped following the store (an unreadable record, for example).
+        case failed(RillError)
+    }
+
+    private let follower: LogFollower
+    private let link: Link
+    private var current: RowSnapshot?
+    package let query: Query
+
+    /// Starts following `query` on `store`.
+    ///
+    /// - Parameters:
+    ///   - since: resume after this commit: instead of the initial results, the handler is told
+    ///     of the change each later commit made to the results as they were at `since`, then
+    ///     goes on live. Nil: start with the current results.
+    /// - Throws: ``RillError`` with `.misuse` when `since` is past the log's last commit, or the
+    ///   errors of a fetch.
+    package init(
+        _ query: Query, store: Store, since: UInt64? = nil, handler: @escaping @Sendable (Event) -> Void
+    ) throws {
+        self.query = query
+        let follower = try LogFollowers.retain(for: store)
+        self.follower = follower
+        let link = Link(query: MaintainedQuery(RecordRowSource(query)), handler: handler)
+        self.link = link
+        link.owner = self
+        do {
+            try follower.add(link) { txn, sequence in
+                guard let since, since < sequence else {
+                    if let since, since > sequence {
+                        throw RillError(
+                            .misuse, "cannot resume after commit \(since): the log's last commit is \(sequence)")
+                    }
+                    try link.query.load(in: txn, store: store)
+                    let results = link.query.results(at: sequence)
+                    return link.publication(
+                        results,
+                        events: since == nil ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
+                    )
+                }
+                // The results as they were at `since`, then each later commit applied in turn.
+                let entries = try LogFollower.entries(after: since, limit: .max, log: store.log, in: txn)
+                let context = CommitContext(
+                    store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)
+                try link.query.load(before: context)
+                var events: [Event] = []
+                for (index, entry) in entries.enumerated() {
+                    context.index = index
+                    let changes = entry.changes.filter { $0.entity == query.entity }.map(DecodedChange.init)
+                    guard !changes.isEmpty, let change = try link.query.apply(changes, commit: context) else {
+                        continue
+                    }
+                    events.append(.change(change))
+                }
+                return link.publication(link.query.results(at: sequence), events: events)
+            }
+        } catch {
+            LogFollowers.release(follower)
+            throw error
+        }
+    }
+
+    deinit {
+        follower.remove(link)
+        LogFollowers.release(follower)
+    }
+
+    /// The current results and the commit they reflect.
+    package var results: (rows: [QueryRow], sequence: UInt64) {
+        follower.publication.withShared {
+            (current?.map(RecordRowSource.element) ?? [], follower.publishedSequenceHoldingLock)
+        }
+    }
+
+    /// Returns once the query reflects every commit made before the call, and the handler has
+    /// been told of the changes up to it.
+    package func catchUp() throws {
+        try follower.perform { _, _ in nil }
+    }
+
+    /// The follower's handle on the query.
+    private final class Link: FollowedQuery {
+        let query: MaintainedQuery<RecordRowSource>
+        let handler: @Sendable (Event) -> Void
+        weak var owner: RecordLiveQuery?
+
+        init(query: MaintainedQuery<RecordRowSource>, handler: @escaping @Sendable (Event) -> Void) {
+            self.query = query
+            self.handler = handler
+        }
+
+        var entityName: String { query.source.entityName }
+
+        func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
+            guard let change = try query.apply(changes, commit: commit) else { return nil }
+            return publication(query.results(at: commit.sequence), events: [.change(change)])
+        }
+
+        func publication(_ results: RowSnapshot, events: [Event]) -> LivePublication {
+            let handler = self.handler
+            return LivePublication(
+                willPublish: {},
+                publish: { [weak owner] in owner?.current = results },
+                deliver: { for event in events { handler(event) } })
+        }
+
+        func couldMatch(_ change: DecodedChange) throws -> Bool { try query.couldMatch(change) }
+
+        func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
+
+        func detach() { query.detach() }
+
+        func fail(_ error: any Error) -> LivePublication {
+            let failure =
+                error as? RillError ?? RillError(.storage, "live query failed: \(error)", underlyingError: error)
+            let handler = self.handler
+            return LivePublication(willPublish: {}, publish: {}, deliver: { handler(.failed(failure)) })
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Dispatch
+import Foundation
+import Rill
+
+/// `rill watch`: a query's results, then every change to them as saves land — from this machine's
+/// other processes, through the store file.
+struct WatchCommand: Command {
+    let description = CommandDescription(
+        name: "watch",
+        abstract: "Print a query's results, then each change to them as saves land, until interrupted.",
+        arguments: [
+            .init(name: "store", help: "The store directory."),
+            .init(name: "query", help: "A query, e.g. 'Book where isRead == false sort by title limit 20'."),
+        ],
+        options: [
+            .init(name: "json", help: "Print NDJSON: the results, then one object per change (see Protocol.md)."),
+            .init(
+                name: "since", valueName: "seq",
+                help: "Resume after this commit: print the changes of every later commit, not the results."),
+        ],
+        discussion: """
+            On a terminal, the results are a table; after each commit that changes them, the
+            table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
+            on a terminal unless NO_COLOR is set). Results over \(TerminalRendering.fullTableLimit) rows show the changed
+            rows only. Ctrl-C ends the watch with status 0.
+
+            --json prints one JSON object per line: first {"seq":N,"results":[…]} (not with
+            --since), then for each commit that changed the results
+            {"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}; each entry
+            has its offset(s), "id" and "record". `--since` with a "seq" printed earlier resumes
+            with no change lost or repeated.
+            """
+    )
+
+    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        let query: Query
+        do {
+            query = try QueryParser.parse(arguments.positionals[1])
+        } catch {
+            Output.error("bad query\n\(error)")
+            return ExitStatus.usage
+        }
+        let since = try arguments.integer("since").map(UInt64.init)
+        let store = try openStore(arguments.positionals[0])
+        guard try store.entity(named: query.entity) != nil else {
+            let known = try store.entityNames()
+            Output.error(
+                "the store has no entity \(query.entity)"
+                    + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))"))
+            return ExitStatus.failure
+        }
+        let rendering: any WatchRendering =
+            arguments.has("json") ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
+
+        // Interrupted or terminated: the output so far is complete (every line is written whole).
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler { exit(ExitStatus.success) }
+            source.resume()
+            sources.append(source)
+        }
+        let live = try RecordLiveQuery(query, store: store, since: since) { event in
+            let text: String
+            switch event {
+            case .initial(let rows, let sequence): text = rendering.results(rows, sequence: sequence)
+            case .change(let change): text = rendering.change(change)
+            case .failed(let error):
+                Output.error("the watch stopped: \(error.message)")
+                exit(ExitStatus.failure)
+            }
+            Terminal.write(text)
+        }
+        withExtendedLifetime((live, sources)) { dispatchMain() }
+    }
+}
+
+/// How `rill watch` prints results and changes.
+protocol WatchRendering: Sendable {
+    func results(_ rows: [QueryRow], sequence: UInt64) -> String
+    /// Called in commit order, on one thread at a time.
+    func change(_ change: ResultsChange<QueryRow>) -> String
+}
+
+/// NDJSON, the shapes of Protocol.md.
+struct JSONRendering: WatchRendering {
+    func results(_ rows: [QueryRow], sequence: UInt64) -> String {
+        RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString() + "\n"
+    }
+
+    func change(_ change: ResultsChange<QueryRow>) -> String {
+        RecordLiveQuery.changeJSON(change).jsonString() + "\n"
+    }
+}
+
+/// Tables with marked rows, for a person.
+final class TerminalRendering: WatchRendering, @unchecked Sendable {
+    // Sendable: `rows` is touched only from the live query's handler, which runs serially.
+    static let fullTableLimit = 40
+
+    private let colors: Bool
+    private var rows: [QueryRow] = []
+
+    init(colors: Bool) { self.colors = colors }
+
+    func results(_ rows: [QueryRow], sequence: UInt64) -> String {
+        self.rows = rows
+        let table = RecordTable(rows.map(\.record)).render()
+        return (table + ["(\(Self.count(rows.count)) at commit \(sequence))", "", ""]).joined(separator: "\n")
+    }
+
+    func change(_ change: ResultsChange<QueryRow>) -> String {
+        rows = change.apply(to: rows)
+        var marks = [Mark](repeating: .none, count: rows.count)
+        for insertion in change.insertions { marks[insertion.offset] = .inserted }
+        for move in change.moves { marks[move.to] = .moved }
+        for update in change.updates { marks[update.offset] = .updated }
+        // One table over the removed rows and the current ones, so that their columns line up.
+        let removed = change.removals.map(\.element)
+        let lines = RecordTable((removed + rows).map(\.record)).render()
+        guard lines.count >= 2 else {
+            return header(change) + "\n(no records)\n\n"
+        }
+        var out = [header(change), "  " + lines[0], "  " + lines[1]]
+        for (index, _) in removed.enumerated() {
+            out.append(paint(.removed, "- " + lines[2 + index]))
+        }
+        let showAll = rows.count <= Self.fullTableLimit
+        for (offset, mark) in marks.enumerated() where showAll || mark != .none {
+            let line = lines[2 + removed.count + offset]
+            out.append(paint(mark, mark.symbol + " " + line))
+        }
+        if !showAll {
+            out.append("  (\(Self.count(rows.count - marks.filter { $0 != .none }.count)) unchanged not shown)")
+        }
+        out.append("(\(Self.count(rows.count)))")
+        return out.joined(separator: "\n") + "\n\n"
+    }
+
+    private func header(_ change: ResultsChange<QueryRow>) -> String {
+        var parts: [String] = []
+        if !change.insertions.isEmpty { parts.append("\(change.insertions.count) inserted") }
+        if !change.removals.isEmpty { parts.append("\(change.removals.count) removed") }
+        if !change.updates.isEmpty { parts.append("\(change.updates.count) updated") }
+        if !change.moves.isEmpty { parts.append("\(change.moves.count) moved") }
+        let text = "── commit \(change.sequence): " + parts.joined(separator: ", ") + " ──"
+        return colors ? "\u{1B}[1m" + text + "\u{1B}[0m" : text
+    }
+
+    enum Mark {
+        case none, inserted, removed, updated, moved
+
+        var symbol: String {
+            switch self {
+            case .none: " "
+            case .inserted: "+"
+            case .removed: "-"
+            case .updated: "~"
+            case .moved: ">"
+            }
+        }
+
+        /// ANSI SGR parameters.
+        var color: String? {
+            switch self {
+            case .none: nil
+            case .inserted: "32"
+            case .removed: "31"
+            case .updated: "33"
+            case .moved: "36"
+            }
+        }
+    }
+
+    private func paint(_ mark: Mark, _ line: String) -> String {
+        guard colors, let color = mark.color else { return line }
+        return "\u{1B}[\(color)m" + line + "\u{1B}[0m"
+    }
+
+    private static func count(_ n: Int) -> String { n == 1 ? "1 record" : "\(n) records" }
+}
+
+/// Standard output as `rill watch` uses it.
+enum Terminal {
+    /// Colors only on a terminal, and never when `NO_COLOR` is set to anything (no-color.org).
+    static var wantsColors: Bool {
+        isatty(STDOUT_FILENO) != 0 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    /// Writes `text` whole; a reader that went away ends the process quietly.
+    static func write(_ text: String) {
+        guard !text.isEmpty else { return }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                exit(ExitStatus.success)
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import RillTestSupport
+import Synchronization
+import Testing
+
+@testable import Rill
+
+/// Live text queries (what `rill watch` and `rill serve` follow) against a fresh run of the same
+/// query: random predicates, sorts and windows over a store receiving random saves. After each
+/// save, every query's previous results with the changes it was told of applied equal a fresh
+/// run; a query resumed after an earlier commit, given the results at that commit, reaches the
+/// same results from the changes it is told of.
+@Suite struct RecordLiveQueryTests {
+    let directory = TemporaryDirectory()
+
+    /// What one query's handler was told, in order.
+    final class Events: Sendable {
+        let received = Mutex<[RecordLiveQuery.Event]>([])
+        func take() -> [RecordLiveQuery.Event] {
+            received.withLock { events in
+                defer { events = [] }; return events
+            }
+        }
+        func append(_ event: RecordLiveQuery.Event) { received.withLock { $0.append(event) } }
+    }
+
+    struct Row: Equatable, CustomStringConvertible {
+        var key: [UInt8]
+        var record: RecordValue
+        init(_ row: QueryRow) {
+            key = row.key
+            record = row.record
+        }
+        var description: String { record.jsonString() }
+    }
+
+    static let sortPaths: [[String]] = [
+        ["stock"], ["price"], ["name"], ["maker"], ["released"], ["spec", "weight"], ["rating"],
+    ]
+
+    static func randomQuery(_ generator: inout TextQueryOracleTests.Generator) -> Query {
+        let (predicate, _) = generator.predicate(depth: 2)
+        var query = Query(
+            entity: "Gadget", predicate: Int.random(in: 0..<6, using: &generator.random) == 0 ? nil : predicate)
+        for _ in 0..<Int.random(in: 0...2, using: &generator.random) {
+            query.sort.append(
+                QuerySortKey(path: generator.pick(sortPaths), ascending: Bool.random(using: &generator.random)))
+        }
+        if Int.random(in: 0..<3, using: &generator.random) > 0 {
+            query.limit = Int.random(in: 0...25, using: &generator.random)
+        }
+        if Bool.random(using: &generator.random) { query.offset = Int.random(in: 0...10, using: &generator.random) }
+        return query
+    }
+
+    /// Applies the changes of `events` to `rows`; fails on an initial event or a failure.
+    static func apply(
+        _ events: [RecordLiveQuery.Event], to rows: [Row], after sequence: inout UInt64, label: String
+    )
+        -> [Row]
+    {
+        var rows = rows
+        for event in events {
+            switch event {
+            case .change(let change):
+                #expect(change.sequence > sequence, "\(label): sequence \(change.sequence) after \(sequence)")
+                #expect(!change.isEmpty, "\(label): an empty change")
+                sequence = change.sequence
+                rows = change.apply(to: rows.map { QueryRow(key: $0.key, record: $0.record) }).map(Row.init)
+            case .initial:
+                Issue.record("\(label): a second initial event")
+            case .failed(let error):
+                Issue.record("\(label): failed: \(error)")
+            }
+        }
+        return rows
+    }
+
+    @Test func randomRecordLiveQueriesMatchFreshRuns() throws {
+        var generator = TextQueryOracleTests.Generator(random: SeededGenerator(label: "record live query oracle"))
+        let container = try ModelContainer(
+            for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+        let store = container.store
+        let context = ModelContext(container)
+        let idSpace = 200
+        for id in 0..<(idSpace / 2) { context.insert(Gadget.random(id: id, using: &generator.random)) }
+        try context.save()
+
+        var queries: [(live: RecordLiveQuery, events: Events, query: Query, previous: [Row], sequence: UInt64)] = []
+        for _ in 0..<OracleScale.value("RILL_RECORD_LIVE_QUERIES", default: 24) {
+            let query = Self.randomQuery(&generator)
+            let events = Events()
+            let live = try RecordLiveQuery(query, store: store) { events.append($0) }
+            let received = events.take()
+            guard received.count == 1, case .initial(let rows, let sequence) = received[0] else {
+                Issue.record("\(query): expected one initial event, got \(received)")
+                continue
+            }
+            let expected = try store.run(query).map(Row.init)
+            #expect(rows.map(Row.init) == expected, "initial results of \(query)")
+            queries.append((live, events, query, expected, sequence))
+        }
+
+        // Results at every commit, for the resumption checks below.
+        let resumed = queries.prefix(6).map(\.query)
+        var history: [UInt64: [[Row]]] = [try store.head(): try resumed.map { try store.run($0).map(Row.init) }]
+        var failures = 0
+        for round in 0..<OracleScale.value("RILL_RECORD_LIVE_SAVES", default: 150) {
+            for _
+                in 0..<(Int.random(in: 0..<4, using: &generator.random) == 0
+                ? Int.random(in: 2...6, using: &generator.random) : 1)
+            {
+                let id = Int.random(in: 0..<idSpace, using: &generator.random)
+                var gadget = Gadget.random(id: id, using: &generator.random)
+                switch Int.random(in: 0..<10, using: &generator.random) {
+                case 0..<3: context.delete(gadget)
+                case 3..<5:
+                    // A change to one field of the stored record.
+                    guard var stored = try context.model(Gadget.self, id: id) else { fallthrough }
+                    stored.stock = Int.random(in: -5...200, using: &generator.random)
+                    context.insert(stored)
+                default:
+                    gadget.name = generator.pick(["café", "Cafe", "mono", "Zu", "ñandú", gadget.name])
+                    context.insert(gadget)
+                }
+            }
+            try context.save()
+            try queries[0].live.catchUp()
+            let head = try store.head()
+            history[head] = try resumed.map { try store.run($0).map(Row.init) }
+            for index in queries.indices {
+                let item = queries[index]
+                let label = "round \(round), \(item.query)"
+                var sequence = item.sequence
+                let applied = Self.apply(item.events.take(), to: item.previous, after: &sequence, label: label)
+                let expected = try store.run(item.query).map(Row.init)
+                if applied != expected || item.live.results.rows.map(Row.init) != expected {
+                    failures += 1
+                    Issue.record(
+                        "\(label): previous + changes != a fresh run\napplied:  \(applied)\nexpected: \(expected)")
+                }
+                queries[index].previous = expected
+                queries[index].sequence = sequence
+            }
+            if failures > 5 { break }
+        }
+
+        // Resuming after an earlier commit: the results then, plus the changes told, are the
+        // results now.
+        let head = try store.head()
+        let final = try resumed.map { try store.run($0).map(Row.init) }
+        for since in history.keys.sorted().filter({ _ in Int.random(in: 0..<8, using: &generator.random) == 0 }) + [
+            head
+        ] {
+            for (index, query) in resumed.enumerated() {
+                let events = Events()
+                let live = try RecordLiveQuery(query, store: store, since: since) { events.append($0) }
+                var sequence = since
+                let applied = Self.apply(
+                    events.take(), to: history[since]![index], after: &sequence, label: "since \(since), \(query)")
+                #expect(applied == final[index], "resumed after \(since): \(query)")
+                #expect(live.results.rows.map(Row.init) == final[index])
+            }
+        }
+        #expect(throws: RillError.self) { try RecordLiveQuery(resumed[0], store: store, since: head + 1) { _ in } }
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import RillTestSupport
+import Synchronization
+import Testing
+
+@testable import Rill
+
+/// `rill watch` as a real process, on a store other processes write.
+@Suite struct WatchCommandTests {
+    let directory = TemporaryDirectory()
+
+    /// A running `rill` whose standard output is collected line by line.
+    final class Running: @unchecked Sendable {
+        // Sendable: `lines` is behind its lock; the process is only signalled and waited for.
+        let process: Process
+        private let lines = Mutex<[String]>([])
+
+        init(_ arguments: [String]) throws {
+            let process = Process()
+            process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.standardError
+            try process.run()
+            self.process = process
+            let handle = output.fileHandleForReading
+            let reader = Thread { [self] in
+                var pending = Data()
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    pending.append(data)
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                        pending.removeSubrange(pending.startIndex...newline)
+                        lines.withLock { $0.append(line) }
+                    }
+                }
+            }
+            reader.start()
+        }
+
+        var output: [String] { lines.withLock { $0 } }
+
+        /// Waits (up to 30 s) until `condition` holds for the lines printed so far.
+        func wait(until condition: ([String]) -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if condition(output) { return true }
+                usleep(10_000)
+            }
+            return condition(output)
+        }
+
+        func stop(_ signal: Int32) -> Int32 {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    static func object(_ line: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+    }
+
+    static func sequence(_ line: String) -> UInt64 { (object(line)["seq"] as? NSNumber)?.uint64Value ?? 0 }
+
+    /// Applies NDJSON change lines to records, as Protocol.md says.
+    static func apply(_ lines: some Sequence<String>, to start: [NSDictionary]) -> [NSDictionary] {
+        var records = start
+        for line in lines {
+            let change = object(line)
+            func entries(_ name: String) -> [[String: Any]] { change[name] as? [[String: Any]] ?? [] }
+            var taken: [(Int, Int)] = entries("removals").map { ($0["offset"] as! Int, -1) }
+            taken += entries("moves").map { ($0["from"] as! Int, -1) }
+            for (offset, _) in taken.sorted(by: { $0.0 > $1.0 }) { records.remove(at: offset) }
+            var placed: [(Int, NSDictionary)] = entries("insertions").map {
+                ($0["offset"] as! Int, $0["record"] as! NSDictionary)
+            }
+            placed += entries("moves").map { ($0["to"] as! Int, $0["record"] as! NSDictionary) }
+            for (offset, record) in placed.sorted(by: { $0.0 < $1.0 }) { records.insert(record, at: offset) }
+            for update in entries("updates") { records[update["offset"] as! Int] = update["record"] as! NSDictionary }
+        }
+        return records
+    }
+
+    func freshResults(_ store: String, _ query: String) throws -> [NSDictionary] {
+        let process = Process()
+        process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
+        process.arguments = ["query", store, query, "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            Self.object(String($0)) as NSDictionary
+        }
+    }
+
+    @Test func watchersReplayToTheFinalResultsAcrossAKillAndResume() throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = ModelContext(container)
+        for id in 0..<20 { context.insert(Counter(id: id, value: id * 5)) }
+        try context.save()
+        let query = "Counter where value >= 30 sort by value desc limit 10"
+
+        // Two watchers from the start: one killed midway and resumed, one to the end.
+        let steady = try Running(["watch", "--json", path, query])
+        let killed = try Running(["watch", path, query, "--json"])
+        #expect(steady.wait { $0.count >= 1 })
+        #expect(killed.wait { $0.count >= 1 })
+
+        let writer = Process()
+        writer.executableURL = buildProductsDirectory.appendingPathComponent("rill-test-helper")
+        let seed = SeededGenerator(label: "watch writer").seed
+        writer.arguments = ["random-saves", path, String(seed), "400"]
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+
+        // Kill one watcher mid-stream; resume it from the last commit it printed.
+        #expect(killed.wait { $0.count >= 6 })
+        _ = killed.stop(SIGKILL)
+        let before = killed.output
+        let resumed = try Running(["watch", "--json", "--since", String(Self.sequence(before.last!)), path, query])
+
+        // Saves through the library too, while the other process writes.
+        for round in 0..<40 {
+            context.insert(Counter(id: 100 + round % 7, value: round * 3))
+            try context.save()
+            usleep(2_000)
+        }
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        // A last save that surely changes the results: every watcher prints its sequence.
+        context.insert(Counter(id: 999, value: 1_000_000))
+        let head = try #require(try context.save())
+        for watcher in [steady, resumed] {
+            #expect(watcher.wait { $0.last.map(Self.sequence) == head }, "a watcher did not reach commit \(head)")
+        }
+        #expect(steady.stop(SIGINT) == 0, "Ctrl-C ends a watch with status 0")
+        #expect(resumed.stop(SIGTERM) == 0)
+
+        let final = try freshResults(path, query)
+        #expect(final.count == 10)
+        func initial(_ lines: [String]) -> [NSDictionary] {
+            (Self.object(lines[0])["results"] as? [NSDictionary]) ?? []
+        }
+        let steadyLines = steady.output
+        #expect(Self.apply(steadyLines.dropFirst(), to: initial(steadyLines)) == final)
+        let across = before + resumed.output
+        #expect(Self.apply(across.dropFirst(), to: initial(across)) == final)
+        // No change lost or repeated: the same change lines, in commit order.
+        let sequences = across.dropFirst().map(Self.sequence)
+        #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count)
+        #expect(Array(across.dropFirst()) == Array(steadyLines.dropFirst()))
+    }
+
+    @Test func terminalRenderingMarksRowsWithoutColorsOffATerminal() throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = ModelContext(container)
+        for id in 0..<3 { context.insert(Counter(id: id, value: id)) }
+        try context.save()
+        let watcher = try Running(["watch", path, "Counter sort by value"])
+        #expect(watcher.wait { $0.contains("(3 records at commit 1)") })
+        context.insert(Counter(id: 7, value: 1))
+        context.insert(Counter(id: 0, value: 10))
+        context.delete(Counter(id: 2, value: 2))
+        try context.save()
+        #expect(watcher.wait { $0.contains("(3 records)") })
+        #expect(watcher.stop(SIGINT) == 0)
+        let text = watcher.output.joined(separator: "\n")
+        #expect(text.contains("── commit 2: 1 inserted, 1 removed, 1 moved ──"), "\(text)")
+        #expect(watcher.output.contains { $0.hasPrefix("+ 7 ") })
+        #expect(watcher.output.contains { $0.hasPrefix("- 2 ") })
+        #expect(watcher.output.contains { $0.hasPrefix("> 0 ") })
+        #expect(!text.contains("\u{1B}["), "no colors when the output is not a terminal")
+    }
+
+    @Test func badWatchesFailClearly() throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        container.mainContext.insert(Counter(id: 1, value: 1))
+        try container.mainContext.save()
+        for (arguments, status, message) in [
+            (["watch", path, "Counter where"], Int32(64), "bad query"),
+            (["watch", path, "Nothing"], 1, "no entity Nothing (it has: Counter)"),
+            (["watch", path, "Counter", "--since", "99"], 1, "the log's last commit is 1"),
+            (["watch", directory.path("none"), "Counter"], 1, "no store at"),
+            (["watch", path], 64, "USAGE"),
+        ] {
+            let process = Process()
+            process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
+            process.arguments = arguments
+            let error = Pipe()
+            process.standardError = error
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == status, "\(arguments): \(text)")
+            #expect(text.contains(message), "\(arguments): \(text)")
+        }
+    }
+}
