@@ -39,6 +39,9 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         public static let invalidIdentifier = Code("invalidIdentifier")
         /// The model type is not part of the container's schema, or the entity is unknown to the store.
         public static let unknownEntity = Code("unknownEntity")
+        /// A record given as JSON (by the `rill` tool or the daemon) does not fit its entity: an
+        /// unknown field, a value of the wrong kind, a missing identifier.
+        public static let invalidRecord = Code("invalidRecord")
         /// The container's configuration does not allow saving.
         public static let readOnly = Code("readOnly")
         /// The disk is full or failed to write; the save did not happen and the store is unchanged.

@@ -2,7 +2,9 @@
 import Foundation
 import Rill
 
-let commands: [any Command] = [QueryCommand(), WatchCommand(), LogCommand(), GetCommand(), StatsCommand()]
+let commands: [any Command] = [
+    QueryCommand(), WatchCommand(), ServeCommand(), LogCommand(), GetCommand(), StatsCommand(),
+]
 
 let overview = """
     rill — an event-sourced store with live queries.

@@ -56,3 +56,60 @@ extension RecordLiveQuery {
         ])
     }
 }
+
+extension RecordLiveQuery {
+    /// The rows and sequence of a `{"seq":N,"results":[…]}` object (a client reading a stream);
+    /// nil when it is not one. Rows carry no identifier key.
+    package static func results(fromJSON value: RecordValue) -> (rows: [QueryRow], sequence: UInt64)? {
+        guard case .map(let fields) = value, let sequence = Self.sequence(fields),
+            case .array(let records)? = fields.first(where: { $0.name == "results" })?.value
+        else { return nil }
+        return (records.map { QueryRow(key: [], record: $0) }, sequence)
+    }
+
+    /// The change of a `{"seq":N,"removals":[…],…}` object (a client reading a stream); nil when
+    /// it is not one. Rows carry no identifier key.
+    package static func change(fromJSON value: RecordValue) -> ResultsChange<QueryRow>? {
+        guard case .map(let fields) = value, let sequence = Self.sequence(fields) else { return nil }
+        func entries(_ name: String) -> [[RecordField]]? {
+            guard case .array(let items)? = fields.first(where: { $0.name == name })?.value else { return nil }
+            return items.compactMap { if case .map(let entry) = $0 { entry } else { nil } }
+        }
+        func int(_ entry: [RecordField], _ name: String) -> Int? {
+            if case .int(let value)? = entry.first(where: { $0.name == name })?.value { return Int(value) }
+            return nil
+        }
+        func row(_ entry: [RecordField]) -> QueryRow {
+            QueryRow(key: [], record: entry.first { $0.name == "record" }?.value ?? .null)
+        }
+        guard let removals = entries("removals"), let insertions = entries("insertions"), let moves = entries("moves"),
+            let updates = entries("updates")
+        else { return nil }
+        var change = ResultsChange<QueryRow>(sequence: sequence, removals: [], insertions: [], moves: [], updates: [])
+        for entry in removals {
+            guard let offset = int(entry, "offset") else { return nil }
+            change.removals.append(.init(offset: offset, element: row(entry)))
+        }
+        for entry in insertions {
+            guard let offset = int(entry, "offset") else { return nil }
+            change.insertions.append(.init(offset: offset, element: row(entry)))
+        }
+        for entry in moves {
+            guard let from = int(entry, "from"), let to = int(entry, "to") else { return nil }
+            change.moves.append(.init(from: from, to: to, element: row(entry)))
+        }
+        for entry in updates {
+            guard let old = int(entry, "oldOffset"), let offset = int(entry, "offset") else { return nil }
+            change.updates.append(.init(oldOffset: old, offset: offset, element: row(entry)))
+        }
+        return change
+    }
+
+    private static func sequence(_ fields: [RecordField]) -> UInt64? {
+        switch fields.first(where: { $0.name == "seq" })?.value {
+        case .int(let value)? where value >= 0: UInt64(value)
+        case .uint(let value)?: value
+        default: nil
+        }
+    }
+}

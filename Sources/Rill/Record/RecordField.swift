@@ -11,3 +11,21 @@ package struct RecordField: Hashable, Sendable {
         self.value = value
     }
 }
+
+extension RecordValue {
+    /// This map with `fields` set: each replaces the field of its name or is appended; a null
+    /// value removes the field instead. Other values are returned as they are.
+    package func settingFields(_ fields: [RecordField]) -> RecordValue {
+        guard case .map(var current) = self else { return self }
+        for field in fields {
+            let index = current.firstIndex { $0.name == field.name }
+            switch (index, field.value) {
+            case (let index?, .null): current.remove(at: index)
+            case (let index?, _): current[index].value = field.value
+            case (nil, .null): break
+            case (nil, _): current.append(field)
+            }
+        }
+        return .map(current)
+    }
+}

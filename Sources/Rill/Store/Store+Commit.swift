@@ -6,6 +6,9 @@ package struct PreparedChange: Sendable {
     package enum Operation: Sendable {
         /// Insert the record, or replace the stored one with the same identifier.
         case upsert([UInt8])
+        /// Set these top-level fields of the stored record (a null value removes the field),
+        /// keeping the others; the record must exist.
+        case update([RecordField])
         case delete
     }
 
@@ -109,7 +112,20 @@ extension Store {
     ) throws -> LogEntry.Change? {
         let database = entity.database
         let hasIndexes = !entity.indexes.isEmpty
-        switch change.operation {
+        var operation = change.operation
+        if case .update(let fields) = operation {
+            guard let existing = try txn.get(change.key, in: database) else {
+                let id = change.key.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "?"
+                throw RillError(.invalidRecord, "there is no \(entity.name) \(id) to update")
+            }
+            let current = try change.key.withUnsafeBytes {
+                try Store.recordValue(existing, key: $0, entity: entity.name)
+            }
+            operation = .upsert(current.settingFields(fields).recordBytes())
+        }
+        switch operation {
+        case .update:
+            preconditionFailure("an update was turned into an upsert above")
         case .upsert(let record):
             return try change.key.withUnsafeBytes { key -> LogEntry.Change? in
                 try record.withUnsafeBytes { value -> LogEntry.Change? in
@@ -182,6 +198,11 @@ extension Store {
     }
 
     // MARK: - Reading the log
+
+    /// The sequence number of the last commit in `txn`'s snapshot, 0 for an empty log.
+    package func head(in txn: some Transaction) throws -> UInt64 {
+        try Self.lastSequence(in: txn, log: log)
+    }
 
     /// The sequence number of the last commit, 0 for an empty log.
     package func head() throws -> UInt64 {

@@ -5,6 +5,8 @@ struct CommandDescription: Sendable {
     struct Argument: Sendable {
         var name: String
         var help: String
+        /// May be left out (only leading arguments can be: the others keep their places from the end).
+        var isOptional = false
     }
 
     struct Option: Sendable {
@@ -25,7 +27,7 @@ struct CommandDescription: Sendable {
     var usage: String {
         var parts = ["rill", name]
         parts += options.map { $0.isFlag ? "[--\($0.name)]" : "[--\($0.name) <\($0.valueName!)>]" }
-        parts += arguments.map { "<\($0.name)>" }
+        parts += arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
         return parts.joined(separator: " ")
     }
 
@@ -125,8 +127,9 @@ extension CommandDescription {
             }
         }
         if parsed.wantsHelp { return parsed }
-        if parsed.positionals.count < self.arguments.count {
-            let missing = self.arguments[parsed.positionals.count]
+        let optional = self.arguments.prefix { $0.isOptional }.count
+        if parsed.positionals.count < self.arguments.count - optional {
+            let missing = self.arguments[optional + parsed.positionals.count]
             throw UsageError("missing <\(missing.name)>")
         }
         if parsed.positionals.count > self.arguments.count {

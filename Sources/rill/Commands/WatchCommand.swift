@@ -9,7 +9,7 @@ struct WatchCommand: Command {
         name: "watch",
         abstract: "Print a query's results, then each change to them as saves land, until interrupted.",
         arguments: [
-            .init(name: "store", help: "The store directory."),
+            .init(name: "store", help: "The store directory (not with --connect).", isOptional: true),
             .init(name: "query", help: "A query, e.g. 'Book where isRead == false sort by title limit 20'."),
         ],
         options: [
@@ -17,6 +17,12 @@ struct WatchCommand: Command {
             .init(
                 name: "since", valueName: "seq",
                 help: "Resume after this commit: print the changes of every later commit, not the results."),
+            .init(
+                name: "connect", valueName: "socket|url",
+                help: "Watch through `rill serve`: its socket (or store directory), or http://host:port."),
+            .init(
+                name: "token-file", valueName: "path",
+                help: "With --connect over TCP: the bearer token's file (or set RILL_TOKEN)."),
         ],
         discussion: """
             On a terminal, the results are a table; after each commit that changes them, the
@@ -33,14 +39,31 @@ struct WatchCommand: Command {
     )
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        let text = arguments.positionals.last!
         let query: Query
         do {
-            query = try QueryParser.parse(arguments.positionals[1])
+            query = try QueryParser.parse(text)
         } catch {
             Output.error("bad query\n\(error)")
             return ExitStatus.usage
         }
         let since = try arguments.integer("since").map(UInt64.init)
+        let rendering: any WatchRendering =
+            arguments.has("json") ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
+        if let connect = arguments.value("connect") {
+            guard arguments.positionals.count == 1 else {
+                throw UsageError("give either a store or --connect, not both")
+            }
+            guard let address = EventStreamClient.address(connect) else {
+                throw UsageError(
+                    "--connect takes a socket path, a store directory or http://host:port; got '\(connect)'")
+            }
+            return try watchRemotely(
+                address: address, query: text, since: since,
+                token: ServeCommand.token(file: arguments.value("token-file")),
+                rendering: rendering)
+        }
+        guard arguments.positionals.count == 2 else { throw UsageError("missing <store> (or --connect)") }
         let store = try openStore(arguments.positionals[0])
         guard try store.entity(named: query.entity) != nil else {
             let known = try store.entityNames()
@@ -49,19 +72,7 @@ struct WatchCommand: Command {
                     + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))"))
             return ExitStatus.failure
         }
-        let rendering: any WatchRendering =
-            arguments.has("json") ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
-
-        // Interrupted or terminated: the output so far is complete (every line is written whole).
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler { exit(ExitStatus.success) }
-            source.resume()
-            sources.append(source)
-        }
+        let sources = Self.exitOnInterrupt()
         let live = try RecordLiveQuery(query, store: store, since: since) { event in
             let text: String
             switch event {
@@ -74,6 +85,60 @@ struct WatchCommand: Command {
             Terminal.write(text)
         }
         withExtendedLifetime((live, sources)) { dispatchMain() }
+    }
+
+    /// Interrupted or terminated: exit 0 (the output so far is complete: every line is written whole).
+    private static func exitOnInterrupt() -> [any DispatchSourceSignal] {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        return [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler { exit(ExitStatus.success) }
+            source.resume()
+            return source
+        }
+    }
+
+    /// `--connect`: the same output, from the daemon's event stream.
+    private func watchRemotely(
+        address: SocketAddress, query: String, since: UInt64?, token: String?, rendering: any WatchRendering
+    ) throws -> Int32 {
+        let sources = Self.exitOnInterrupt()
+        let worker = Thread {
+            var client = EventStreamClient(
+                address: address, query: query, token: token, lastEventID: since.map(String.init))
+            do {
+                try client.run { event in
+                    if rendering is JSONRendering, ["results", "reset", "change"].contains(event.name) {
+                        // The stream's data is already the NDJSON line (the same shapes).
+                        Terminal.write(event.data + "\n")
+                        return
+                    }
+                    let value = try? JSONReader.parse(Array(event.data.utf8))
+                    switch event.name {
+                    case "results", "reset":
+                        guard let value, let (rows, sequence) = RecordLiveQuery.results(fromJSON: value) else { break }
+                        Terminal.write(rendering.results(rows, sequence: sequence))
+                    case "change":
+                        guard let value, let change = RecordLiveQuery.change(fromJSON: value) else { break }
+                        Terminal.write(rendering.change(change))
+                    case "error":
+                        Output.error("the watch stopped: \(event.data)")
+                        exit(ExitStatus.failure)
+                    default:
+                        break
+                    }
+                }
+            } catch let refused as EventStreamClient.Refused {
+                Output.error(refused.message)
+                exit(refused.status == 400 ? ExitStatus.usage : ExitStatus.failure)
+            } catch {
+                Output.error("\(error)")
+                exit(ExitStatus.failure)
+            }
+        }
+        worker.start()
+        withExtendedLifetime(sources) { dispatchMain() }
     }
 }
 

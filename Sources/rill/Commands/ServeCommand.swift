@@ -1,0 +1,91 @@
+import Foundation
+import Rill
+
+/// `rill serve`: the daemon.
+struct ServeCommand: Command {
+    let description = CommandDescription(
+        name: "serve",
+        abstract: "Serve a store over HTTP: saves, queries and live subscriptions (Server-Sent Events).",
+        arguments: [.init(name: "store", help: "The store directory.")],
+        options: [
+            .init(name: "socket", valueName: "path", help: "The Unix socket (default: <store>/rill.sock, mode 0600)."),
+            .init(
+                name: "listen", valueName: "host:port",
+                help: "Also listen on TCP (':8080' is loopback); every request then needs the token."),
+            .init(
+                name: "token-file", valueName: "path",
+                help: "The bearer token for TCP, read from this file (or set RILL_TOKEN)."),
+            .init(
+                name: "allow-origin", valueName: "origins",
+                help: "Browser origins allowed over TCP (CORS), comma-separated; none by default."),
+            .init(name: "max-body", valueName: "bytes", help: "The largest request body (default: 16 MiB)."),
+            .init(
+                name: "queue", valueName: "events",
+                help: "Events a subscriber may fall behind by before it is reset (default: 1024)."),
+            .init(name: "log-level", valueName: "level", help: "debug, info (default), warning or error."),
+        ],
+        discussion: """
+            Runs in the foreground and logs to standard error, one line per event. SIGTERM or
+            SIGINT: stop accepting, finish the requests in flight, end the streams, exit 0.
+            Endpoints and event shapes: Documentation/Protocol.md. For example:
+
+              curl --unix-socket store/rill.sock 'http://rill/v1/query?q=Book%20limit%205'
+              curl -N --unix-socket store/rill.sock 'http://rill/v1/subscribe?q=Book'
+            """
+    )
+
+    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        let path = arguments.positionals[0]
+        if let level = arguments.value("log-level") {
+            guard let parsed = Log.Level(name: level) else {
+                throw UsageError("--log-level takes debug, info, warning or error; got '\(level)'")
+            }
+            Log.setLevel(parsed)
+        }
+        var options = ServerOptions(
+            socketPath: arguments.value("socket") ?? (path as NSString).appendingPathComponent("rill.sock"))
+        if let listen = arguments.value("listen") {
+            guard let address = SocketAddress.tcp(listen) else {
+                throw UsageError("--listen takes host:port, [v6]:port or :port; got '\(listen)'")
+            }
+            options.tcp = address
+            options.token = try Self.token(file: arguments.value("token-file"))
+            guard options.token != nil else {
+                throw UsageError("--listen needs a bearer token: --token-file <path>, or RILL_TOKEN in the environment")
+            }
+        }
+        if let origins = arguments.value("allow-origin") {
+            options.allowedOrigins = Set(origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        if let bytes = try arguments.integer("max-body", in: 1...(1 << 30)) { options.limits.bodyBytes = bytes }
+        if let events = try arguments.integer("queue", in: 1...1_000_000) { options.subscriberQueue = events }
+
+        let store = try openStore(path)
+        let server: Server
+        do {
+            server = try Server(store: store, options: options)
+        } catch let error as SocketError {
+            Output.error("cannot listen: \(error)")
+            return ExitStatus.failure
+        }
+        let head = try store.head()
+        Log.info("serving \(path) (last commit \(head))")
+        server.run()
+        return ExitStatus.success
+    }
+
+    /// The token from `file`, else from `RILL_TOKEN`; never from the command line, where other
+    /// users could read it.
+    static func token(file: String?) throws -> String? {
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw RillError(.storage, "cannot read the token file \(file)")
+            }
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !token.isEmpty else { throw RillError(.storage, "the token file \(file) is empty") }
+            return token
+        }
+        if let token = ProcessInfo.processInfo.environment["RILL_TOKEN"], !token.isEmpty { return token }
+        return nil
+    }
+}

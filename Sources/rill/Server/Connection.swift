@@ -1,0 +1,404 @@
+import Foundation
+import Rill
+import RillStorage
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One client connection of `rill serve`, served on its own thread: requests one after the
+/// other (keep-alive), or one event stream.
+final class Connection: @unchecked Sendable {
+    // Sendable: `phase` is behind its lock; `subscription` is set once, before it is shared.
+    let fd: Int32
+    unowned let server: Server
+    let needsToken: Bool
+    private let phase = Mutex(Phase.idle)
+    private var subscription: Subscription?
+
+    private enum Phase {
+        case idle, busy, streaming, stopped
+    }
+
+    init(fd: Int32, server: Server, needsToken: Bool) {
+        self.fd = fd
+        self.server = server
+        self.needsToken = needsToken
+    }
+
+    /// Ends the connection at its next quiet moment: at once when idle, after the response when
+    /// busy; an event stream ends.
+    func stop() {
+        let current = phase.withLock { phase -> Phase in
+            defer { phase = .stopped }
+            return phase
+        }
+        switch current {
+        case .idle: shutdown(fd, Int32(SHUT_RD))
+        case .streaming: subscription?.close()
+        case .busy, .stopped: break
+        }
+    }
+
+    func serve() {
+        let options = server.options
+        Socket.setTimeouts(fd, receive: options.idleSeconds, send: options.sendSeconds)
+        var reader = HTTPRequestReader(limits: options.limits)
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let request: HTTPRequest?
+            do {
+                request = try reader.next()
+            } catch {
+                Log.warning("bad request: \(error.message)")
+                _ = Socket.write(fd, HTTPResponse.error(error).serialized(keepAlive: false))
+                return
+            }
+            if let request {
+                guard begin() else { return }
+                let keepAlive = handle(request)
+                guard end(), keepAlive else { return }
+                continue
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK, !reader.buffer.isEmpty {
+                let timeout = HTTPError(
+                    status: 408, code: "requestTimeout", message: "the request was not sent in time")
+                _ = Socket.write(fd, HTTPResponse.error(timeout).serialized(keepAlive: false))
+            }
+            return
+        }
+    }
+
+    /// Marks the connection busy; false when it is stopping.
+    private func begin() -> Bool {
+        phase.withLock { phase in
+            guard phase == .idle else { return false }
+            phase = .busy
+            return true
+        }
+    }
+
+    /// Marks the connection idle; false when it was asked to stop meanwhile.
+    private func end() -> Bool {
+        phase.withLock { phase in
+            guard phase == .busy else { return false }
+            phase = .idle
+            return true
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Handles one request; returns whether the connection stays open.
+    private func handle(_ request: HTTPRequest) -> Bool {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var cors: [(String, String)] = []
+        if needsToken, let origin = request.headers["origin"], server.options.allowedOrigins.contains(origin) {
+            cors = [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+        }
+        if request.method == "OPTIONS" {
+            // A browser's preflight: answered without a token, as CORS requires.
+            var response = HTTPResponse(status: 204, headers: cors)
+            if !cors.isEmpty {
+                response.headers += [
+                    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+                    ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
+                    ("Access-Control-Max-Age", "600"),
+                ]
+            }
+            return Socket.write(fd, response.serialized(keepAlive: request.keepAlive)) && request.keepAlive
+        }
+        var response: HTTPResponse
+        do {
+            try authorize(request)
+            if request.path == "/v1/subscribe" {
+                guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+                try stream(request, cors: cors)
+                return false
+            }
+            response = try route(request)
+        } catch let error as HTTPError {
+            response = .error(error)
+        } catch let error as RillError {
+            response = .error(Self.httpError(error))
+        } catch {
+            response = .error(HTTPError(status: 500, code: "internal", message: "\(error)"))
+        }
+        response.headers += cors
+        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+        let line = "\(request.method) \(request.path) \(response.status) (\(String(format: "%.1f", milliseconds)) ms)"
+        if response.status >= 500 {
+            Log.error(line + ": " + String(decoding: response.body, as: UTF8.self))
+        } else if response.status >= 400 {
+            Log.warning(line + ": " + String(decoding: response.body, as: UTF8.self))
+        } else {
+            Log.debug(line)
+        }
+        let keepAlive = request.keepAlive && !server.isStopping
+        return Socket.write(fd, response.serialized(keepAlive: keepAlive)) && keepAlive
+    }
+
+    private func authorize(_ request: HTTPRequest) throws {
+        guard needsToken, let token = server.options.token else { return }
+        var given: String?
+        if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") {
+            given = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        } else if let parameter = request.parameters["access_token"] {
+            // EventSource cannot send headers: the token may come in the URL instead.
+            given = parameter
+        }
+        guard let given else {
+            throw HTTPError(status: 401, code: "unauthorized", message: "a bearer token is required")
+        }
+        guard Self.constantTimeEqual(Array(given.utf8), Array(token.utf8)) else {
+            throw HTTPError(status: 401, code: "unauthorized", message: "the bearer token is wrong")
+        }
+    }
+
+    private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+
+    private func methodNotAllowed(_ request: HTTPRequest, _ allowed: String) -> HTTPError {
+        HTTPError(
+            status: 405, code: "methodNotAllowed", message: "\(request.path) takes \(allowed), not \(request.method)")
+    }
+
+    private func route(_ request: HTTPRequest) throws -> HTTPResponse {
+        let store = server.store
+        switch request.path {
+        case "/v1/save":
+            guard request.method == "POST" else { throw methodNotAllowed(request, "POST") }
+            return try save(request)
+        case "/v1/query":
+            guard request.method == "GET" || request.method == "POST" else {
+                throw methodNotAllowed(request, "GET or POST")
+            }
+            let query = try Self.query(from: request)
+            // The entity's database is opened before the transaction that reads it begins:
+            // LMDB does not let a transaction use a database opened after it started.
+            _ = try store.entity(named: query.entity)
+            let (sequence, rows) = try store.read { txn in
+                (try store.head(in: txn), try store.run(query, in: txn))
+            }
+            return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
+        case "/v1/health":
+            guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+            return .json(200, #"{"status":"ok","seq":\#(try store.head())}"#)
+        default:
+            throw HTTPError(
+                status: 404, code: "notFound",
+                message: "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/health)")
+        }
+    }
+
+    /// `POST /v1/save`: `{"author":…,"changes":[…]}` or a bare array of changes; one atomic save.
+    private func save(_ request: HTTPRequest) throws -> HTTPResponse {
+        let json = try Self.jsonBody(request)
+        var author: String?
+        let list: [RecordValue]
+        switch json {
+        case .array(let changes): list = changes
+        case .map(let fields):
+            for field in fields where field.name != "author" && field.name != "changes" {
+                throw HTTPError(
+                    status: 400, code: "invalidRecord",
+                    message: "a save has no field \"\(field.name)\" (it has author, changes)")
+            }
+            guard case .array(let changes)? = fields.first(where: { $0.name == "changes" })?.value else {
+                throw HTTPError(status: 400, code: "invalidRecord", message: "a save needs \"changes\", an array")
+            }
+            list = changes
+            switch fields.first(where: { $0.name == "author" })?.value {
+            case .string(let name)?: author = name
+            case nil, .null?: break
+            default: throw HTTPError(status: 400, code: "invalidRecord", message: "\"author\" must be a string")
+            }
+        default:
+            throw HTTPError(status: 400, code: "invalidRecord", message: "a save is an object or an array of changes")
+        }
+        guard !list.isEmpty else { throw HTTPError(status: 400, code: "invalidRecord", message: "no changes") }
+        var changes: [JSONChange] = []
+        for (index, value) in list.enumerated() {
+            do {
+                changes.append(try JSONChange(json: value))
+            } catch let error as RillError {
+                throw RillError(error.code, "change \(index + 1): \(error.message)")
+            }
+        }
+        let prepared = try server.store.prepare(changes)
+        let entry = try server.store.commit(prepared, author: author)
+        return .json(200, #"{"seq":\#(entry.map { String($0.sequence) } ?? "null")}"#)
+    }
+
+    private static func jsonBody(_ request: HTTPRequest) throws -> RecordValue {
+        do {
+            return try JSONReader.parse(request.body)
+        } catch {
+            throw HTTPError(status: 400, code: "invalidJSON", message: error.description)
+        }
+    }
+
+    /// The query of a request: `?q=` or a body `{"query":"…"}`.
+    private static func query(from request: HTTPRequest) throws -> Query {
+        var text = request.parameters["q"]
+        if text == nil, !request.body.isEmpty {
+            guard case .map(let fields) = try jsonBody(request),
+                case .string(let query)? = fields.first(where: { $0.name == "query" })?.value
+            else { throw HTTPError(status: 400, code: "badQuery", message: "the body must be {\"query\": \"…\"}") }
+            text = query
+        }
+        guard let text else { throw HTTPError(status: 400, code: "badQuery", message: "give a query as ?q=…") }
+        do {
+            return try QueryParser.parse(text)
+        } catch {
+            throw HTTPError(status: 400, code: "badQuery", message: "\(error)")
+        }
+    }
+
+    static func httpError(_ error: RillError) -> HTTPError {
+        let status: Int
+        switch error.code {
+        case .unknownEntity: status = 404
+        case .invalidRecord, .invalidIdentifier, .encodingFailed, .queryFailed, .misuse: status = 400
+        case .readOnly, .permissionDenied: status = 403
+        case .diskFull: status = 507
+        default: status = 500
+        }
+        return HTTPError(status: status, code: error.code.description, message: error.message)
+    }
+
+    // MARK: - Event streams
+
+    /// `GET /v1/subscribe?q=…`: Server-Sent Events until the client goes or the server stops.
+    private func stream(_ request: HTTPRequest, cors: [(String, String)]) throws {
+        let query = try Self.query(from: request)
+        var since: UInt64?
+        if let last = request.headers["last-event-id"] ?? request.parameters["since"], !last.isEmpty {
+            guard let value = UInt64(last) else {
+                throw HTTPError(status: 400, code: "badEventID", message: "Last-Event-ID must be a commit sequence")
+            }
+            since = value
+        }
+        guard try server.store.entity(named: query.entity) != nil else {
+            let names = try server.store.entityNames()
+            throw HTTPError(
+                status: 404, code: "unknownEntity",
+                message: "the store has no entity \(query.entity) (it has: \(names.joined(separator: ", ")))")
+        }
+        let subscription = Subscription(limit: server.options.subscriberQueue)
+        let live = try RecordLiveQuery(query, store: server.store, since: since) { event in
+            subscription.push(event)
+        }
+        self.subscription = subscription
+        let streaming = phase.withLock { phase -> Bool in
+            guard phase == .busy else { return false }
+            phase = .streaming
+            return true
+        }
+        guard streaming else { return }
+        var head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
+        head += "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\nConnection: close\r\n"
+        for (name, value) in cors { head += "\(name): \(value)\r\n" }
+        head += "\r\nretry: 1000\n\n"
+        guard Socket.write(fd, Array(head.utf8)) else { return }
+        Log.info("subscriber \(fd) follows \(query)\(since.map { " from commit \($0)" } ?? "")")
+        var lastSent = since ?? 0
+        var resets = 0
+        defer {
+            Log.info("subscriber \(fd) ended\(resets > 0 ? " (\(resets) reset(s))" : "")")
+            withExtendedLifetime(live) {}
+        }
+        while let items = subscription.next(timeout: 15) {
+            var text = ""
+            if items.isEmpty { text = ": keep-alive\n\n" }
+            for item in items {
+                switch item {
+                case .event(.initial(let rows, let sequence)):
+                    text += Self.event("results", id: sequence, RecordLiveQuery.resultsJSON(rows, sequence: sequence))
+                    lastSent = sequence
+                case .event(.change(let change)):
+                    guard change.sequence > lastSent else { continue }
+                    text += Self.event("change", id: change.sequence, RecordLiveQuery.changeJSON(change))
+                    lastSent = change.sequence
+                case .event(.failed(let error)):
+                    let body =
+                        #"{"error":{"code":\#(jsonQuoted(error.code.description)),"message":\#(jsonQuoted(error.message))}}"#
+                    _ = Socket.write(fd, Array("event: error\ndata: \(body)\n\n".utf8))
+                    return
+                case .reset:
+                    // The subscriber fell too far behind: a fresh snapshot replaces what it missed.
+                    resets += 1
+                    let (rows, sequence) = live.results
+                    text += Self.event("reset", id: sequence, RecordLiveQuery.resultsJSON(rows, sequence: sequence))
+                    lastSent = sequence
+                }
+            }
+            guard text.isEmpty || Socket.write(fd, Array(text.utf8)) else { return }
+        }
+    }
+
+    private static func event(_ name: String, id: UInt64, _ data: RecordValue) -> String {
+        "event: \(name)\nid: \(id)\ndata: \(data.jsonString())\n\n"
+    }
+}
+
+/// The events of one subscriber, queued by the follower and written by the connection.
+final class Subscription: @unchecked Sendable {
+    // Sendable: everything is behind `condition`.
+    enum Item {
+        case event(RecordLiveQuery.Event)
+        /// The queue overflowed and was dropped: send a fresh snapshot.
+        case reset
+    }
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var closed = false
+    private let limit: Int
+
+    init(limit: Int) { self.limit = max(limit, 1) }
+
+    /// Queues an event; never blocks for long (the follower calls it).
+    func push(_ event: RecordLiveQuery.Event) {
+        condition.lock()
+        if items.count >= limit {
+            items = [.reset]
+        } else {
+            items.append(.event(event))
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The queued items (empty after `timeout` seconds without any); nil once closed.
+    func next(timeout: Double) -> [Item]? {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while items.isEmpty, !closed {
+            if !condition.wait(until: deadline) { break }
+        }
+        if closed { return nil }
+        defer { items = [] }
+        return items
+    }
+}

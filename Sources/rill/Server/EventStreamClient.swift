@@ -1,0 +1,150 @@
+import Foundation
+import Rill
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A subscription to `rill serve` (`rill watch --connect`): reads its Server-Sent Events, and
+/// when the connection drops, connects again with the last event's id, so that no change is
+/// lost or repeated.
+struct EventStreamClient {
+    struct Event {
+        var name: String
+        var id: String?
+        var data: String
+    }
+
+    /// A failure the server reported (an HTTP error with its JSON message): not retried.
+    struct Refused: Error {
+        var status: Int
+        var message: String
+    }
+
+    var address: SocketAddress
+    var query: String
+    var token: String?
+    var lastEventID: String?
+
+    /// `store/rill.sock`, a store directory (its socket), `unix:path`, or `http://host:port`.
+    static func address(_ text: String) -> SocketAddress? {
+        if text.hasPrefix("http://") {
+            let rest = text.dropFirst(7)
+            let authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+            return SocketAddress.tcp(authority.contains(":") ? authority : authority + ":80")
+        }
+        var path = text.hasPrefix("unix:") ? String(text.dropFirst(5)) : text
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            path = (path as NSString).appendingPathComponent("rill.sock")
+        }
+        return .unix(path)
+    }
+
+    /// Follows the stream, calling `handle` with each event, until the server refuses
+    /// (thrown) — reconnecting after a dropped connection.
+    mutating func run(_ handle: (Event) -> Void) throws {
+        var attempt = 0
+        while true {
+            do {
+                try follow { event in
+                    attempt = 0
+                    handle(event)
+                }
+            } catch let refused as Refused {
+                throw refused
+            } catch {
+                if attempt == 0 {
+                    Output.error("lost the connection to \(address) (\(error)); reconnecting")
+                }
+            }
+            attempt += 1
+            usleep(UInt32(min(attempt, 5)) * 500_000)
+        }
+    }
+
+    /// One connection: the request, the response head, then events until the stream ends.
+    private mutating func follow(_ handle: (Event) -> Void) throws {
+        let fd = try Socket.connect(address)
+        defer { close(fd) }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&+=?#")
+        let encoded = query.addingPercentEncoding(withAllowedCharacters: allowed) ?? query
+        var request = "GET /v1/subscribe?q=\(encoded) HTTP/1.1\r\nHost: rill\r\nAccept: text/event-stream\r\n"
+        if let token { request += "Authorization: Bearer \(token)\r\n" }
+        if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
+        request += "\r\n"
+        guard Socket.write(fd, Array(request.utf8)) else { throw SocketError("send") }
+
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        func readMore() throws -> Bool {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { return true }
+            guard count > 0 else {
+                if count < 0 { throw SocketError("recv") }
+                return false
+            }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
+        // The response head.
+        var headEnd: Int?
+        while headEnd == nil {
+            headEnd = buffer.indices.dropLast(3).first { buffer[$0..<$0 + 4].elementsEqual([13, 10, 13, 10]) }
+            if headEnd == nil, try !readMore() { throw SocketError("the server closed the connection", ECONNRESET) }
+        }
+        let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
+        buffer.removeSubrange(0..<headEnd! + 4)
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        guard status == 200 else {
+            // An error body: read it whole (the server closes or sends Content-Length).
+            let length =
+                head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? Int.max
+            while buffer.count < length, try readMore() {}
+            let body = String(decoding: buffer.prefix(length), as: UTF8.self)
+            var message = body
+            if case .map(let fields)? = try? JSONReader.parse(Array(body.utf8)),
+                case .map(let error)? = fields.first(where: { $0.name == "error" })?.value,
+                case .string(let text)? = error.first(where: { $0.name == "message" })?.value
+            {
+                message = text
+            }
+            throw Refused(status: status, message: message.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        // Events: lines up to a blank one.
+        var event = Event(name: "message", id: nil, data: "")
+        var hasData = false
+        while true {
+            while let newline = buffer.firstIndex(of: 10) {
+                var line = String(decoding: buffer[0..<newline], as: UTF8.self)
+                buffer.removeSubrange(0...newline)
+                if line.hasSuffix("\r") { line.removeLast() }
+                if line.isEmpty {
+                    if hasData {
+                        if let id = event.id { lastEventID = id }
+                        handle(event)
+                    }
+                    event = Event(name: "message", id: nil, data: "")
+                    hasData = false
+                    continue
+                }
+                if line.hasPrefix(":") { continue }
+                let (field, value) =
+                    line.firstIndex(of: ":").map { index in
+                        (String(line[..<index]), String(line[line.index(after: index)...].drop { $0 == " " }))
+                    } ?? (line, "")
+                switch field {
+                case "event": event.name = value
+                case "id": event.id = value
+                case "data":
+                    event.data += hasData ? "\n" + value : value
+                    hasData = true
+                default: break
+                }
+            }
+            guard try readMore() else { throw SocketError("the server ended the stream", ECONNRESET) }
+        }
+    }
+}

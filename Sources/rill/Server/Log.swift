@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+/// The daemon's log: one line per event on standard error, with its level.
+///
+/// Under systemd (`JOURNAL_STREAM` set) each line starts with the syslog priority (`<6>`), which
+/// journald reads as the level and strips; elsewhere with an ISO-8601 time and the level's name.
+enum Log {
+    enum Level: Int, Comparable, Sendable {
+        case debug = 7
+        case info = 6
+        case warning = 4
+        case error = 3
+
+        static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue > rhs.rawValue }
+
+        var name: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+
+        init?(name: String) {
+            switch name {
+            case "debug": self = .debug
+            case "info": self = .info
+            case "warning": self = .warning
+            case "error": self = .error
+            default: return nil
+            }
+        }
+    }
+
+    private static let minimum = Atomic<Int>(Level.info.rawValue)
+    private static let journal = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
+    private static let lock = Mutex(())
+
+    static func setLevel(_ level: Level) { minimum.store(level.rawValue, ordering: .relaxed) }
+
+    static func debug(_ message: @autoclosure () -> String) { write(.debug, message) }
+    static func info(_ message: @autoclosure () -> String) { write(.info, message) }
+    static func warning(_ message: @autoclosure () -> String) { write(.warning, message) }
+    static func error(_ message: @autoclosure () -> String) { write(.error, message) }
+
+    private static func write(_ level: Level, _ message: () -> String) {
+        guard level.rawValue <= minimum.load(ordering: .relaxed) else { return }
+        let text = message().replacingOccurrences(of: "\n", with: " ")
+        let line =
+            journal
+            ? "<\(level.rawValue)>\(text)\n"
+            : "\(Date().formatted(.iso8601)) \(level.name) \(text)\n"
+        lock.withLock { _ in FileHandle.standardError.write(Data(line.utf8)) }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A failure of a socket call, with the call and errno's text.
+struct SocketError: Error, CustomStringConvertible {
+    var call: String
+    var code: Int32
+    var description: String { "\(call): \(String(cString: strerror(code)))" }
+
+    init(_ call: String, _ code: Int32 = errno) {
+        self.call = call
+        self.code = code
+    }
+}
+
+/// Where `rill serve` listens, or where `rill watch --connect` connects.
+enum SocketAddress: CustomStringConvertible {
+    case unix(String)
+    case tcp(host: String, port: UInt16)
+
+    var description: String {
+        switch self {
+        case .unix(let path): "unix:\(path)"
+        case .tcp(let host, let port): host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        }
+    }
+
+    /// `host:port`, `[v6]:port` or `:port` (loopback).
+    static func tcp(_ text: String) -> SocketAddress? {
+        var host = "127.0.0.1"
+        var portText = Substring(text)
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = String(text[text.index(after: text.startIndex)..<close])
+            portText = text[text.index(after: close)...].drop { $0 == ":" }
+        } else if let colon = text.lastIndex(of: ":") {
+            if colon != text.startIndex { host = String(text[..<colon]) }
+            portText = text[text.index(after: colon)...]
+        }
+        guard let port = UInt16(portText) else { return nil }
+        return .tcp(host: host == "localhost" ? "127.0.0.1" : host, port: port)
+    }
+}
+
+/// Thin wrappers over the socket calls `rill serve` needs.
+enum Socket {
+    /// A listening socket. A Unix socket's file is created with mode 0600; a stale one (no
+    /// process listening) is replaced, a live one refused.
+    static func listen(_ address: SocketAddress) throws -> Int32 {
+        switch address {
+        case .unix(let path):
+            if FileManager.default.fileExists(atPath: path) {
+                if let probe = try? connect(address) {
+                    close(probe)
+                    throw SocketError("another process is serving on \(path)", EADDRINUSE)
+                }
+                unlink(path)
+            }
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw SocketError("socket") }
+            // Created 0600: the directory is the store's (0700), the umask covers the window before chmod.
+            let previous = umask(0o177)
+            defer { umask(previous) }
+            do {
+                try withUnixAddress(path) { address, length in
+                    guard bind(fd, address, length) == 0 else { throw SocketError("bind \(path)") }
+                }
+                guard Glibc.listen(fd, 128) == 0 else { throw SocketError("listen") }
+                chmod(path, 0o600)
+                return fd
+            } catch {
+                close(fd)
+                throw error
+            }
+        case .tcp(let host, let port):
+            return try withTCPAddress(host, port) { family, address, length in
+                let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+                guard fd >= 0 else { throw SocketError("socket") }
+                var yes: Int32 = 1
+                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+                guard bind(fd, address, length) == 0 else {
+                    let error = SocketError("bind \(host):\(port)")
+                    close(fd)
+                    throw error
+                }
+                guard Glibc.listen(fd, 128) == 0 else {
+                    let error = SocketError("listen")
+                    close(fd)
+                    throw error
+                }
+                return fd
+            }
+        }
+    }
+
+    static func connect(_ address: SocketAddress) throws -> Int32 {
+        switch address {
+        case .unix(let path):
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw SocketError("socket") }
+            do {
+                try withUnixAddress(path) { address, length in
+                    guard Glibc.connect(fd, address, length) == 0 else { throw SocketError("connect \(path)") }
+                }
+                return fd
+            } catch {
+                close(fd)
+                throw error
+            }
+        case .tcp(let host, let port):
+            return try withTCPAddress(host, port) { family, address, length in
+                let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+                guard fd >= 0 else { throw SocketError("socket") }
+                guard Glibc.connect(fd, address, length) == 0 else {
+                    let error = SocketError("connect \(host):\(port)")
+                    close(fd)
+                    throw error
+                }
+                var yes: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+                return fd
+            }
+        }
+    }
+
+    private static func withUnixAddress<R>(
+        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R
+    ) throws -> R {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else {
+            throw SocketError("the socket path \(path) is longer than \(capacity - 1) bytes", ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return try withUnsafePointer(to: &address) {
+            try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                try body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+
+    private static func withTCPAddress<R>(
+        _ host: String, _ port: UInt16, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) throws -> R
+    ) throws -> R {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &result)
+        guard status == 0, let first = result else {
+            throw SocketError("cannot resolve \(host): \(String(cString: gai_strerror(status)))", EINVAL)
+        }
+        defer { freeaddrinfo(result) }
+        return try body(first.pointee.ai_family, first.pointee.ai_addr, first.pointee.ai_addrlen)
+    }
+
+    /// Sets the receive and send timeouts of `fd`.
+    static func setTimeouts(_ fd: Int32, receive: Double, send: Double) {
+        for (option, seconds) in [(SO_RCVTIMEO, receive), (SO_SNDTIMEO, send)] {
+            var time = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+            setsockopt(fd, SOL_SOCKET, option, &time, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
+    /// Writes all of `bytes`; false when the peer is gone or the send timed out.
+    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += sent
+        }
+        return true
+    }
+}
