@@ -193,7 +193,9 @@ import Testing
             (["watch", path, "Nothing"], 1, "no entity Nothing (it has: Counter)"),
             (["watch", path, "Counter", "--since", "99"], 1, "the log's last commit is 1"),
             (["watch", directory.path("none"), "Counter"], 1, "no store at"),
-            (["watch", path], 64, "USAGE"),
+            (["watch", path], 64, "bad query"),
+            (["watch", path, "Counter", "--connect", path], 64, "not both"),
+            (["watch"], 64, "missing <query>"),
         ] {
             let process = Process()
             process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
