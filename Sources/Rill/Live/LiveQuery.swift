@@ -89,14 +89,10 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         self.link = Link(query: MaintainedQuery(ModelRowSource(descriptor)))
         link.owner = self
         let link = self.link
-        do {
-            try follower.add(link) { txn, sequence in
-                try link.query.load(in: txn, store: follower.store)
-                return link.publication(at: sequence, change: nil)
-            }
-        } catch {
-            LogFollowers.release(follower)
-            throw error
+        // Every stored property is set: should this throw, the deinitializer releases the follower.
+        try follower.add(link) { txn, sequence in
+            try link.query.load(in: txn, store: follower.store)
+            return link.publication(at: sequence, change: nil)
         }
     }
 

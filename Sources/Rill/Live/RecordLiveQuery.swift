@@ -45,39 +45,35 @@ package final class RecordLiveQuery: @unchecked Sendable {
         let link = Link(query: MaintainedQuery(RecordRowSource(query)), handler: handler)
         self.link = link
         link.owner = self
-        do {
-            try follower.add(link) { txn, sequence in
-                guard let since, since < sequence else {
-                    if let since, since > sequence {
-                        throw RillError(
-                            .misuse, "cannot resume after commit \(since): the log's last commit is \(sequence)")
-                    }
-                    try link.query.load(in: txn, store: store)
-                    let results = link.query.results(at: sequence)
-                    return link.publication(
-                        results,
-                        events: since == nil ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
-                    )
+        // Every stored property is set: should this throw, the deinitializer releases the follower.
+        try follower.add(link) { txn, sequence in
+            guard let since, since < sequence else {
+                if let since, since > sequence {
+                    throw RillError(
+                        .misuse, "cannot resume after commit \(since): the log's last commit is \(sequence)")
                 }
-                // The results as they were at `since`, then each later commit applied in turn.
-                let entries = try LogFollower.entries(after: since, limit: .max, log: store.log, in: txn)
-                let context = CommitContext(
-                    store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)
-                try link.query.load(before: context)
-                var events: [Event] = []
-                for (index, entry) in entries.enumerated() {
-                    context.index = index
-                    let changes = entry.changes.filter { $0.entity == query.entity }.map(DecodedChange.init)
-                    guard !changes.isEmpty, let change = try link.query.apply(changes, commit: context) else {
-                        continue
-                    }
-                    events.append(.change(change))
-                }
-                return link.publication(link.query.results(at: sequence), events: events)
+                try link.query.load(in: txn, store: store)
+                let results = link.query.results(at: sequence)
+                return link.publication(
+                    results,
+                    events: since == nil ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
+                )
             }
-        } catch {
-            LogFollowers.release(follower)
-            throw error
+            // The results as they were at `since`, then each later commit applied in turn.
+            let entries = try LogFollower.entries(after: since, limit: .max, log: store.log, in: txn)
+            let context = CommitContext(
+                store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)
+            try link.query.load(before: context)
+            var events: [Event] = []
+            for (index, entry) in entries.enumerated() {
+                context.index = index
+                let changes = entry.changes.filter { $0.entity == query.entity }.map(DecodedChange.init)
+                guard !changes.isEmpty, let change = try link.query.apply(changes, commit: context) else {
+                    continue
+                }
+                events.append(.change(change))
+            }
+            return link.publication(link.query.results(at: sequence), events: events)
         }
     }
 

@@ -164,4 +164,28 @@ import Testing
         }
         #expect(throws: RillError.self) { try RecordLiveQuery(resumed[0], store: store, since: head + 1) { _ in } }
     }
+
+    @Test func aQueryThatFailsToStartLeavesTheOthersFollowing() throws {
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+        let context = ModelContext(container)
+        context.insert(Counter(id: 1, value: 1))
+        try context.save()
+        let events = Events()
+        let query = Query(entity: "Counter")
+        let live = try RecordLiveQuery(query, store: container.store) { events.append($0) }
+        for _ in 0..<3 {
+            #expect(throws: RillError.self) { try RecordLiveQuery(query, store: container.store, since: 99) { _ in } }
+        }
+        context.insert(Counter(id: 2, value: 2))
+        let sequence = try #require(try context.save())
+        try live.catchUp()
+        #expect(live.results.rows.count == 2)
+        let received = events.take()
+        guard case .change(let change)? = received.last else {
+            Issue.record("no change after a failed start: \(received)")
+            return
+        }
+        #expect(change.sequence == sequence)
+    }
 }

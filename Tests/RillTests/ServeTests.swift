@@ -1,0 +1,556 @@
+import Foundation
+import RillTestSupport
+import Synchronization
+import Testing
+
+@testable import Rill
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `rill serve` end to end: the built daemon, real sockets, other processes writing.
+@Suite struct ServeTests {
+    let directory = TemporaryDirectory()
+
+    // MARK: - Helpers
+
+    /// A running `rill serve`.
+    final class Daemon: @unchecked Sendable {
+        let process = Process()
+        let socket: String
+        let log: String
+
+        init(store: String, arguments: [String] = [], environment: [String: String] = [:], log: String) throws {
+            socket = store + "/rill.sock"
+            self.log = log
+            process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
+            process.arguments = ["serve", store] + arguments
+            var env = ProcessInfo.processInfo.environment
+            for (key, value) in environment { env[key] = value }
+            process.environment = env
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: log)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: socket), Date() < deadline, process.isRunning {
+                usleep(10_000)
+            }
+            // The socket file exists from bind; give listen and the accept thread a moment.
+            usleep(50_000)
+        }
+
+        func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    }
+
+    struct Response {
+        var status: Int
+        var body: String
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:]
+        }
+    }
+
+    /// One HTTP/1.1 connection, requests one after another.
+    final class Client {
+        let fd: Int32
+        private var buffer: [UInt8] = []
+
+        init(unix path: String) throws {
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                let bytes = Array(path.utf8)
+                raw.copyBytes(from: bytes)
+                raw[bytes.count] = 0
+            }
+            let status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+
+        init(port: UInt16) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+
+        deinit { close(fd) }
+
+        func send(_ bytes: [UInt8]) {
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes.withUnsafeBytes {
+                    Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                if sent <= 0 { return }
+                offset += sent
+            }
+        }
+
+        /// Reads more bytes; false at the end of the stream.
+        func readMore() -> Bool {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
+
+        /// The next response (nil when the connection ends first).
+        func response() -> Response? {
+            while true {
+                if let end = buffer.indices.dropLast(3).first(where: {
+                    buffer[$0..<$0 + 4].elementsEqual([13, 10, 13, 10])
+                }) {
+                    let head = String(decoding: buffer[0..<end], as: UTF8.self)
+                    let status = Int(head.split(separator: " ")[1]) ?? 0
+                    let length =
+                        head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    while buffer.count < end + 4 + length { guard readMore() else { return nil } }
+                    let body = String(decoding: buffer[end + 4..<end + 4 + length], as: UTF8.self)
+                    buffer.removeSubrange(0..<end + 4 + length)
+                    return Response(status: status, body: body)
+                }
+                guard readMore() else { return nil }
+            }
+        }
+
+        func request(_ method: String, _ target: String, body: String? = nil, headers: [String] = []) -> Response? {
+            var text = "\(method) \(target) HTTP/1.1\r\nHost: rill\r\n"
+            for header in headers { text += header + "\r\n" }
+            if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
+            send(Array((text + "\r\n" + (body ?? "")).utf8))
+            return response()
+        }
+    }
+
+    /// A raw Server-Sent Events reader on its own thread.
+    final class Stream: @unchecked Sendable {
+        let client: Client
+        let events = Mutex<[(name: String, id: UInt64, data: String)]>([])
+        let status = Mutex<Int?>(nil)
+
+        /// Subscribes to `query` on `client` (nil: the request was sent already) and reads.
+        init(_ client: Client, query: String?, lastEventID: UInt64? = nil, extraHeaders: [String] = []) {
+            self.client = client
+            if let query {
+                let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query
+                var request = "GET /v1/subscribe?q=\(encoded) HTTP/1.1\r\nHost: rill\r\n"
+                if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
+                for header in extraHeaders { request += header + "\r\n" }
+                client.send(Array((request + "\r\n").utf8))
+            }
+            let thread = Thread { [self] in read() }
+            thread.start()
+        }
+
+        private func read() {
+            var text = ""
+            var headDone = false
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { return }
+                text += String(decoding: chunk[0..<count], as: UTF8.self)
+                if !headDone, let range = text.range(of: "\r\n\r\n") {
+                    status.withLock { $0 = Int(text.split(separator: " ")[1]) }
+                    text = String(text[range.upperBound...])
+                    headDone = true
+                }
+                guard headDone else { continue }
+                while let range = text.range(of: "\n\n") {
+                    let block = String(text[..<range.lowerBound])
+                    text = String(text[range.upperBound...])
+                    var name = "message"
+                    var id: UInt64 = 0
+                    var data = ""
+                    for line in block.split(separator: "\n") {
+                        if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
+                        if line.hasPrefix("id: ") { id = UInt64(line.dropFirst(4)) ?? 0 }
+                        if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) }
+                    }
+                    if !data.isEmpty { events.withLock { $0.append((name, id, data)) } }
+                }
+            }
+        }
+
+        var received: [(name: String, id: UInt64, data: String)] { events.withLock { $0 } }
+
+        func wait(until condition: ([(name: String, id: UInt64, data: String)]) -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline {
+                if condition(received) { return true }
+                usleep(10_000)
+            }
+            return condition(received)
+        }
+    }
+
+    static func object(_ text: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// Replays results/reset and change data (Protocol.md) to the final records.
+    static func replay(_ events: [(name: String, data: String)]) -> [NSDictionary] {
+        var records: [NSDictionary] = []
+        for event in events {
+            let object = Self.object(event.data)
+            if event.name == "results" || event.name == "reset" || object["results"] != nil {
+                records = object["results"] as? [NSDictionary] ?? []
+            } else {
+                records = WatchCommandTests.apply([event.data], to: records)
+            }
+        }
+        return records
+    }
+
+    func makeStore() throws -> (String, ModelContainer) {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = ModelContext(container)
+        for id in 0..<40 { context.insert(Counter(id: id, value: id * 2, payload: "p\(id)")) }
+        try context.save()
+        return (path, container)
+    }
+
+    static func runningProcess(_ executable: String, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = buildProductsDirectory.appendingPathComponent(executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    // MARK: - Tests
+
+    @Test func watchersOfEveryKindReplayToTheFinalResults() throws {
+        let (path, _) = try makeStore()
+        let daemon = try Daemon(store: path, log: directory.path("serve.log"))
+        let query = "Counter where value >= 20 sort by value desc limit 15"
+
+        let remote = try WatchCommandTests.Running(["watch", "--json", "--connect", daemon.socket, query])
+        let local = try WatchCommandTests.Running(["watch", "--json", path, query])
+        let raw = Stream(try Client(unix: daemon.socket), query: query)
+        #expect(remote.wait { !$0.isEmpty })
+        #expect(local.wait { !$0.isEmpty })
+        #expect(raw.wait { !$0.isEmpty })
+
+        // A library process and an HTTP writer, at once.
+        var random = SeededGenerator(label: "serve writers")
+        let library = try Self.runningProcess(
+            "rill-test-helper", ["random-saves", path, String(random.next()), "1000"])
+        let writer = try Client(unix: daemon.socket)
+        var acknowledged = 0
+        var reconnected: Stream?
+        var firstPart: [(name: String, id: UInt64, data: String)] = []
+        for round in 0..<1000 {
+            var changes: [String] = []
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let id = Int.random(in: 0..<60, using: &random)
+                if Int.random(in: 0..<4, using: &random) == 0 {
+                    changes.append(#"{"op":"delete","entity":"Counter","id":\#(id)}"#)
+                } else {
+                    let value = Int.random(in: 0..<100, using: &random)
+                    changes.append(
+                        #"{"op":"insert","entity":"Counter","record":{"id":\#(id),"value":\#(value),"payload":"h"}}"#)
+                }
+            }
+            let response = writer.request("POST", "/v1/save", body: "[" + changes.joined(separator: ",") + "]")
+            #expect(response?.status == 200, "save \(round): \(response?.body ?? "no response")")
+            if response?.status == 200 { acknowledged += 1 }
+            // Midway, the raw subscriber drops its connection and comes back with its last id.
+            if round == 400 {
+                firstPart = raw.received
+                shutdown(raw.client.fd, Int32(SHUT_RDWR))
+                reconnected = Stream(try Client(unix: daemon.socket), query: query, lastEventID: firstPart.last!.id)
+            }
+        }
+        library.waitUntilExit()
+        #expect(library.terminationStatus == 0)
+        #expect(acknowledged == 1000)
+        // A last save that surely changes the results.
+        let last = writer.request(
+            "POST", "/v1/save",
+            body: #"[{"op":"insert","entity":"Counter","record":{"id":999,"value":1000,"payload":""}}]"#)
+        let head = try #require((last?.json["seq"] as? NSNumber)?.uint64Value)
+        let final = try #require(
+            writer.request("GET", "/v1/query?q=" + query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))
+        let expected = (final.json["results"] as? [NSDictionary]) ?? []
+        #expect(expected.count == 15)
+
+        for watcher in [remote, local] {
+            #expect(watcher.wait { $0.last.map(WatchCommandTests.sequence) == head })
+            #expect(watcher.stop(SIGINT) == 0)
+            let lines = watcher.output
+            #expect(Self.replay(lines.map { ("", $0) }) == expected)
+        }
+        let second = try #require(reconnected)
+        #expect(second.wait { $0.last?.id == head })
+        let joined = firstPart + second.received
+        #expect(Self.replay(joined.map { ($0.name, $0.data) }) == expected)
+        let ids = joined.dropFirst().map(\.id)
+        #expect(
+            ids == ids.sorted() && Set(ids).count == ids.count, "no change lost or repeated across the reconnection")
+        #expect(
+            joined.dropFirst().map(\.data) == Array(remote.output.dropFirst()), "the same changes as a steady watcher")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func badRequestsGetJSONErrorsWhileOthersAreServed() throws {
+        let (path, container) = try makeStore()
+        let daemon = try Daemon(store: path, arguments: ["--max-body", "4096"], log: directory.path("serve.log"))
+        let query = "Counter sort by value desc limit 5"
+        let stream = Stream(try Client(unix: daemon.socket), query: query)
+        #expect(stream.wait { !$0.isEmpty })
+        let headBefore = try container.store.head()
+
+        let good = try Client(unix: daemon.socket)
+        let cases: [(String, String, Int, String)] = [
+            ("garbage request line", "GARBAGE\r\n\r\n", 400, "malformedRequest"),
+            ("HTTP/2", "GET /v1/health HTTP/2.0\r\n\r\n", 505, "httpVersionNotSupported"),
+            ("header without colon", "GET /v1/health HTTP/1.1\r\nBroken header\r\n\r\n", 400, "malformedRequest"),
+            (
+                "huge headers", "GET /v1/health HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n",
+                431, "headersTooLarge"
+            ),
+            ("body over the limit", "POST /v1/save HTTP/1.1\r\nContent-Length: 5000\r\n\r\n", 413, "bodyTooLarge"),
+            (
+                "chunked body", "POST /v1/save HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411,
+                "lengthRequired"
+            ),
+            ("bad content length", "POST /v1/save HTTP/1.1\r\nContent-Length: ten\r\n\r\n", 400, "malformedRequest"),
+            ("invalid JSON", Self.post("/v1/save", "[{\"op\":"), 400, "invalidJSON"),
+            ("not a change list", Self.post("/v1/save", "42"), 400, "invalidRecord"),
+            ("empty changes", Self.post("/v1/save", "[]"), 400, "invalidRecord"),
+            (
+                "unknown entity", Self.post("/v1/save", #"[{"op":"insert","entity":"Nope","record":{"id":1}}]"#), 404,
+                "unknownEntity"
+            ),
+            (
+                "unknown field",
+                Self.post(
+                    "/v1/save", #"[{"op":"insert","entity":"Counter","record":{"id":1,"value":1,"colour":"red"}}]"#),
+                400, "invalidRecord"
+            ),
+            (
+                "wrong kind",
+                Self.post("/v1/save", #"[{"op":"insert","entity":"Counter","record":{"id":1,"value":"one"}}]"#), 400,
+                "invalidRecord"
+            ),
+            (
+                "wrong id kind", Self.post("/v1/save", #"[{"op":"delete","entity":"Counter","id":"one"}]"#), 400,
+                "invalidRecord"
+            ),
+            (
+                "unknown op", Self.post("/v1/save", #"[{"op":"upsert","entity":"Counter","record":{"id":1}}]"#), 400,
+                "invalidRecord"
+            ),
+            (
+                "update of a missing record",
+                Self.post("/v1/save", #"[{"op":"update","entity":"Counter","record":{"id":12345,"value":1}}]"#), 400,
+                "invalidRecord"
+            ),
+            (
+                "second change bad: nothing written",
+                Self.post(
+                    "/v1/save",
+                    #"[{"op":"insert","entity":"Counter","record":{"id":1,"value":5}},{"op":"insert","entity":"Counter","record":{"id":2,"value":true}}]"#
+                ),
+                400, "invalidRecord"
+            ),
+            ("bad query", "GET /v1/query?q=Counter%20where HTTP/1.1\r\n\r\n", 400, "badQuery"),
+            ("query of an unknown entity", "GET /v1/query?q=Nope HTTP/1.1\r\n\r\n", 404, "unknownEntity"),
+            ("subscription with a bad query", "GET /v1/subscribe?q=Counter%20sort HTTP/1.1\r\n\r\n", 400, "badQuery"),
+            (
+                "subscription past the head", "GET /v1/subscribe?q=Counter HTTP/1.1\r\nLast-Event-ID: 999999\r\n\r\n",
+                400, "misuse"
+            ),
+            ("unknown path", "GET /v2/everything HTTP/1.1\r\n\r\n", 404, "notFound"),
+            ("wrong method", "DELETE /v1/save HTTP/1.1\r\n\r\n", 405, "methodNotAllowed"),
+        ]
+        for (index, (name, request, status, code)) in cases.enumerated() {
+            let client = try Client(unix: daemon.socket)
+            client.send(Array(request.utf8))
+            let response = client.response()
+            #expect(response?.status == status, "\(name): \(response?.body ?? "no response")")
+            let error = response?.json["error"] as? [String: Any]
+            #expect(error?["code"] as? String == code, "\(name): \(response?.body ?? "")")
+            #expect((error?["message"] as? String)?.isEmpty == false, "\(name)")
+            // Meanwhile a well-behaved client saves, and the subscriber hears of it.
+            let saved = good.request(
+                "POST", "/v1/save",
+                body:
+                    #"[{"op":"insert","entity":"Counter","record":{"id":\#(500 + index),"value":\#(1000 + index),"payload":"ok"}}]"#
+            )
+            #expect(saved?.status == 200, "\(name): the good save")
+        }
+        // A truncated request, then the connection closes: nothing is written.
+        let truncated = try Client(unix: daemon.socket)
+        truncated.send(Array("POST /v1/save HTTP/1.1\r\nContent-Length: 100\r\n\r\n[{\"op\":".utf8))
+        shutdown(truncated.fd, Int32(SHUT_WR))
+        #expect(truncated.response() == nil)
+
+        let head = try container.store.head()
+        #expect(head == headBefore + UInt64(cases.count), "only the good saves were written")
+        #expect(stream.wait { $0.last?.id == head }, "\(stream.received.map(\.id)) head \(head)\n\(daemon.logText)")
+        let expected = try #require(good.request("GET", "/v1/query?q=Counter%20sort%20by%20value%20desc%20limit%205"))
+        #expect(
+            Self.replay(stream.received.map { ($0.name, $0.data) })
+                == (expected.json["results"] as? [NSDictionary] ?? []))
+        #expect(daemon.stop() == 0)
+    }
+
+    static func post(_ path: String, _ body: String) -> String {
+        "POST \(path) HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\nContent-Type: application/json\r\n\r\n\(body)"
+    }
+
+    @Test func tcpNeedsTheBearerToken() throws {
+        let (path, _) = try makeStore()
+        // A free port: bind to 0, read it, let it go.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(probe, $0, length)
+                return getsockname(probe, $0, &length)
+            }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        close(probe)
+
+        let token = "s3cret-\(UUID())"
+        let daemon = try Daemon(
+            store: path, arguments: ["--listen", ":\(port)", "--allow-origin", "http://app.example"],
+            environment: ["RILL_TOKEN": token], log: directory.path("serve.log"))
+        usleep(100_000)
+        let anonymous = try Client(port: port).request("GET", "/v1/health")
+        #expect(anonymous?.status == 401)
+        #expect((anonymous?.json["error"] as? [String: Any])?["code"] as? String == "unauthorized")
+        #expect(
+            try Client(port: port).request("GET", "/v1/health", headers: ["Authorization: Bearer wrong"])?.status == 401
+        )
+        let allowed = try Client(port: port).request(
+            "GET", "/v1/health", headers: ["Authorization: Bearer \(token)", "Origin: http://app.example"])
+        #expect(allowed?.status == 200)
+        let unauthorizedSave = try Client(port: port).request(
+            "POST", "/v1/save", body: #"[{"op":"delete","entity":"Counter","id":1}]"#)
+        #expect(unauthorizedSave?.status == 401)
+        // A browser's EventSource cannot send headers: the token in the URL.
+        let stream = Stream(try Client(port: port), query: "Counter limit 1", extraHeaders: [])
+        #expect(stream.wait { _ in stream.status.withLock { $0 } != nil })
+        #expect(stream.status.withLock { $0 } == 401)
+        let eventSource = try Client(port: port)
+        eventSource.send(
+            Array(
+                "GET /v1/subscribe?q=Counter%20limit%201&access_token=\(token) HTTP/1.1\r\nOrigin: http://app.example\r\n\r\n"
+                    .utf8))
+        #expect(eventSource.readMore())
+        // The Unix socket needs no token (its file is 0600 in a 0700 directory).
+        #expect(try Client(unix: daemon.socket).request("GET", "/v1/health")?.status == 200)
+        var info = stat()
+        stat(daemon.socket, &info)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(daemon.stop(SIGINT) == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket file is removed on exit")
+    }
+
+    @Test func aSlowSubscriberIsResetWithoutStallingWriters() throws {
+        let (path, _) = try makeStore()
+        let daemon = try Daemon(store: path, arguments: ["--queue", "8"], log: directory.path("serve.log"))
+        // A subscriber that reads nothing for a while: its socket buffers fill, its queue overflows.
+        let slow = try Client(unix: daemon.socket)
+        var receive: Int32 = 4096
+        setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &receive, socklen_t(MemoryLayout<Int32>.size))
+        slow.send(Array("GET /v1/subscribe?q=Counter%20sort%20by%20value HTTP/1.1\r\n\r\n".utf8))
+        let writer = try Client(unix: daemon.socket)
+        let payload = String(repeating: "x", count: 2000)
+        let started = Date()
+        for round in 0..<300 {
+            let response = writer.request(
+                "POST", "/v1/save",
+                body:
+                    #"[{"op":"insert","entity":"Counter","record":{"id":\#(round % 40),"value":\#(round),"payload":"\#(payload)"}}]"#
+            )
+            #expect(response?.status == 200)
+        }
+        let writing = Date().timeIntervalSince(started)
+        #expect(writing < 60, "writers were not held up by the slow subscriber (\(writing) s)")
+        let head = try #require((writer.request("GET", "/v1/health")?.json["seq"] as? NSNumber)?.uint64Value)
+        // Now it reads: a reset with a fresh snapshot, then changes, up to the last commit.
+        let reader = Stream(slow, query: nil)
+        #expect(reader.wait { $0.last?.id == head })
+        #expect(reader.received.contains { $0.name == "reset" })
+        let expected = try #require(writer.request("GET", "/v1/query?q=Counter%20sort%20by%20value"))
+        #expect(
+            Self.replay(reader.received.map { ($0.name, $0.data) })
+                == (expected.json["results"] as? [NSDictionary] ?? []))
+        #expect(daemon.stop() == 0)
+        #expect(daemon.logText.contains("reset"))
+    }
+
+    @Test func sigtermDuringLoadKeepsEveryAcknowledgedSave() throws {
+        let (path, container) = try makeStore()
+        let daemon = try Daemon(store: path, log: directory.path("serve.log"))
+        let acknowledged = Mutex<[(id: Int, seq: UInt64)]>([])
+        let writers = (0..<4).map { writer in
+            Thread {
+                guard let client = try? Client(unix: daemon.socket) else { return }
+                for round in 0..<100_000 {
+                    let id = 10_000 + writer * 100_000 + round
+                    guard
+                        let response = client.request(
+                            "POST", "/v1/save",
+                            body:
+                                #"[{"op":"insert","entity":"Counter","record":{"id":\#(id),"value":\#(round),"payload":""}}]"#
+                        ),
+                        response.status == 200, let seq = (response.json["seq"] as? NSNumber)?.uint64Value
+                    else { return }
+                    acknowledged.withLock { $0.append((id, seq)) }
+                }
+            }
+        }
+        for thread in writers { thread.start() }
+        usleep(700_000)
+        #expect(daemon.stop(SIGTERM) == 0, "SIGTERM ends the daemon with status 0")
+        usleep(200_000)
+        let saves = acknowledged.withLock { $0 }
+        #expect(saves.count > 10, "saves were under way when SIGTERM came")
+        // Every acknowledged save is in the store, at its sequence.
+        let context = ModelContext(container)
+        let entries = try container.store.entries(after: 0)
+        var bySequence: [UInt64: LogEntry] = [:]
+        for entry in entries { bySequence[entry.sequence] = entry }
+        for save in saves {
+            #expect(try context.model(Counter.self, id: save.id) != nil, "acknowledged save of \(save.id) is missing")
+            #expect(bySequence[save.seq]?.changes.first?.key == save.id.storageKey)
+        }
+        #expect(entries.map(\.sequence) == Array(1...UInt64(entries.count)), "the log is gapless")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket))
+    }
+}
