@@ -3,7 +3,9 @@ import Foundation
 import Rill
 
 let commands: [any Command] = [
-    QueryCommand(), WatchCommand(), ServeCommand(), LogCommand(), GetCommand(), StatsCommand(),
+    QueryCommand(), WatchCommand(), WriteCommand(operation: .insert), WriteCommand(operation: .update),
+    WriteCommand(operation: .delete), ImportCommand(), ExportCommand(), LogCommand(), GetCommand(), StatsCommand(),
+    CheckCommand(), ServeCommand(),
 ]
 
 let overview = """
@@ -72,4 +74,10 @@ func main() -> Int32 {
 
 // A reader on a closed pipe (`rill log … | head`) must end quietly, not die of SIGPIPE.
 signal(SIGPIPE, SIG_IGN)
+// A parent may have left SIGINT and SIGTERM blocked; Ctrl-C and `kill` must reach every command.
+var interrupts = sigset_t()
+sigemptyset(&interrupts)
+sigaddset(&interrupts, SIGINT)
+sigaddset(&interrupts, SIGTERM)
+pthread_sigmask(SIG_UNBLOCK, &interrupts, nil)
 exit(main())

@@ -90,11 +90,13 @@ extension Store {
     /// data).
     ///
     /// What records have is learned from up to 64 stored records of the entity; an entity with
-    /// no record yet takes any fields.
+    /// no record yet takes the shape `declaredShapes` gives it (an import's), or any fields.
     ///
     /// - Throws: `RillError(.unknownEntity)` or `RillError(.invalidRecord)` naming the change
     ///   (its 1-based position) and the problem.
-    package func prepare(_ changes: [JSONChange]) throws -> [PreparedChange] {
+    package func prepare(
+        _ changes: [JSONChange], declaredShapes: [String: RecordShape] = [:]
+    ) throws -> [PreparedChange] {
         var shapes: [String: (EntityStorage, RecordShape)] = [:]
         var prepared: [PreparedChange] = []
         prepared.reserveCapacity(changes.count)
@@ -112,7 +114,9 @@ extension Store {
                             "the store has no entity \(change.entity)"
                                 + (names.isEmpty ? "" : " (it has: \(names.joined(separator: ", ")))"))
                     }
-                    (entity, shape) = (found, try RecordShape.learn(from: found, in: self))
+                    var learned = try RecordShape.learn(from: found, in: self)
+                    if case .any = learned, let declared = declaredShapes[change.entity] { learned = declared }
+                    (entity, shape) = (found, learned)
                     shapes[change.entity] = (entity, shape)
                 }
                 let key = try Self.identifierKey(change.id, kind: entity.identifierKind, entity: entity.name)
@@ -159,7 +163,7 @@ extension Store {
 }
 
 /// What the records of an entity look like, learned from stored ones: each field's kind.
-indirect enum RecordShape: Sendable {
+package indirect enum RecordShape: Sendable {
     /// Nothing known: any value goes.
     case any
     /// A scalar of the kind of this example value.
@@ -168,7 +172,7 @@ indirect enum RecordShape: Sendable {
     /// A struct or dictionary: known fields in stored order.
     case map([(name: String, shape: RecordShape)])
 
-    static func learn(from entity: EntityStorage, in store: Store) throws -> RecordShape {
+    package static func learn(from entity: EntityStorage, in store: Store) throws -> RecordShape {
         var shape: RecordShape?
         try store.read { txn in
             try txn.withCursor(entity.database) { cursor in
@@ -308,5 +312,67 @@ indirect enum RecordShape: Sendable {
         let day = ISO8601DateFormatter()
         day.formatOptions = [.withFullDate]
         return day.date(from: text)
+    }
+}
+
+extension RecordShape {
+    /// The shape as JSON, for an export: each field's kind by name (`"int"`, `"double"`,
+    /// `"string"`, `"date"`, `"uuid"`, `"data"`, `"url"`, `"decimal"`, `"bool"`, `"uint"`,
+    /// `"float"`, `"any"`), an array as `[kind]`, a struct as an object.
+    package var jsonValue: RecordValue {
+        switch self {
+        case .any: .string("any")
+        case .array(let element): .array([element.jsonValue])
+        case .map(let fields): .map(fields.map { RecordField(name: $0.name, value: $0.shape.jsonValue) })
+        case .scalar(let example): .string(Self.kindName(example))
+        }
+    }
+
+    private static func kindName(_ example: RecordValue) -> String {
+        switch example {
+        case .bool: "bool"
+        case .int: "int"
+        case .uint: "uint"
+        case .float: "float"
+        case .double: "double"
+        case .string: "string"
+        case .data: "data"
+        case .date: "date"
+        case .uuid: "uuid"
+        case .url: "url"
+        case .decimal: "decimal"
+        default: "any"
+        }
+    }
+
+    /// The shape of `jsonValue`; nil for something else.
+    package init?(json: RecordValue) {
+        switch json {
+        case .string(let kind):
+            let examples: [String: RecordValue] = [
+                "bool": .bool(false), "int": .int(0), "uint": .uint(0), "float": .float(0), "double": .double(0),
+                "string": .string(""), "data": .data(Data()), "date": .date(Date(timeIntervalSince1970: 0)),
+                "uuid": .uuid(UUID()), "url": .url(""), "decimal": .decimal("0"),
+            ]
+            if kind == "any" {
+                self = .any
+            } else if let example = examples[kind] {
+                self = .scalar(example)
+            } else {
+                return nil
+            }
+        case .array(let elements):
+            guard elements.count == 1, let element = RecordShape(json: elements[0]) else { return nil }
+            self = .array(element)
+        case .map(let fields):
+            var shapes: [(name: String, shape: RecordShape)] = []
+            for field in fields {
+                guard let shape = RecordShape(json: field.value) else { return nil }
+                shapes.append((field.name, shape))
+            }
+            self = .map(shapes)
+        default:
+            return nil
+        }
     }
 }

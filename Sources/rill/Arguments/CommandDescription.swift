@@ -22,12 +22,15 @@ struct CommandDescription: Sendable {
     var abstract: String
     var arguments: [Argument] = []
     var options: [Option] = []
+    /// The name of items that may follow the arguments, any number of them (nil: none may).
+    var trailing: String?
     var discussion: String?
 
     var usage: String {
         var parts = ["rill", name]
         parts += options.map { $0.isFlag ? "[--\($0.name)]" : "[--\($0.name) <\($0.valueName!)>]" }
         parts += arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
+        if let trailing { parts.append("[<\(trailing)> ...]") }
         return parts.joined(separator: " ")
     }
 
@@ -132,7 +135,7 @@ extension CommandDescription {
             let missing = self.arguments[optional + parsed.positionals.count]
             throw UsageError("missing <\(missing.name)>")
         }
-        if parsed.positionals.count > self.arguments.count {
+        if trailing == nil, parsed.positionals.count > self.arguments.count {
             throw UsageError("unexpected argument '\(parsed.positionals[self.arguments.count])'")
         }
         return parsed

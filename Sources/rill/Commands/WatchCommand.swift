@@ -255,6 +255,8 @@ enum Terminal {
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 
+    static var isStandardErrorATerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
     /// Writes `text` whole; a reader that went away ends the process quietly.
     static func write(_ text: String) {
         guard !text.isEmpty else { return }

@@ -1,0 +1,130 @@
+import Foundation
+import RillStorage
+
+/// What `rill check` found: every way the store's projections and indexes differ from a replay
+/// of its log.
+package struct StoreCheckReport: Sendable {
+    package var commits = 0
+    package var records = 0
+    package var indexKeys = 0
+    /// Each problem in a sentence, naming the entity, record or index.
+    package var problems: [String] = []
+    /// Problems past the first `limit` are counted, not described.
+    package var unreported = 0
+
+    package var isHealthy: Bool { problems.isEmpty && unreported == 0 }
+
+    fileprivate mutating func add(_ problem: @autoclosure () -> String, limit: Int) {
+        if problems.count < limit { problems.append(problem()) } else { unreported += 1 }
+    }
+}
+
+extension Store {
+    /// Replays the log from its first commit and compares the result with the projections and
+    /// every index, in one read transaction (one snapshot); also checks that the log is gapless
+    /// and every entry readable.
+    ///
+    /// The replayed records are held in memory (about the size of the projections).
+    package func check(reportLimit: Int = 50) throws -> StoreCheckReport {
+        var report = StoreCheckReport()
+        let names = try entityNames()
+        var entities: [String: EntityStorage] = [:]
+        for name in names { entities[name] = try entity(named: name) }
+        let log = self.log
+        try read { txn in
+            // The replay: entity → identifier key → record (a delete takes the record out).
+            var replayed: [String: [[UInt8]: [UInt8]]] = [:]
+            var expected: UInt64 = 1
+            try txn.withCursor(log) { cursor in
+                var current = try cursor.first()
+                while let raw = current {
+                    let sequence: UInt64
+                    do {
+                        sequence = try LogEntry.sequence(fromKey: raw.key)
+                        let entry = try LogEntry(sequence: sequence, bytes: raw.value)
+                        for change in entry.changes {
+                            replayed[change.entity, default: [:]][change.key] = change.record
+                        }
+                    } catch {
+                        report.add(
+                            "a log entry after commit \(expected - 1) is unreadable: \(error)", limit: reportLimit)
+                        current = try cursor.next()
+                        continue
+                    }
+                    if sequence != expected {
+                        report.add(
+                            "the log jumps from commit \(expected - 1) to \(sequence): \(sequence - expected) missing",
+                            limit: reportLimit)
+                    }
+                    expected = sequence + 1
+                    report.commits += 1
+                    current = try cursor.next()
+                }
+            }
+            for name in Set(replayed.keys).union(names).sorted() {
+                let records = replayed[name] ?? [:]
+                guard let entity = entities[name] else {
+                    if !records.isEmpty {
+                        report.add(
+                            "the log has records of \(name), but the store has no such entity", limit: reportLimit)
+                    }
+                    continue
+                }
+                func describe(_ key: [UInt8]) -> String {
+                    "\(name) " + (key.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "\(key)")
+                }
+                // The projection against the replay.
+                try txn.withCursor(entity.database) { cursor in
+                    var current = try cursor.first()
+                    while let entry = current {
+                        let key = Array(entry.key)
+                        report.records += 1
+                        if let logged = records[key] {
+                            if !entry.value.elementsEqual(logged) {
+                                report.add(
+                                    "\(describe(key)) differs from the log's last version of it", limit: reportLimit)
+                            }
+                        } else {
+                            report.add(
+                                "\(describe(key)) is stored but the log deleted it or never wrote it",
+                                limit: reportLimit)
+                        }
+                        current = try cursor.next()
+                    }
+                }
+                // (A delete removed its record from the replay.)
+                for (key, _) in records where try txn.get(key, in: entity.database) == nil {
+                    report.add("\(describe(key)) is in the log but missing from the store", limit: reportLimit)
+                }
+                // Every index against the replayed records.
+                for index in entity.indexes {
+                    var wanted: Set<[UInt8]> = []
+                    for (key, bytes) in records {
+                        let record = try bytes.withUnsafeBytes { raw in
+                            try key.withUnsafeBytes { try Store.recordValue(raw, key: $0, entity: name) }
+                        }
+                        wanted.insert(try index.key(for: record, id: key, entity: name))
+                    }
+                    try txn.withCursor(index.database) { cursor in
+                        var current = try cursor.first()
+                        while let entry = current {
+                            report.indexKeys += 1
+                            if wanted.remove(Array(entry.key)) == nil {
+                                report.add(
+                                    "index \(name)(\(index.name)) has a key no record of the log gives",
+                                    limit: reportLimit)
+                            }
+                            current = try cursor.next()
+                        }
+                    }
+                    if !wanted.isEmpty {
+                        report.add(
+                            "index \(name)(\(index.name)) lacks \(wanted.count) key(s) of the log's records",
+                            limit: reportLimit)
+                    }
+                }
+            }
+        }
+        return report
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Rill
+import RillStorage
+
+/// `rill export`: every record of a store (or of some entities) as NDJSON, each entity preceded
+/// by a line describing it, so that `rill import` can rebuild the store elsewhere.
+struct ExportCommand: Command {
+    let description = CommandDescription(
+        name: "export",
+        abstract: "Print every record as NDJSON, each entity preceded by its description (for rill import).",
+        arguments: [.init(name: "store", help: "The store directory.")],
+        trailing: "entity",
+        discussion: """
+            Lines: {"entity":"Book","identifier":"String","indexes":["author,title"],"fields":{…}}
+            for each entity (its identifier kind, indexes and the kinds of its fields), then one
+            {"op":"insert","entity":"Book","record":{…}} per record. Everything is read in one
+            snapshot. On a terminal, a progress bar shows on standard error after a second.
+            """
+    )
+
+    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        let store = try openStore(arguments.positionals[0])
+        var names = Array(arguments.positionals.dropFirst())
+        let known = try store.entityNames()
+        if names.isEmpty { names = known }
+        var entities: [EntityStorage] = []
+        for name in names {
+            guard let entity = try store.entity(named: name) else {
+                throw RillError(
+                    .unknownEntity, "the store has no entity \(name) (it has: \(known.joined(separator: ", ")))")
+            }
+            entities.append(entity)
+        }
+        let total = try entities.reduce(0) { $0 + (try store.recordCount(of: $1)) }
+        var progress = Progress(verb: "exported", total: total)
+        try store.read { txn in
+            for entity in entities {
+                let header = RecordValue.map([
+                    RecordField(name: "entity", value: .string(entity.name)),
+                    RecordField(name: "identifier", value: .string(entity.identifierKind.name)),
+                    RecordField(name: "indexes", value: .array(entity.indexes.map { .string($0.name) })),
+                    RecordField(name: "fields", value: try RecordShape.learn(from: entity, in: store).jsonValue),
+                ])
+                output.line(header.jsonString())
+                try txn.withCursor(entity.database) { cursor in
+                    var current = try cursor.first()
+                    while let entry = current {
+                        let record = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
+                        output.line(
+                            RecordValue.map([
+                                RecordField(name: "op", value: .string("insert")),
+                                RecordField(name: "entity", value: .string(entity.name)),
+                                RecordField(name: "record", value: record),
+                            ]).jsonString())
+                        progress.advance()
+                        current = try cursor.next()
+                    }
+                }
+            }
+        }
+        progress.finish()
+        return ExitStatus.success
+    }
+}
+
+/// `rill import`: NDJSON changes from standard input (or a file), in one atomic save.
+struct ImportCommand: Command {
+    let description = CommandDescription(
+        name: "import",
+        abstract: "Save NDJSON changes (as rill export prints them) in one atomic save.",
+        arguments: [.init(name: "store", help: "The store directory (created when missing).")],
+        options: [
+            .init(name: "file", valueName: "path", help: "Read this file instead of standard input."),
+            .init(name: "author", valueName: "name", help: "The author recorded in the commit."),
+        ],
+        discussion: """
+            Each line is a change — {"op":"insert"|"update"|"delete","entity":…,"record":{…}}
+            or {"op":"delete","entity":…,"id":…} — or an entity's description as rill export
+            writes it, which creates the entity (with its indexes) when the store lacks it.
+            Everything is checked before anything is written; an error names the line and
+            leaves the store unchanged. On a terminal, a progress bar shows after a second.
+            """
+    )
+
+    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        let path = arguments.positionals[0]
+        let data: Data
+        if let file = arguments.value("file") {
+            guard let contents = FileManager.default.contents(atPath: file) else {
+                throw RillError(.storage, "cannot read \(file)")
+            }
+            data = contents
+        } else {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        }
+        let lines: [RecordValue]
+        do {
+            lines = try JSONReader.parseLines(data)
+        } catch {
+            throw RillError(.invalidRecord, "\(error)")
+        }
+        let store = try Store(directory: path, options: EnvironmentOptions(), create: true)
+        var progress = Progress(verb: "read", total: lines.count)
+        var changes: [JSONChange] = []
+        var shapes: [String: RecordShape] = [:]
+        for (index, line) in lines.enumerated() {
+            progress.advance()
+            do {
+                if case .map(let fields) = line, !fields.contains(where: { $0.name == "op" }),
+                    fields.contains(where: { $0.name == "identifier" })
+                {
+                    try Self.declare(fields, in: store, shapes: &shapes)
+                    continue
+                }
+                changes.append(try JSONChange(json: line))
+            } catch let error as RillError {
+                throw RillError(error.code, "line \(index + 1): \(error.message)")
+            }
+        }
+        progress.finish()
+        guard !changes.isEmpty else {
+            output.line(#"{"seq":null}"#)
+            return ExitStatus.success
+        }
+        let prepared: [PreparedChange]
+        do {
+            prepared = try store.prepare(changes, declaredShapes: shapes)
+        } catch let error as RillError {
+            // Name the line, not the change's position among the changes.
+            throw RillError(error.code, error.message)
+        }
+        if Terminal.isStandardErrorATerminal, changes.count > 10_000 {
+            FileHandle.standardError.write(Data("saving \(changes.count) changes…\n".utf8))
+        }
+        let entry = try store.commit(prepared, author: arguments.value("author"))
+        output.line(#"{"seq":\#(entry.map { String($0.sequence) } ?? "null")}"#)
+        return ExitStatus.success
+    }
+
+    /// An entity's description: registers the entity and its indexes when missing.
+    private static func declare(_ fields: [RecordField], in store: Store, shapes: inout [String: RecordShape]) throws {
+        func field(_ name: String) -> RecordValue? { fields.first { $0.name == name }?.value }
+        guard case .string(let name)? = field("entity"), case .string(let kindName)? = field("identifier"),
+            let kind = IdentifierKind.allCases.first(where: { $0.name == kindName })
+        else {
+            throw RillError(
+                .invalidRecord, "an entity description needs \"entity\" and \"identifier\" (Int, String or UUID)")
+        }
+        var indexes: [[[String]]] = []
+        if case .array(let names)? = field("indexes") {
+            for case .string(let index) in names {
+                indexes.append(index.split(separator: ",").map { $0.split(separator: ".").map(String.init) })
+            }
+        }
+        _ = try store.registerEntity(named: name, identifierKind: kind, indexes: indexes)
+        if let shapeJSON = field("fields") {
+            guard let shape = RecordShape(json: shapeJSON) else {
+                throw RillError(.invalidRecord, "the \"fields\" of entity \(name) are not field kinds")
+            }
+            shapes[name] = shape
+        }
+    }
+}
+
+/// A progress bar on standard error, only on a terminal and only after a second.
+struct Progress {
+    let verb: String
+    let total: Int
+    private var done = 0
+    private let started = Date()
+    private var lastDrawn = Date.distantPast
+    private var drawn = false
+
+    init(verb: String, total: Int) {
+        self.verb = verb
+        self.total = total
+    }
+
+    mutating func advance(by count: Int = 1) {
+        done += count
+        guard done & 1023 == 0, Terminal.isStandardErrorATerminal else { return }
+        let now = Date()
+        guard now.timeIntervalSince(started) > 1, now.timeIntervalSince(lastDrawn) > 0.1 else { return }
+        lastDrawn = now
+        draw()
+    }
+
+    mutating func finish() {
+        guard drawn else { return }
+        draw()
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+
+    private mutating func draw() {
+        drawn = true
+        let fraction = total > 0 ? min(Double(done) / Double(total), 1) : 1
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        let text = "\r\(bar) \(Int(fraction * 100))%  \(done)/\(total) \(verb)"
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

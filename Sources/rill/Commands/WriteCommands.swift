@@ -1,0 +1,101 @@
+import Foundation
+import Rill
+
+/// `rill insert`, `rill update` and `rill delete`: one atomic save of JSON records given as
+/// arguments, or as NDJSON on standard input.
+struct WriteCommand: Command {
+    let operation: JSONChange.Operation
+
+    var description: CommandDescription {
+        let (abstract, item, example): (String, String, String)
+        switch operation {
+        case .insert:
+            (abstract, item, example) = (
+                "Insert records (or replace those with the same id), in one atomic save.", "record",
+                #"rill insert store Book '{"id":"b1","title":"Dune","pages":412}'"#
+            )
+        case .update:
+            (abstract, item, example) = (
+                "Change fields of stored records (null removes a field), in one atomic save.", "fields",
+                #"rill update store Book '{"id":"b1","isRead":true}'"#
+            )
+        case .delete:
+            (abstract, item, example) = (
+                "Delete records by id, in one atomic save.", "id", #"rill delete store Book b1 '"b2"' 42"#
+            )
+        }
+        return CommandDescription(
+            name: operation.rawValue,
+            abstract: abstract,
+            arguments: [
+                .init(name: "store", help: "The store directory."),
+                .init(name: "entity", help: "The entity (the model type's name, e.g. Book)."),
+            ],
+            options: [.init(name: "author", valueName: "name", help: "The author recorded in the commit.")],
+            trailing: item,
+            discussion: """
+                Give each \(item) as an argument after the entity, or one per line on standard input
+                (NDJSON) when there is none. Every one is checked against the entity's stored
+                records (known fields, kinds of values) before anything is written; any error
+                leaves the store unchanged. Prints {"seq":N} (null when nothing changed).
+
+                  \(example)
+                """)
+    }
+
+    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        let store = try openStore(arguments.positionals[0])
+        let entity = arguments.positionals[1]
+        let items = Array(arguments.positionals.dropFirst(2))
+        var values: [RecordValue] = []
+        do {
+            if items.isEmpty {
+                values = try JSONReader.parseLines(FileHandle.standardInput.readDataToEndOfFile())
+            } else {
+                for item in items {
+                    if operation == .delete, let id = Self.bareIdentifier(item) {
+                        values.append(id)
+                    } else {
+                        values.append(try JSONReader.parse(Array(item.utf8)))
+                    }
+                }
+            }
+        } catch {
+            throw RillError(.invalidRecord, "\(error)")
+        }
+        guard !values.isEmpty else {
+            throw UsageError("nothing to \(operation.rawValue): no \(operation == .delete ? "id" : "record")")
+        }
+        let changes = try values.enumerated().map { index, value -> JSONChange in
+            do {
+                switch (operation, value) {
+                case (.delete, .map):
+                    return try JSONChange(json: value, defaultOperation: .delete, defaultEntity: entity)
+                case (.delete, _):
+                    return try JSONChange(
+                        json: .map([
+                            RecordField(name: "op", value: .string("delete")),
+                            RecordField(name: "entity", value: .string(entity)), RecordField(name: "id", value: value),
+                        ]))
+                default:
+                    return try JSONChange(json: value, defaultOperation: operation, defaultEntity: entity)
+                }
+            } catch let error as RillError {
+                throw RillError(error.code, (values.count > 1 ? "item \(index + 1): " : "") + error.message)
+            }
+        }
+        let prepared = try store.prepare(changes)
+        let entry = try store.commit(prepared, author: arguments.value("author"))
+        output.line(#"{"seq":\#(entry.map { String($0.sequence) } ?? "null")}"#)
+        return ExitStatus.success
+    }
+
+    /// An id written bare on the command line: a whole number, or a word that is not JSON.
+    static func bareIdentifier(_ text: String) -> RecordValue? {
+        if let number = Int64(text) { return .int(number) }
+        if let first = text.first, !"{[\"".contains(first), (try? JSONReader.parse(Array(text.utf8))) == nil {
+            return .string(text)
+        }
+        return nil
+    }
+}
