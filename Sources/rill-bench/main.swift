@@ -3,9 +3,10 @@
 //   swift run -c release rill-bench save
 //   swift run -c release rill-bench query
 //   swift run -c release rill-bench live
+//   swift build -c release && .build/release/rill-bench serve
 import Foundation
 
-let benchmarks = ["save", "query", "live"]
+let benchmarks = ["save", "query", "live", "serve"]
 let name = CommandLine.arguments.dropFirst().first ?? ""
 switch name {
 case "save":
@@ -19,6 +20,13 @@ case "live":
     if arguments.count > 0 { benchmark.queryCount = arguments[0] }
     if arguments.count > 1 { benchmark.saveCount = arguments[1] }
     if arguments.count > 2 { benchmark.refetchSamples = arguments[2] }
+    try benchmark.run()
+case "serve":
+    // rill-bench serve [subscribers] [seconds]
+    var benchmark = ServeBenchmark()
+    let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    if arguments.count > 0 { benchmark.subscribers = arguments[0] }
+    if arguments.count > 1 { benchmark.seconds = Double(arguments[1]) }
     try benchmark.run()
 case "live-writer":
     // The other process of `live`.

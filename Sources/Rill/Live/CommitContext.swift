@@ -70,7 +70,7 @@ enum LiveDecoding {
 /// The transaction sees the store at the batch's last commit (its snapshot). A query that must
 /// read more rows from the store at an earlier commit (a window to refill) reads them at the
 /// snapshot and corrects for the records that later commits of the batch changed, using
-/// ``record(of:key:)``.
+/// ``records(of:keys:)``.
 final class CommitContext {
     let store: Store
     let transaction: ReadTransaction
@@ -82,13 +82,21 @@ final class CommitContext {
     let snapshot: UInt64
     /// The commits after the batch up to the snapshot, read when first needed.
     private var beyond: [LogEntry]?
+    /// Records as of the commit being applied that the follower already knows (nil: none).
+    private let images: RecordImages?
+    /// Records as of the batch's start, found in the log before it, by entity and key.
+    private var beforeBatch: [String: [[UInt8]: [UInt8]?]] = [:]
 
-    init(store: Store, transaction: ReadTransaction, entries: [LogEntry], index: Int, snapshot: UInt64) {
+    init(
+        store: Store, transaction: ReadTransaction, entries: [LogEntry], index: Int, snapshot: UInt64,
+        images: RecordImages? = nil
+    ) {
         self.store = store
         self.transaction = transaction
         self.entries = entries
         self.index = index
         self.snapshot = snapshot
+        self.images = images
     }
 
     var sequence: UInt64 { entries[index].sequence }
@@ -108,35 +116,97 @@ final class CommitContext {
         return keys
     }
 
-    /// The record of `entity` with identifier `key` as of the current commit: `.some(nil)` when
-    /// it did not exist then.
+    /// The records of `entity` with identifiers `keys` as of the current commit; a key that did
+    /// not exist then is absent from the result.
     ///
-    /// Found in the batch's commits up to the current one; otherwise in the log before the batch,
-    /// read backwards (a rare path: only for a record that a later commit of the batch changes).
-    func record(of entity: String, key: [UInt8]) throws -> [UInt8]? {
-        for entry in entries[...index].reversed() {
-            if let change = entry.changes.last(where: { $0.entity == entity && $0.key == key }) {
-                return change.record
+    /// Found in the batch's commits up to the current one, then among the records the follower
+    /// knows, then in the log before the batch, read backwards once for all keys still missing.
+    func records(of entity: String, keys: some Collection<[UInt8]>) throws -> [[UInt8]: [UInt8]] {
+        var found: [[UInt8]: [UInt8]] = [:]
+        var missing: Set<[UInt8]> = []
+        outer: for key in keys {
+            for entry in entries[...index].reversed() {
+                if let change = entry.changes.last(where: { $0.entity == entity && $0.key == key }) {
+                    if let record = change.record { found[key] = record }
+                    continue outer
+                }
             }
+            missing.insert(key)
         }
-        return try recordBeforeBatch(of: entity, key: key)
+        for (key, record) in try recordsBeforeBatch(of: entity, keys: missing) { found[key] = record }
+        return found
     }
 
-    /// The record of `entity` with identifier `key` as of the commit before the batch's first:
-    /// `.some(nil)` when it did not exist then. Read from the log backwards.
-    func recordBeforeBatch(of entity: String, key: [UInt8]) throws -> [UInt8]? {
-        guard let first = entries.first, first.sequence > 1 else { return nil }
-        return try transaction.withCursor(store.log) { cursor -> [UInt8]? in
+    /// The records of `entity` with identifiers `keys` as of the commit before the batch's
+    /// first (absent when they did not exist then).
+    func recordsBeforeBatch(of entity: String, keys: some Collection<[UInt8]>) throws -> [[UInt8]: [UInt8]] {
+        var found: [[UInt8]: [UInt8]] = [:]
+        var missing: Set<[UInt8]> = []
+        var known = beforeBatch[entity, default: [:]]
+        for key in keys {
+            let image: [UInt8]?? = known[key] ?? images?.record(of: entity, key: key) ?? nil
+            switch image {
+            case .some(.some(let record)): found[key] = record
+            case .some(.none): break
+            case .none: missing.insert(key)
+            }
+        }
+        guard !missing.isEmpty, let first = entries.first, first.sequence > 1 else {
+            beforeBatch[entity] = known
+            return found
+        }
+        // One backward walk of the log for every missing key; the first version met is the
+        // latest. Every key met on the way is kept, for later questions.
+        try transaction.withCursor(store.log) { cursor in
             var current = try cursor.seek(atOrAfter: LogEntry.key(for: first.sequence))
             current = current == nil ? try cursor.last() : try cursor.previous()
-            while let raw = current {
+            while let raw = current, !missing.isEmpty {
                 let entry = try LogEntry(sequence: try LogEntry.sequence(fromKey: raw.key), bytes: raw.value)
-                if let change = entry.changes.last(where: { $0.entity == entity && $0.key == key }) {
-                    return change.record
+                for change in entry.changes.reversed() where change.entity == entity {
+                    guard known.index(forKey: change.key) == nil else { continue }
+                    known[change.key] = .some(change.record)
+                    images?.remember(entity: entity, key: change.key, record: change.record, ifAbsent: true)
+                    if missing.remove(change.key) != nil, let record = change.record { found[change.key] = record }
                 }
                 current = try cursor.previous()
             }
-            return nil
+        }
+        // Keys the log never wrote before the batch did not exist.
+        for key in missing { known[key] = .some(nil) }
+        beforeBatch[entity] = known
+        return found
+    }
+}
+
+/// Records the follower has seen in the commits it applied (and in walks back through the log),
+/// each as of the last commit applied: so that refilling a window rarely reads the log again.
+/// Bounded: past `capacity` records it starts afresh.
+final class RecordImages {
+    private var records: [String: [[UInt8]: [UInt8]?]] = [:]
+    private var count = 0
+    private let capacity: Int
+
+    init(capacity: Int = 1 << 16) { self.capacity = capacity }
+
+    /// `.some(nil)`: the record did not exist; nil: not known.
+    func record(of entity: String, key: [UInt8]) -> [UInt8]?? {
+        guard let table = records[entity], let entry = table[key] else { return nil }
+        return .some(entry)
+    }
+
+    func remember(entity: String, key: [UInt8], record: [UInt8]?, ifAbsent: Bool = false) {
+        if ifAbsent, self.record(of: entity, key: key) != nil { return }
+        if count >= capacity {
+            records.removeAll()
+            count = 0
+        }
+        if records[entity, default: [:]].updateValue(record, forKey: key) == nil { count += 1 }
+    }
+
+    /// Notes every change of `entry` to one of `entities`.
+    func apply(_ entry: LogEntry, entities: some Collection<String>) {
+        for change in entry.changes where entities.contains(change.entity) {
+            remember(entity: change.entity, key: change.key, record: change.record)
         }
     }
 }

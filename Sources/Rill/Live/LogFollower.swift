@@ -86,6 +86,8 @@ final class LogFollower: @unchecked Sendable {
     private var holders: [String: HolderIndex] = [:]
     private var nextID: Int32 = 0
     private var applied: UInt64 = 0
+    /// Records as of `applied`, of the entities followed, that the follower has seen.
+    private let images = RecordImages()
 
     /// The longest wait without a wake-up before the log is read anyway.
     static let fallbackPoll: Int32 = 1_000
@@ -228,6 +230,9 @@ final class LogFollower: @unchecked Sendable {
     /// that a long backlog never holds many commits (or their results) in memory at once.
     static let batchSize = 256
 
+    /// How long one read transaction of the follower applies commits before it ends.
+    static let transactionNanoseconds: UInt64 = 20_000_000
+
     /// Applies the next commits (up to `batchSize`) and, once caught up, runs the jobs; then
     /// publishes and completes them. Returns false when commits remain to be applied.
     @discardableResult
@@ -242,12 +247,22 @@ final class LogFollower: @unchecked Sendable {
                 if head > applied, !queries.isEmpty {
                     let entries = try Self.entries(after: applied, limit: Self.batchSize, log: store.log, in: txn)
                     let context = CommitContext(
-                        store: store, transaction: txn, entries: entries, index: 0, snapshot: head)
+                        store: store, transaction: txn, entries: entries, index: 0, snapshot: head, images: images)
+                    let started = DispatchTime.now().uptimeNanoseconds
+                    var last = entries.last
                     for (index, entry) in entries.enumerated() {
                         context.index = index
                         commits.append((entry.sequence, apply(entry, context: context, failures: &failures)))
+                        images.apply(entry, entities: queriesByEntity.keys)
+                        // A long transaction keeps LMDB from reusing the pages commits free (the
+                        // file grows) and holds off a map resize: past a bound, end it here and
+                        // go on in another.
+                        if DispatchTime.now().uptimeNanoseconds - started > Self.transactionNanoseconds {
+                            last = entry
+                            break
+                        }
                     }
-                    if let last = entries.last, last.sequence < head {
+                    if let last, last.sequence < head {
                         applied = last.sequence
                         caughtUp = false
                         return

@@ -214,9 +214,8 @@ final class MaintainedQuery<Source: LiveRowSource> {
         }
         if !changed.isEmpty {
             loaded.removeAll { changed.contains($0.key) }
-            for key in changed {
-                guard let record = try context.recordBeforeBatch(of: source.entityName, key: key),
-                    let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
+            for (key, record) in try context.recordsBeforeBatch(of: source.entityName, keys: changed) {
+                guard let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
                 else { continue }
                 loaded.append(row)
             }
@@ -326,9 +325,8 @@ final class MaintainedQuery<Source: LiveRowSource> {
         let reachedEnd = loaded.count < wanted
         if !later.isEmpty {
             loaded.removeAll { later.contains($0.key) }
-            for key in later {
-                guard let record = try commit.record(of: source.entityName, key: key),
-                    let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
+            for (key, record) in try commit.records(of: source.entityName, keys: later) {
+                guard let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
                 else { continue }
                 loaded.append(row)
             }

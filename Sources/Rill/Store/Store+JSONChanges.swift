@@ -97,15 +97,15 @@ extension Store {
     package func prepare(
         _ changes: [JSONChange], declaredShapes: [String: RecordShape] = [:]
     ) throws -> [PreparedChange] {
-        var shapes: [String: (EntityStorage, RecordShape)] = [:]
+        var shapes: [String: (EntityStorage, RecordShape, fresh: Bool)] = [:]
         var prepared: [PreparedChange] = []
         prepared.reserveCapacity(changes.count)
         for (index, change) in changes.enumerated() {
             let place = changes.count > 1 ? "change \(index + 1): " : ""
             do {
-                let (entity, shape): (EntityStorage, RecordShape)
+                var (entity, shape, fresh): (EntityStorage, RecordShape, Bool)
                 if let known = shapes[change.entity] {
-                    (entity, shape) = known
+                    (entity, shape, fresh) = known
                 } else {
                     guard let found = try self.entity(named: change.entity) else {
                         let names = try entityNames()
@@ -114,21 +114,32 @@ extension Store {
                             "the store has no entity \(change.entity)"
                                 + (names.isEmpty ? "" : " (it has: \(names.joined(separator: ", ")))"))
                     }
-                    var learned = try RecordShape.learn(from: found, in: self)
-                    if case .any = learned, let declared = declaredShapes[change.entity] { learned = declared }
-                    (entity, shape) = (found, learned)
-                    shapes[change.entity] = (entity, shape)
+                    (entity, shape, fresh) = (
+                        found, try recordShape(of: found, declared: declaredShapes, fresh: false), false
+                    )
+                    shapes[change.entity] = (entity, shape, fresh)
                 }
                 let key = try Self.identifierKey(change.id, kind: entity.identifierKind, entity: entity.name)
+                func conformed(dropNulls: Bool) throws -> RecordValue {
+                    do {
+                        return try shape.conform(change.record!, entity: entity.name, dropNulls: dropNulls)
+                    } catch let error as RillError where error.code == .invalidRecord && !fresh {
+                        // Records may have gained fields since the shape was learned: learn it again.
+                        (shape, fresh) = (try recordShape(of: entity, declared: declaredShapes, fresh: true), true)
+                        shapes[change.entity] = (entity, shape, fresh)
+                        return try shape.conform(change.record!, entity: entity.name, dropNulls: dropNulls)
+                    }
+                }
                 switch change.operation {
                 case .delete:
                     prepared.append(PreparedChange(entity: entity, key: key, operation: .delete))
                 case .insert:
-                    let record = try shape.conform(change.record!, entity: entity.name, dropNulls: true)
+                    let record = try conformed(dropNulls: true)
                     prepared.append(PreparedChange(entity: entity, key: key, operation: .upsert(record.recordBytes())))
                 case .update:
-                    let patch = try shape.conform(change.record!, entity: entity.name, dropNulls: false)
-                    guard case .map(let fields) = patch else { throw RillError(.invalidRecord, "not an object") }
+                    guard case .map(let fields) = try conformed(dropNulls: false) else {
+                        throw RillError(.invalidRecord, "not an object")
+                    }
                     prepared.append(PreparedChange(entity: entity, key: key, operation: .update(fields)))
                 }
             } catch let error as RillError {
@@ -136,6 +147,18 @@ extension Store {
             }
         }
         return prepared
+    }
+
+    /// The shape of `entity`'s records: remembered from an earlier save unless `fresh`, else
+    /// learned from stored records (and remembered once there are some), else `declared`.
+    private func recordShape(
+        of entity: EntityStorage, declared: [String: RecordShape], fresh: Bool
+    ) throws -> RecordShape {
+        if !fresh, let known = recordShapes.withLock({ $0[entity.name] }) { return known }
+        let learned = try RecordShape.learn(from: entity, in: self)
+        if case .any = learned { return declared[entity.name] ?? .any }
+        recordShapes.withLock { $0[entity.name] = learned }
+        return learned
     }
 
     /// The storage key of an identifier given as JSON.

@@ -22,6 +22,8 @@ package final class Store: Sendable {
     package let log: Database
     /// Entities loaded from the catalog, and the catalog version they reflect.
     let catalog = Mutex(Catalog())
+    /// What each entity's records look like, learned for changes given as JSON (see `prepare`).
+    let recordShapes = Mutex<[String: RecordShape]>([:])
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]
