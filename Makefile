@@ -51,9 +51,10 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Samples
 
-## Benchmarks (release build): make bench BENCH=save
+## Benchmarks (release build): make bench BENCH=save (or query, live, serve)
 bench: deps
-	$(SWIFT) run -c release rill-bench $(BENCH)
+	$(SWIFT) build -c release
+	.build/release/rill-bench $(BENCH)
 
 clean:
 	rm -rf .build $(DEMO_STORE)

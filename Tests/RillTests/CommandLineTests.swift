@@ -53,7 +53,15 @@ import Testing
     @Test func helpListsCommandsAndExitsZero() throws {
         let result = try rill("--help")
         #expect(result.status == 0)
-        for command in ["log", "get", "stats"] { #expect(result.output.contains(command)) }
+        let commands = [
+            "query", "watch", "insert", "update", "delete", "import", "export", "log", "get", "stats", "check", "serve",
+        ]
+        for command in commands {
+            #expect(result.output.contains(command))
+            let help = try rill(command, "--help")
+            #expect(help.status == 0, "\(command) --help")
+            #expect(help.output.contains("USAGE: rill \(command)"), "\(command) --help")
+        }
         let logHelp = try rill("log", "--help")
         #expect(logHelp.status == 0)
         #expect(logHelp.output.contains("--since"))

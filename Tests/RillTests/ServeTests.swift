@@ -514,6 +514,22 @@ import Testing
         #expect(daemon.logText.contains("reset"))
     }
 
+    @Test func aLiveDaemonIsRefusedAStaleSocketReplaced() throws {
+        let (path, _) = try makeStore()
+        let first = try Daemon(store: path, log: directory.path("first.log"))
+        let second = try Daemon(store: path, log: directory.path("second.log"))
+        second.process.waitUntilExit()
+        #expect(second.process.terminationStatus == 1)
+        #expect(second.logText.contains("another process is serving"), "\(second.logText)")
+        #expect(try Client(unix: first.socket).request("GET", "/v1/health")?.status == 200, "the first one serves on")
+        // Killed outright, the first leaves its socket file behind; the next daemon replaces it.
+        #expect(first.stop(SIGKILL) != 0)
+        #expect(FileManager.default.fileExists(atPath: first.socket))
+        let third = try Daemon(store: path, log: directory.path("third.log"))
+        #expect(try Client(unix: third.socket).request("GET", "/v1/health")?.status == 200)
+        #expect(third.stop(SIGINT) == 0)
+    }
+
     @Test func sigtermDuringLoadKeepsEveryAcknowledgedSave() throws {
         let (path, container) = try makeStore()
         let daemon = try Daemon(store: path, log: directory.path("serve.log"))

@@ -313,7 +313,8 @@ final class Connection: @unchecked Sendable {
         for (name, value) in cors { head += "\(name): \(value)\r\n" }
         head += "\r\nretry: 1000\n\n"
         guard Socket.write(fd, Array(head.utf8)) else { return }
-        Log.info("subscriber \(fd) follows \(query)\(since.map { " from commit \($0)" } ?? "")")
+        let text = request.parameters["q"] ?? query.entity
+        Log.info("subscriber \(fd) follows '\(text)'\(since.map { " from commit \($0)" } ?? "")")
         var lastSent = since ?? 0
         var resets = 0
         defer {
