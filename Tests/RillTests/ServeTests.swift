@@ -531,6 +531,24 @@ import Testing
         #expect(daemon.logText.contains("reset"))
     }
 
+    @Test func resumingFromTooFarBackIsAReset() throws {
+        let (path, container) = try makeStore()
+        let daemon = try Daemon(store: path, arguments: ["--resume-limit", "5"], log: directory.path("serve.log"))
+        for value in 0..<10 {
+            container.mainContext.insert(Counter(id: 1, value: 100 + value))
+            try container.mainContext.save()
+        }
+        let head = try container.store.head()
+        let near = Stream(
+            try Client(unix: daemon.socket), query: "Counter sort by value desc limit 3", lastEventID: head - 3)
+        let far = Stream(try Client(unix: daemon.socket), query: "Counter sort by value desc limit 3", lastEventID: 1)
+        #expect(near.wait { $0.count == 3 })
+        #expect(near.received.map(\.name) == ["change", "change", "change"])
+        #expect(far.wait { !$0.isEmpty })
+        #expect(far.received.first?.name == "reset" && far.received.first?.id == head)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func aLiveDaemonIsRefusedAStaleSocketReplaced() throws {
         let (path, _) = try makeStore()
         let first = try Daemon(store: path, log: directory.path("first.log"))

@@ -22,6 +22,9 @@ struct ServeCommand: Command {
             .init(
                 name: "queue", valueName: "events",
                 help: "Events a subscriber may fall behind by before it is reset (default: 1024)."),
+            .init(
+                name: "resume-limit", valueName: "commits",
+                help: "The most commits a subscription resumes across; further behind, a reset (default: 100000)."),
             .init(name: "log-level", valueName: "level", help: "debug, info (default), warning or error."),
         ],
         discussion: """
@@ -59,6 +62,9 @@ struct ServeCommand: Command {
         }
         if let bytes = try arguments.integer("max-body", in: 1...(1 << 30)) { options.limits.bodyBytes = bytes }
         if let events = try arguments.integer("queue", in: 1...1_000_000) { options.subscriberQueue = events }
+        if let commits = try arguments.integer("resume-limit", in: 0...Int.max) {
+            options.resumeLimit = UInt64(commits)
+        }
 
         let store = try openStore(path)
         let server: Server

@@ -291,6 +291,13 @@ final class Connection: @unchecked Sendable {
             }
             since = value
         }
+        // Resuming replays the commits since then from the log, held in memory: past a bound,
+        // the subscriber is sent a reset (the current results) instead.
+        var resetInstead = false
+        if let resumeAfter = since, try server.store.head() > resumeAfter + server.options.resumeLimit {
+            since = nil
+            resetInstead = true
+        }
         guard try server.store.entity(named: query.entity) != nil else {
             let names = try server.store.entityNames()
             throw HTTPError(
@@ -327,7 +334,9 @@ final class Connection: @unchecked Sendable {
             for item in items {
                 switch item {
                 case .event(.initial(let rows, let sequence)):
-                    text += Self.event("results", id: sequence, RecordLiveQuery.resultsJSON(rows, sequence: sequence))
+                    text += Self.event(
+                        resetInstead ? "reset" : "results", id: sequence,
+                        RecordLiveQuery.resultsJSON(rows, sequence: sequence))
                     lastSent = sequence
                 case .event(.change(let change)):
                     guard change.sequence > lastSent else { continue }

@@ -19,6 +19,9 @@ struct ServerOptions: Sendable {
     var limits = HTTPLimits()
     /// Events a subscriber may fall behind by before it is reset.
     var subscriberQueue = 1024
+    /// The most commits a subscription resumes across (`Last-Event-ID`); further behind, it is
+    /// reset to the current results instead.
+    var resumeLimit: UInt64 = 100_000
     /// How long a connection may sit between requests, and a client may take to read.
     var idleSeconds = 60.0
     var sendSeconds = 30.0
