@@ -63,6 +63,9 @@ struct SaveBenchmark {
             let (_, bulkCaptured) = try timeRill(directory: bulk.appendingPathExtension("capture"), saves: [items])
             recordSize = bulkCaptured[0].filter { $0.database != "log" }.map(\.value.count).reduce(0, +) / bulkRecords
             for rillTurn in round.isMultiple(of: 2) ? [true, false] : [false, true] {
+                // Let whatever the previous measurement left running (a save frees its staged
+                // models on a background queue after it returns) finish before timing the next.
+                usleep(300_000)
                 let residentBefore = Memory.resident()
                 Memory.resetPeak()
                 if rillTurn {

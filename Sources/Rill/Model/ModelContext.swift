@@ -119,11 +119,21 @@ public final class ModelContext: Sendable {
             guard container.allowsSave else {
                 throw RillError(.readOnly, "the container's configuration does not allow saving")
             }
-            let entry = try commit(staged, author: author)
+            let (entry, batch) = try commit(staged, author: author)
             core.state.withLock { $0.staged.removeSaved(staged) }
-            return entry?.sequence
+            let sequence = entry?.sequence
+            // A large save leaves hundreds of thousands of objects to free (the staged models,
+            // their encodings, the log entry): free them off the caller's path.
+            if staged.entries.count >= Self.overlapThreshold {
+                let leftovers = UncheckedSendable((staged, entry, batch))
+                Self.releaseQueue.async { withExtendedLifetime(leftovers) {} }
+            }
+            return sequence
         }
     }
+
+    /// Where large saves' leftovers are freed.
+    private static let releaseQueue = DispatchQueue(label: "rill.context.release", qos: .utility)
 
     /// Saves of more changes than this are encoded while the writer stores them.
     private static let overlapThreshold = 8_192
@@ -134,7 +144,7 @@ public final class ModelContext: Sendable {
     /// Identifiers and entities are checked before the store is touched. A small save is encoded
     /// first and then written; a large one is encoded chunk by chunk on this thread while the
     /// writer thread stores the chunks already encoded, inside the one write transaction.
-    private func commit(_ staged: StagedChanges, author: String?) throws -> LogEntry? {
+    private func commit(_ staged: StagedChanges, author: String?) throws -> (LogEntry?, PreparedBatch?) {
         let entities = try targets(of: staged)
         let entries = staged.entries
         func prepare(_ range: Range<Int>) throws -> [PreparedChange] {
@@ -150,11 +160,11 @@ public final class ModelContext: Sendable {
             }
         }
         guard entries.count >= Self.overlapThreshold else {
-            return try store.commit(try prepare(0..<entries.count), author: author)
+            return (try store.commit(try prepare(0..<entries.count), author: author), nil)
         }
         let chunkCount = (entries.count + Self.chunkSize - 1) / Self.chunkSize
         let batch = PreparedBatch(chunkCount: chunkCount)
-        return try store.commit(batch, author: author) {
+        let entry = try store.commit(batch, author: author) {
             do {
                 for chunk in 0..<chunkCount {
                     let start = chunk * Self.chunkSize
@@ -164,6 +174,7 @@ public final class ModelContext: Sendable {
                 batch.fail(error)
             }
         }
+        return (entry, batch)
     }
 
     /// The storage of each staged change's entity, after checking that the entity belongs to the
@@ -172,8 +183,14 @@ public final class ModelContext: Sendable {
         let maxKeySize = store.environment.maxKeySize
         var entities: [EntityStorage] = []
         entities.reserveCapacity(staged.entries.count)
+        var previous: EntityStorage?
         for entry in staged.entries {
             let key = entry.key
+            // Consecutive changes are usually of one entity: skip the table then.
+            if let previous, previous.name == key.entity, key.id.count <= maxKeySize {
+                entities.append(previous)
+                continue
+            }
             guard let entity = container.entitiesByName[key.entity] else {
                 throw RillError(
                     .unknownEntity,
@@ -186,6 +203,7 @@ public final class ModelContext: Sendable {
                         + "\(maxKeySize - 1) bytes")
             }
             entities.append(entity)
+            previous = entity
         }
         return entities
     }
@@ -254,4 +272,10 @@ public final class ModelContext: Sendable {
             return String(describing: error)
         }
     }
+}
+
+/// A value handed to another thread that no longer shares it: only its release happens there.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
