@@ -41,6 +41,14 @@ import Testing
             usleep(50_000)
         }
 
+        deinit {
+            // A test that failed before stopping it must not leave the daemon behind.
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+
         func stop(_ signal: Int32 = SIGTERM) -> Int32 {
             kill(process.processIdentifier, signal)
             process.waitUntilExit()

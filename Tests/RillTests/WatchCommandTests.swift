@@ -41,6 +41,14 @@ import Testing
             reader.start()
         }
 
+        deinit {
+            // A test that failed before stopping it must not leave the process behind.
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+
         var output: [String] { lines.withLock { $0 } }
 
         /// Waits (up to 30 s) until `condition` holds for the lines printed so far.
