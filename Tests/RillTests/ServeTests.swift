@@ -557,6 +557,26 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    @Test func connectionsPastTheLimitAreTurnedAway() throws {
+        let (path, _) = try makeStore()
+        let daemon = try Daemon(store: path, arguments: ["--max-connections", "3"], log: directory.path("serve.log"))
+        let held = try (0..<3).map { _ in try Client(unix: daemon.socket) }
+        #expect(held[0].request("GET", "/v1/health")?.status == 200)
+        let extra = try Client(unix: daemon.socket)
+        let refused = extra.response()
+        #expect(refused?.status == 503)
+        #expect((refused?.json["error"] as? [String: Any])?["code"] as? String == "tooManyConnections")
+        // One leaves: room for another.
+        shutdown(held[2].fd, Int32(SHUT_RDWR))
+        var admitted: Response?
+        for _ in 0..<50 where admitted?.status != 200 {
+            usleep(20_000)
+            admitted = try Client(unix: daemon.socket).request("GET", "/v1/health")
+        }
+        #expect(admitted?.status == 200)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func aLiveDaemonIsRefusedAStaleSocketReplaced() throws {
         let (path, _) = try makeStore()
         let first = try Daemon(store: path, log: directory.path("first.log"))

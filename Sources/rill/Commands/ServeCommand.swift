@@ -23,6 +23,9 @@ struct ServeCommand: Command {
                 name: "queue", valueName: "events",
                 help: "Events a subscriber may fall behind by before it is reset (default: 1024)."),
             .init(
+                name: "max-connections", valueName: "n",
+                help: "Connections served at once; more are answered 503 (default: 512)."),
+            .init(
                 name: "resume-limit", valueName: "commits",
                 help: "The most commits a subscription resumes across; further behind, a reset (default: 100000)."),
             .init(name: "log-level", valueName: "level", help: "debug, info (default), warning or error."),
@@ -65,6 +68,7 @@ struct ServeCommand: Command {
         if let commits = try arguments.integer("resume-limit", in: 0...Int.max) {
             options.resumeLimit = UInt64(commits)
         }
+        if let count = try arguments.integer("max-connections", in: 1...100_000) { options.maxConnections = count }
 
         let store = try openStore(path)
         let server: Server

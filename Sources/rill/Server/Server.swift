@@ -22,6 +22,8 @@ struct ServerOptions: Sendable {
     /// The most commits a subscription resumes across (`Last-Event-ID`); further behind, it is
     /// reset to the current results instead.
     var resumeLimit: UInt64 = 100_000
+    /// The most connections served at once; past it a new one is answered 503 and closed.
+    var maxConnections = 512
     /// How long a connection may sit between requests, and a client may take to read.
     var idleSeconds = 60.0
     var sendSeconds = 30.0
@@ -139,12 +141,26 @@ final class Server: @unchecked Sendable {
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             let connection = Connection(fd: client, server: self, needsToken: needsToken)
-            let accepted = state.withLock { state -> Bool in
-                guard !state.stopping else { return false }
+            enum Admission { case accepted, full, stopping }
+            let admission = state.withLock { state -> Admission in
+                guard !state.stopping else { return .stopping }
+                guard state.connections.count < options.maxConnections else { return .full }
                 state.connections[client] = connection
-                return true
+                return .accepted
             }
-            guard accepted else {
+            switch admission {
+            case .accepted:
+                break
+            case .full:
+                Log.warning("refused a connection: \(options.maxConnections) are open (--max-connections)")
+                Socket.setTimeouts(client, receive: 1, send: 1)
+                let busy = HTTPError(
+                    status: 503, code: "tooManyConnections",
+                    message: "the daemon serves \(options.maxConnections) connections at most; try again later")
+                _ = Socket.write(client, HTTPResponse.error(busy).serialized(keepAlive: false))
+                close(client)
+                continue
+            case .stopping:
                 close(client)
                 return
             }
