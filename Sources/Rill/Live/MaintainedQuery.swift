@@ -213,13 +213,8 @@ final class MaintainedQuery<Source: LiveRowSource> {
             for change in entry.changes where change.entity == source.entityName { changed.insert(change.key) }
         }
         if !changed.isEmpty {
-            loaded.removeAll { changed.contains($0.key) }
-            for (key, record) in try context.recordsBeforeBatch(of: source.entityName, keys: changed) {
-                guard let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
-                else { continue }
-                loaded.append(row)
-            }
-            loaded.sort(by: precedes)
+            try correct(
+                &loaded, keys: changed, records: context.recordsBeforeBatch(of: source.entityName, keys: changed))
         }
         complete = true
         replaceRows(with: loaded)
@@ -324,16 +319,22 @@ final class MaintainedQuery<Source: LiveRowSource> {
         var loaded = try fetch(limit: wanted, in: commit.transaction, store: commit.store)
         let reachedEnd = loaded.count < wanted
         if !later.isEmpty {
-            loaded.removeAll { later.contains($0.key) }
-            for (key, record) in try commit.records(of: source.entityName, keys: later) {
-                guard let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
-                else { continue }
-                loaded.append(row)
-            }
-            loaded.sort(by: precedes)
+            try correct(&loaded, keys: later, records: commit.records(of: source.entityName, keys: later))
         }
         complete = reachedEnd && loaded.count <= target
         replaceRows(with: Array(loaded.prefix(target)))
+    }
+
+    /// Rows read at a later snapshot, corrected: the rows of `keys` are replaced by those of
+    /// `records` (their versions at the commit wanted; a key absent did not exist then), in order.
+    private func correct(_ loaded: inout [LiveEntry], keys: Set<[UInt8]>, records: [[UInt8]: [UInt8]]) throws {
+        loaded.removeAll { keys.contains($0.key) }
+        for (key, record) in records {
+            guard let row = try source.row(record: record, key: key, order: { try orderKey($0, key: key) })
+            else { continue }
+            loaded.append(row)
+        }
+        loaded.sort(by: precedes)
     }
 
     // MARK: - Order

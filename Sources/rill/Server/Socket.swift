@@ -58,39 +58,24 @@ enum Socket {
                 }
                 unlink(path)
             }
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw SocketError("socket") }
             // Created 0600: the directory is the store's (0700), the umask covers the window before chmod.
             let previous = umask(0o177)
             defer { umask(previous) }
-            do {
+            return try withNewSocket(AF_UNIX) { fd in
                 try withUnixAddress(path) { address, length in
                     guard bind(fd, address, length) == 0 else { throw SocketError("bind \(path)") }
                 }
                 guard Glibc.listen(fd, 128) == 0 else { throw SocketError("listen") }
                 chmod(path, 0o600)
-                return fd
-            } catch {
-                close(fd)
-                throw error
             }
         case .tcp(let host, let port):
             return try withTCPAddress(host, port) { family, address, length in
-                let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                guard fd >= 0 else { throw SocketError("socket") }
-                var yes: Int32 = 1
-                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-                guard bind(fd, address, length) == 0 else {
-                    let error = SocketError("bind \(host):\(port)")
-                    close(fd)
-                    throw error
+                try withNewSocket(family) { fd in
+                    var yes: Int32 = 1
+                    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+                    guard bind(fd, address, length) == 0 else { throw SocketError("bind \(host):\(port)") }
+                    guard Glibc.listen(fd, 128) == 0 else { throw SocketError("listen") }
                 }
-                guard Glibc.listen(fd, 128) == 0 else {
-                    let error = SocketError("listen")
-                    close(fd)
-                    throw error
-                }
-                return fd
             }
         }
     }
@@ -98,30 +83,34 @@ enum Socket {
     static func connect(_ address: SocketAddress) throws -> Int32 {
         switch address {
         case .unix(let path):
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw SocketError("socket") }
-            do {
+            return try withNewSocket(AF_UNIX) { fd in
                 try withUnixAddress(path) { address, length in
                     guard Glibc.connect(fd, address, length) == 0 else { throw SocketError("connect \(path)") }
                 }
-                return fd
-            } catch {
-                close(fd)
-                throw error
             }
         case .tcp(let host, let port):
             return try withTCPAddress(host, port) { family, address, length in
-                let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                guard fd >= 0 else { throw SocketError("socket") }
-                guard Glibc.connect(fd, address, length) == 0 else {
-                    let error = SocketError("connect \(host):\(port)")
-                    close(fd)
-                    throw error
+                try withNewSocket(family) { fd in
+                    guard Glibc.connect(fd, address, length) == 0 else {
+                        throw SocketError("connect \(host):\(port)")
+                    }
+                    var yes: Int32 = 1
+                    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
                 }
-                var yes: Int32 = 1
-                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-                return fd
             }
+        }
+    }
+
+    /// A new stream socket of `family`, set up by `body`; closed again when `body` throws.
+    private static func withNewSocket(_ family: Int32, _ body: (Int32) throws -> Void) throws -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError("socket") }
+        do {
+            try body(fd)
+            return fd
+        } catch {
+            close(fd)
+            throw error
         }
     }
 
