@@ -26,7 +26,7 @@ package struct EnvironmentOptions: Sendable, Hashable {
     package init(
         syncMode: SyncMode = .full,
         initialMapSize: Int = 64 << 20,
-        maxDatabases: UInt32 = 1024,
+        maxDatabases: UInt32 = 256,
         maxReaders: UInt32 = 510,
         createIfMissing: Bool = true
     ) {

@@ -29,6 +29,8 @@ package struct LMDBError: Error, Equatable, CustomStringConvertible {
     package static let readersFull = LMDBError(code: MDB_READERS_FULL)
     package static let panic = LMDBError(code: MDB_PANIC)
     package static let invalid = LMDBError(code: MDB_INVALID)
+    /// `MDB_DBS_FULL`: the environment's limit of named databases is reached.
+    package static let databasesFull = LMDBError(code: MDB_DBS_FULL)
     package static let versionMismatch = LMDBError(code: MDB_VERSION_MISMATCH)
     package static let badValueSize = LMDBError(code: MDB_BAD_VALSIZE)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RillStorage
 import RillTestSupport
 import Testing
 
@@ -9,6 +10,24 @@ import Testing
 
     func open(_ path: String) throws -> ModelContainer {
         try ModelContainer(for: Book.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    }
+
+    @Test func tooManyEntitiesAndIndexesIsAClearError() throws {
+        let store = try Store(directory: directory.path("store"), options: EnvironmentOptions(), create: true)
+        var registered = 0
+        do {
+            for index in 0..<1_000 {
+                _ = try store.registerEntity(named: "Entity\(index)", identifierKind: .integer)
+                registered += 1
+            }
+            Issue.record("1,000 entities registered")
+        } catch let error as RillError {
+            #expect(error.code == .storage)
+            #expect(error.message.contains("at most 254 entities and indexes"), "\(error.message)")
+        }
+        #expect(registered == 254)
+        // The store goes on working with what it has.
+        #expect(try store.entityNames().count == 254)
     }
 
     @Test func plainFileIsNotAStore() throws {

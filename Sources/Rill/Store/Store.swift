@@ -233,6 +233,12 @@ package final class Store: Sendable {
         case LMDBError.versionMismatch.code:
             return RillError(
                 .unsupportedFormat, "\(directory) was written by another LMDB version", underlyingError: error)
+        case LMDBError.databasesFull.code:
+            return RillError(
+                .storage,
+                "a store holds at most \(EnvironmentOptions().maxDatabases - 2) entities and indexes together "
+                    + "(each takes one database), and \(directory) has reached it",
+                underlyingError: error)
         case LMDBError.badValueSize.code:
             return RillError(.invalidIdentifier, error.message, underlyingError: error)
         default:

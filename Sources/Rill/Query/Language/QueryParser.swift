@@ -150,12 +150,36 @@ private enum BinaryOperation {
     }
 }
 
+// ASCII is answered from the code point: Unicode property lookups cost more than the rest of
+// lexing a short query.
 extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
-    fileprivate var isASCIIHexDigit: Bool { isASCII && isHexDigit }
-    fileprivate var isASCIILetter: Bool { isASCII && isLetter }
-    fileprivate var startsName: Bool { isLetter || self == "_" }
-    fileprivate var continuesName: Bool { isLetter || isNumber || self == "_" }
+    fileprivate var isASCIIDigit: Bool { asciiValue.map { (0x30...0x39).contains($0) } ?? false }
+
+    fileprivate var isASCIIHexDigit: Bool {
+        guard let byte = asciiValue else { return false }
+        return (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    fileprivate var isASCIILetter: Bool {
+        guard let byte = asciiValue else { return false }
+        return (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
+    fileprivate var startsName: Bool {
+        guard asciiValue != nil else { return isLetter }
+        return isASCIILetter || self == "_"
+    }
+
+    fileprivate var continuesName: Bool {
+        guard asciiValue != nil else { return isLetter || isNumber }
+        return isASCIILetter || isASCIIDigit || self == "_"
+    }
+
+    /// `isWhitespace`, answered from the code point for ASCII.
+    fileprivate var isSpace: Bool {
+        guard let byte = asciiValue else { return isWhitespace }
+        return byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
 }
 
 /// Source text as quoted in a message: on one line, and shortened when long.
@@ -193,7 +217,7 @@ private struct Lexer {
 
     mutating func tokenize() throws(QueryParseError) -> [Token] {
         while let current = character(position) {
-            if current.isWhitespace {
+            if current.isSpace {
                 position += 1
                 continue
             }
