@@ -193,12 +193,34 @@ private func excerpt(_ text: String) -> String {
 private struct Lexer {
     let text: String
     let characters: [Character]
+    /// Each character's ASCII value, or `nonASCII`: the hot tests read these bytes.
+    let ascii: [UInt8]
+    static let nonASCII: UInt8 = 0xFF
     var position = 0
     var tokens: [Token] = []
 
     init(_ text: String, _ characters: [Character]) {
         self.text = text
         self.characters = characters
+        ascii = characters.map { $0.asciiValue ?? Self.nonASCII }
+    }
+
+    /// Whether the character at `index` is an ASCII digit (false past the end).
+    func isDigit(_ index: Int) -> Bool { index < ascii.count && (0x30...0x39).contains(ascii[index]) }
+
+    /// Whether the character at `index` continues a name (false past the end).
+    func continuesName(_ index: Int) -> Bool {
+        guard index < ascii.count else { return false }
+        let byte = ascii[index]
+        guard byte != Self.nonASCII else { return characters[index].continuesName }
+        return (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == 0x5F
+    }
+
+    /// The characters `start..<end` as a string.
+    func string(_ start: Int, _ end: Int) -> String {
+        ascii[start..<end].contains(Self.nonASCII)
+            ? String(characters[start..<end]) : String(decoding: ascii[start..<end], as: UTF8.self)
     }
 
     func failure(_ message: String, at index: Int) -> QueryParseError {
@@ -230,8 +252,8 @@ private struct Lexer {
             } else if current.isASCIIDigit {
                 try lexNumber()
             } else if current.startsName {
-                while let next = character(position), next.continuesName { position += 1 }
-                emit(.name(String(characters[start..<position]), quoted: false), from: start)
+                while continuesName(position) { position += 1 }
+                emit(.name(string(start, position), quoted: false), from: start)
             } else if current == "`" {
                 try lexQuotedName()
             } else if current == "\"" || current == "'" {
@@ -267,12 +289,11 @@ private struct Lexer {
     func looksLikeDate(at start: Int) -> Bool {
         guard start + 9 <= characters.count else { return false }
         for offset in 0..<9 {
-            let character = characters[start + offset]
             switch offset {
             case 4, 7:
-                guard character == "-" else { return false }
+                guard ascii[start + offset] == UInt8(ascii: "-") else { return false }
             default:
-                guard character.isASCIIDigit else { return false }
+                guard isDigit(start + offset) else { return false }
             }
         }
         return true
@@ -310,16 +331,16 @@ private struct Lexer {
                 isDecimal = true
             }
         }
-        if let next = character(position), next.continuesName {
-            while let next = character(position), next.continuesName { position += 1 }
-            throw failure("invalid number '\(excerpt(String(characters[start..<position])))'", at: start)
+        if continuesName(position) {
+            while continuesName(position) { position += 1 }
+            throw failure("invalid number '\(excerpt(string(start, position)))'", at: start)
         }
-        let digits = String(characters[start..<position])
+        let digits = string(start, position)
         emit(isDecimal ? .decimal(digits) : .integer(digits), from: start)
     }
 
     mutating func skipDigits() {
-        while let next = character(position), next.isASCIIDigit { position += 1 }
+        while isDigit(position) { position += 1 }
     }
 
     mutating func lexQuotedName() throws(QueryParseError) {
