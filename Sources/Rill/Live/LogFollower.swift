@@ -317,22 +317,32 @@ final class LogFollower: @unchecked Sendable {
     ) -> [LivePublication] {
         var changesByQuery: [Int32: [DecodedChange]] = [:]
         var failed: [(Int32, any Error)] = []
+        // A commit may change one record twice (a save given as JSON, say: an insert, then a
+        // delete). The holder index is as it was before the commit, so the later change also
+        // goes to every query an earlier change of the record went to.
+        var routed: [String: [[UInt8]: [Int32]]] = [:]
         for change in entry.changes {
             guard let candidates = queriesByEntity[change.entity], !candidates.isEmpty,
                 let index = holders[change.entity]
             else { continue }
             let decoded = DecodedChange(change)
-            let holding = index.holders(of: change.key)
-            for id in holding { changesByQuery[id, default: []].append(decoded) }
-            guard change.kind != .delete else { continue }
-            let held = holding.count > 8 ? Set(holding) : nil
-            for (id, query) in candidates where !(held?.contains(id) ?? holding.contains(id)) {
-                do {
-                    if try query.couldMatch(decoded) { changesByQuery[id, default: []].append(decoded) }
-                } catch {
-                    failed.append((id, error))
+            var targets = index.holders(of: change.key)
+            if let earlier = routed[change.entity]?[change.key] {
+                for id in earlier where !targets.contains(id) { targets.append(id) }
+            }
+            if change.kind != .delete {
+                let held = targets.count > 8 ? Set(targets) : nil
+                let routedAlready = targets.count
+                for (id, query) in candidates where !(held?.contains(id) ?? targets[..<routedAlready].contains(id)) {
+                    do {
+                        if try query.couldMatch(decoded) { targets.append(id) }
+                    } catch {
+                        failed.append((id, error))
+                    }
                 }
             }
+            for id in targets { changesByQuery[id, default: []].append(decoded) }
+            if entry.changes.count > 1, !targets.isEmpty { routed[change.entity, default: [:]][change.key] = targets }
         }
         var publications: [LivePublication] = []
         for (id, changes) in changesByQuery {

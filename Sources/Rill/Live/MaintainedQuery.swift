@@ -259,9 +259,13 @@ final class MaintainedQuery<Source: LiveRowSource> {
         // record that matches now. The follower hands a query only the changes of records it
         // holds or that pass `couldMatch`, so that screen is not run again here.
         var relevant: [(key: [UInt8], row: LiveEntry?)] = []
+        // A record the commit changes twice: the later change matters if the earlier one did
+        // (its row may be held by the time the later one applies).
+        var earlier: Set<[UInt8]> = []
         for decoded in changes {
             let key = decoded.key
-            let wasHeld = held[key] != nil
+            let wasHeld = held[key] != nil || (!earlier.isEmpty && earlier.contains(key))
+            defer { if changes.count > 1, relevant.last?.key == key { earlier.insert(key) } }
             switch decoded.kind {
             case .delete:
                 if wasHeld { relevant.append((key, nil)) }

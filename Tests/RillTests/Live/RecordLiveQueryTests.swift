@@ -188,4 +188,42 @@ import Testing
         }
         #expect(change.sequence == sequence)
     }
+
+    @Test func aCommitThatChangesARecordTwiceIsAppliedInOrder() throws {
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+        let context = ModelContext(container)
+        for id in 0..<10 { context.insert(Counter(id: id, value: id)) }
+        try context.save()
+        let store = container.store
+        let query = try QueryParser.parse("Counter where value >= 5 sort by value desc limit 3")
+        let events = Events()
+        let live = try RecordLiveQuery(query, store: store) { events.append($0) }
+        var rows = try store.run(query).map(Row.init)
+        _ = events.take()
+        // Saves given as JSON may change one record twice: in, then out again; new, then gone.
+        for changes in [
+            [
+                #"{"op":"update","entity":"Counter","record":{"id":1,"value":91}}"#,
+                #"{"op":"update","entity":"Counter","record":{"id":1,"value":2}}"#,
+            ],
+            [
+                #"{"op":"insert","entity":"Counter","record":{"id":50,"value":99,"payload":""}}"#,
+                #"{"op":"delete","entity":"Counter","id":50}"#,
+            ],
+            [
+                #"{"op":"update","entity":"Counter","record":{"id":9,"value":1}}"#,
+                #"{"op":"update","entity":"Counter","record":{"id":9,"value":95}}"#,
+            ],
+        ] {
+            let prepared = try store.prepare(changes.map { try JSONChange(json: JSONReader.parse(Array($0.utf8))) })
+            _ = try store.commit(prepared, author: nil)
+            try live.catchUp()
+            var sequence: UInt64 = 0
+            rows = Self.apply(events.take(), to: rows, after: &sequence, label: "\(changes)")
+            let expected = try store.run(query).map(Row.init)
+            #expect(rows == expected, "\(changes)")
+            #expect(live.results.rows.map(Row.init) == expected)
+        }
+    }
 }
