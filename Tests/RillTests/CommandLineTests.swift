@@ -8,29 +8,9 @@ import Testing
 @Suite struct CommandLineTests {
     let directory = TemporaryDirectory()
 
-    struct Run {
-        var status: Int32
-        var output: String
-        var error: String
-    }
+    typealias Run = ProcessRun
 
-    func run(_ executable: String, _ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = buildProductsDirectory.appendingPathComponent(executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        // Read before waiting, so a large output cannot fill the pipe and stall the child.
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-            error: String(decoding: errData, as: UTF8.self))
-    }
+    func run(_ executable: String, _ arguments: [String]) throws -> Run { try runBuilt(executable, arguments) }
 
     func rill(_ arguments: String...) throws -> Run { try run("rill", arguments) }
 

@@ -105,15 +105,7 @@ import Testing
     }
 
     func freshResults(_ store: String, _ query: String) throws -> [NSDictionary] {
-        let process = Process()
-        process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
-        process.arguments = ["query", store, query, "--json"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+        try runBuilt("rill", ["query", store, query, "--json"]).output.split(separator: "\n").map {
             Self.object(String($0)) as NSDictionary
         }
     }
@@ -217,17 +209,9 @@ import Testing
             (["watch", path, "Counter", "--connect", path], 64, "not both"),
             (["watch"], 64, "missing <query>"),
         ] {
-            let process = Process()
-            process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
-            process.arguments = arguments
-            let error = Pipe()
-            process.standardError = error
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == status, "\(arguments): \(text)")
-            #expect(text.contains(message), "\(arguments): \(text)")
+            let run = try runBuilt("rill", arguments)
+            #expect(run.status == status, "\(arguments): \(run.error)")
+            #expect(run.error.contains(message), "\(arguments): \(run.error)")
         }
     }
 }

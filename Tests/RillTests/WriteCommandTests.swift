@@ -10,31 +10,8 @@ import Testing
 @Suite struct WriteCommandTests {
     let directory = TemporaryDirectory()
 
-    struct Run {
-        var status: Int32
-        var output: String
-        var error: String
-    }
-
-    func rill(_ arguments: [String], input: String? = nil) throws -> Run {
-        let process = Process()
-        process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            error: String(decoding: err, as: UTF8.self))
+    func rill(_ arguments: [String], input: String? = nil) throws -> ProcessRun {
+        try runBuilt("rill", arguments, input: input)
     }
 
     func gadgetStore(_ name: String, count: Int) throws -> (String, ModelContainer) {

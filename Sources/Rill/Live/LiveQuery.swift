@@ -267,13 +267,11 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     }
 
     /// The follower's handle on the query: the maintained results, and a weak way back.
-    private final class Link: FollowedQuery {
+    private final class Link: MaintainedLink {
         let query: MaintainedQuery<ModelRowSource<T>>
         weak var owner: LiveQuery<T>?
 
         init(query: MaintainedQuery<ModelRowSource<T>>) { self.query = query }
-
-        var entityName: String { T.entityName }
 
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
@@ -291,15 +289,8 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
                 deliver: { [weak owner] in owner?.deliver(change) })
         }
 
-        func couldMatch(_ change: DecodedChange) throws -> Bool { try query.couldMatch(change) }
-
-        func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
-
-        func detach() { query.detach() }
-
         func fail(_ error: any Error) -> LivePublication {
-            let failure =
-                error as? RillError ?? RillError(.storage, "live query failed: \(error)", underlyingError: error)
+            let failure = Self.failure(error)
             return LivePublication(
                 willPublish: {}, publish: {}, deliver: { [weak owner] in owner?.stop(with: failure) })
         }

@@ -21,6 +21,28 @@ protocol FollowedQuery: AnyObject {
     func fail(_ error: any Error) -> LivePublication
 }
 
+/// A followed query that is a `MaintainedQuery`: what the follower asks of it, answered by the
+/// maintained query.
+protocol MaintainedLink: FollowedQuery {
+    associatedtype Source: LiveRowSource
+    var query: MaintainedQuery<Source> { get }
+}
+
+extension MaintainedLink {
+    var entityName: String { query.source.entityName }
+
+    func couldMatch(_ change: DecodedChange) throws -> Bool { try query.couldMatch(change) }
+
+    func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
+
+    func detach() { query.detach() }
+
+    /// `error` as the one a stopped query reports.
+    static func failure(_ error: any Error) -> RillError {
+        error as? RillError ?? RillError(.storage, "live query failed: \(error)", underlyingError: error)
+    }
+}
+
 /// New results for one live query, published with every other query's for the same commit.
 struct LivePublication {
     /// Before the store-wide publication lock is taken (observation's will-change).

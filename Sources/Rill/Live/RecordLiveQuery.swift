@@ -96,7 +96,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
     }
 
     /// The follower's handle on the query.
-    private final class Link: FollowedQuery {
+    private final class Link: MaintainedLink {
         let query: MaintainedQuery<RecordRowSource>
         let handler: @Sendable (Event) -> Void
         weak var owner: RecordLiveQuery?
@@ -105,8 +105,6 @@ package final class RecordLiveQuery: @unchecked Sendable {
             self.query = query
             self.handler = handler
         }
-
-        var entityName: String { query.source.entityName }
 
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
@@ -121,15 +119,8 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 deliver: { for event in events { handler(event) } })
         }
 
-        func couldMatch(_ change: DecodedChange) throws -> Bool { try query.couldMatch(change) }
-
-        func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
-
-        func detach() { query.detach() }
-
         func fail(_ error: any Error) -> LivePublication {
-            let failure =
-                error as? RillError ?? RillError(.storage, "live query failed: \(error)", underlyingError: error)
+            let failure = Self.failure(error)
             let handler = self.handler
             return LivePublication(willPublish: {}, publish: {}, deliver: { handler(.failed(failure)) })
         }

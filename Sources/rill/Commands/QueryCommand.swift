@@ -24,14 +24,7 @@ struct QueryCommand: Command {
     )
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let text = arguments.positionals[1]
-        let query: Query
-        do {
-            query = try QueryParser.parse(text)
-        } catch {
-            Output.error("bad query\n\(error)")
-            return ExitStatus.usage
-        }
+        guard let query = parseQueryArgument(arguments.positionals[1]) else { return ExitStatus.usage }
         let store = try openStore(arguments.positionals[0])
         if arguments.has("explain") {
             output.line(try store.explain(query))
@@ -45,6 +38,17 @@ struct QueryCommand: Command {
             output.line("(\(rows.count) \(rows.count == 1 ? "record" : "records"))")
         }
         return ExitStatus.success
+    }
+}
+
+/// The query text of a command line, or nil after saying on standard error what is wrong with it
+/// (the command then exits with the usage status).
+func parseQueryArgument(_ text: String) -> Query? {
+    do {
+        return try QueryParser.parse(text)
+    } catch {
+        Output.error("bad query\n\(error)")
+        return nil
     }
 }
 

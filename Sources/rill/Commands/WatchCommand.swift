@@ -40,13 +40,7 @@ struct WatchCommand: Command {
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
         let text = arguments.positionals.last!
-        let query: Query
-        do {
-            query = try QueryParser.parse(text)
-        } catch {
-            Output.error("bad query\n\(error)")
-            return ExitStatus.usage
-        }
+        guard let query = parseQueryArgument(text) else { return ExitStatus.usage }
         let since = try arguments.integer("since").map(UInt64.init)
         let rendering: any WatchRendering =
             arguments.has("json") ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
