@@ -13,11 +13,27 @@ final class DecodedChange {
     let kind: LogEntry.Kind
     let changedFields: [String]
 
-    init(_ change: LogEntry.Change) {
+    /// The table of the fields the screens of the entity's queries read, and the values of
+    /// those fields by slot, each read once (nil: not read yet; `.some(nil)`: a deletion).
+    private let table: FieldTable
+    private var slotValues: [RecordValue??]
+    /// The slots of the fields an update changed (slots past 63 are left out); 0 otherwise.
+    let changedMask: UInt64
+
+    init(_ change: LogEntry.Change, fields table: FieldTable = FieldTable()) {
         self.change = change
         key = change.key
         kind = change.kind
         changedFields = change.changedFields
+        self.table = table
+        slotValues = Array(repeating: nil, count: table.count)
+        var mask: UInt64 = 0
+        if change.kind == .update {
+            for field in change.changedFields {
+                if let slot = table.existingSlot(for: field), slot < 64 { mask |= 1 << UInt64(slot) }
+            }
+        }
+        changedMask = mask
     }
 
     /// The record after the change, schema-less (nil for a deletion).
@@ -37,6 +53,15 @@ final class DecodedChange {
         guard let record = try recordValue() else { return nil }
         let value = QueryEvaluator.read([name], from: record)
         fields[name] = value
+        return value
+    }
+
+    /// The value of the field the table numbers `slot` (nil for a deletion).
+    func field(slot: Int) throws -> RecordValue? {
+        if slot < slotValues.count, let known = slotValues[slot] { return known }
+        if slot >= slotValues.count { slotValues += Array(repeating: nil, count: slot + 1 - slotValues.count) }
+        let value = try field(table.names[slot])
+        slotValues[slot] = .some(value)
         return value
     }
 

@@ -64,7 +64,8 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
     private struct Observers {
         var nextID = 0
-        var sinks: [Int: Sink] = [:]
+        /// By observation number, in the order they were added.
+        var sinks: [(id: Int, sink: Sink)] = []
         var finished = false
     }
 
@@ -101,9 +102,9 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         LogFollowers.release(follower)
         let sinks = observers.withLock { observers in
             observers.finished = true
-            return observers.sinks.values
+            return observers.sinks
         }
-        for case .stream(let continuation) in sinks { continuation.finish() }
+        for case (_, .stream(let continuation)) in sinks { continuation.finish() }
     }
 
     // MARK: - Contents
@@ -214,7 +215,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             guard !observers.finished else { return nil }
             let id = observers.nextID
             observers.nextID += 1
-            observers.sinks[id] = sink
+            observers.sinks.append((id, sink))
             return id
         }
         guard let id else {
@@ -224,7 +225,10 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         }
         return LiveObservation { [weak self] in
             flag.cancel()
-            let removed = self?.observers.withLock { $0.sinks.removeValue(forKey: id) }
+            let removed = self?.observers.withLock { observers -> Sink? in
+                guard let index = observers.sinks.firstIndex(where: { $0.id == id }) else { return nil }
+                return observers.sinks.remove(at: index).sink
+            }
             if case .stream(let continuation)? = removed { continuation.finish() }
         }
     }
@@ -235,17 +239,18 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         registrar.willSet(self, keyPath: resultsKeyPath)
     }
 
-    /// Under the follower's publication lock.
-    private func publish(_ results: LiveResults<T>, descriptor: FetchDescriptor<T>?) {
-        state.results = results
+    /// Under the follower's publication lock. The results published before are handed back in
+    /// `results`, so that they are released later, after every observer has been notified.
+    private func publish(_ results: inout LiveResults<T>, descriptor: FetchDescriptor<T>?) {
+        swap(&state.results, &results)
         if let descriptor { state.descriptor = descriptor }
     }
 
     private func deliver(_ change: ResultsChange<T>?) {
         registrar.didSet(self, keyPath: resultsKeyPath)
         guard let change else { return }
-        let sinks = observers.withLock { Array($0.sinks.values) }
-        for sink in sinks {
+        let sinks = observers.withLock { $0.sinks }
+        for (_, sink) in sinks {
             switch sink {
             case .queue(let queue, let flag, let handler):
                 queue.async {
@@ -261,9 +266,9 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         follower.publication.withExclusive { state.error = error }
         let sinks = observers.withLock { observers in
             observers.finished = true
-            return observers.sinks.values
+            return observers.sinks
         }
-        for case .stream(let continuation) in sinks { continuation.finish() }
+        for case (_, .stream(let continuation)) in sinks { continuation.finish() }
     }
 
     /// The follower's handle on the query: the maintained results, and a weak way back.
@@ -281,11 +286,13 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         func publication(
             at sequence: UInt64, change: ResultsChange<T>?, descriptorChanged: Bool = true
         ) -> LivePublication {
-            let results = LiveResults<T>(query.results(at: sequence))
+            // Swapped with the results published before, which then live as long as the
+            // publication: until the follower has delivered every query's change.
+            var results = LiveResults<T>(query.results(at: sequence))
             let descriptor = descriptorChanged ? query.source.descriptor : nil
             return LivePublication(
                 willPublish: { [weak owner] in owner?.willPublish() },
-                publish: { [weak owner] in owner?.publish(results, descriptor: descriptor) },
+                publish: { [weak owner] in owner?.publish(&results, descriptor: descriptor) },
                 deliver: { [weak owner] in owner?.deliver(change) })
         }
 

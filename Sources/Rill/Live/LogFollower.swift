@@ -11,8 +11,8 @@ protocol FollowedQuery: AnyObject {
     var entityName: String { get }
     /// Applies one commit's changes to the query's entity; a publication when the results changed.
     func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication?
-    /// False when an insert or update of a record the query does not hold cannot affect it.
-    func couldMatch(_ change: DecodedChange) throws -> Bool
+    /// The test of whether an insert or update of a record the query does not hold could affect it.
+    var screen: ChangeScreen { get }
     /// Enters the query's held records in `index`, and keeps them there, as `id`.
     func attach(to index: HolderIndex, id: Int32)
     /// Takes the query's held records out of its index.
@@ -31,7 +31,7 @@ protocol MaintainedLink: FollowedQuery {
 extension MaintainedLink {
     var entityName: String { query.source.entityName }
 
-    func couldMatch(_ change: DecodedChange) throws -> Bool { try query.couldMatch(change) }
+    var screen: ChangeScreen { query.screen }
 
     func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
 
@@ -103,13 +103,42 @@ final class LogFollower: @unchecked Sendable {
 
     // Owned by the follower thread.
     private var queries: [Int32: any FollowedQuery] = [:]
-    private var queriesByEntity: [String: [(id: Int32, query: any FollowedQuery)]] = [:]
+    private var queriesByEntity: [String: [Followed]] = [:]
+    /// The fields the screens of each entity's queries read.
+    private var fieldTables: [String: FieldTable] = [:]
     /// Which queries hold which records, by entity.
     private var holders: [String: HolderIndex] = [:]
     private var nextID: Int32 = 0
     private var applied: UInt64 = 0
     /// Records as of `applied`, of the entities followed, that the follower has seen.
     private let images = RecordImages()
+
+    /// A query of an entity, with its screen.
+    private struct Followed {
+        var id: Int32
+        var query: any FollowedQuery
+        var screen: ChangeScreen
+    }
+
+    /// The screen tests of an entity's queries side by side, by ascending query number, as of
+    /// a generation of the entity's field table (made anew when a query comes, goes or changes).
+    private var screenTests: [String: (generation: Int, tests: ContiguousArray<ScreenEntry>)] = [:]
+
+    /// A query's number and its screen test (a struct: a tuple would be copied through generic
+    /// witnesses when read).
+    private struct ScreenEntry {
+        var id: Int32
+        var test: ScreenTest
+    }
+
+    /// The screen tests of `entity`'s queries, made anew when they changed.
+    private func tests(of entity: String, table: FieldTable) -> ContiguousArray<ScreenEntry> {
+        if let current = screenTests[entity], current.generation == table.generation { return current.tests }
+        let tests = ContiguousArray(
+            (queriesByEntity[entity] ?? []).map { ScreenEntry(id: $0.id, test: $0.screen.test) })
+        screenTests[entity] = (generation: table.generation, tests: tests)
+        return tests
+    }
 
     /// The longest wait without a wake-up before the log is read anyway.
     static let fallbackPoll: Int32 = 1_000
@@ -160,8 +189,13 @@ final class LogFollower: @unchecked Sendable {
             let index = holders[query.entityName] ?? HolderIndex()
             holders[query.entityName] = index
             query.attach(to: index, id: id)
+            let table = fieldTables[query.entityName] ?? FieldTable()
+            fieldTables[query.entityName] = table
+            let screen = query.screen
+            screen.bind(to: table)
             queries[id] = query
-            queriesByEntity[query.entityName, default: []].append((id, query))
+            queriesByEntity[query.entityName, default: []].append(
+                Followed(id: id, query: query, screen: screen))
             return publication
         }
     }
@@ -181,6 +215,7 @@ final class LogFollower: @unchecked Sendable {
         guard let query = queries.removeValue(forKey: id) else { return }
         query.detach()
         queriesByEntity[query.entityName]?.removeAll { $0.id == id }
+        fieldTables[query.entityName]?.generation += 1
     }
 
     /// Runs `body` on the follower thread once it has applied every commit up to the last one,
@@ -333,7 +368,7 @@ final class LogFollower: @unchecked Sendable {
     }
 
     /// Applies one commit to the queries it may affect: for each changed record, the queries
-    /// that hold it, and, for an insert or update, those that `couldMatch` it.
+    /// that hold it, and, for an insert or update, those whose screen admits it.
     private func apply(
         _ entry: LogEntry, context: CommitContext, failures: inout [LivePublication]
     ) -> [LivePublication] {
@@ -347,19 +382,31 @@ final class LogFollower: @unchecked Sendable {
             guard let candidates = queriesByEntity[change.entity], !candidates.isEmpty,
                 let index = holders[change.entity]
             else { continue }
-            let decoded = DecodedChange(change)
+            let table = fieldTables[change.entity] ?? FieldTable()
+            let decoded = DecodedChange(change, fields: table)
             var targets = index.holders(of: change.key)
             if let earlier = routed[change.entity]?[change.key] {
                 for id in earlier where !targets.contains(id) { targets.append(id) }
             }
             if change.kind != .delete {
-                let held = targets.count > 8 ? Set(targets) : nil
-                let routedAlready = targets.count
-                for (id, query) in candidates where !(held?.contains(id) ?? targets[..<routedAlready].contains(id)) {
-                    do {
-                        if try query.couldMatch(decoded) { targets.append(id) }
-                    } catch {
-                        failed.append((id, error))
+                // The queries that hold the record have it already; the tests run by ascending
+                // query number, so a walk through the sorted holders skips them.
+                let held = targets.sorted()
+                var next = 0
+                let tests = tests(of: change.entity, table: table)
+                tests.withUnsafeBufferPointer { tests in
+                    guard let base = tests.baseAddress else { return }
+                    for index in 0..<tests.count {
+                        // Through the pointer, the test is read in place, not copied.
+                        let entry = base + index
+                        let id = entry.pointee.id
+                        while next < held.count, held[next] < id { next += 1 }
+                        if next < held.count, held[next] == id { continue }
+                        do {
+                            if try entry.pointee.test.admits(decoded) { targets.append(id) }
+                        } catch {
+                            failed.append((id, error))
+                        }
                     }
                 }
             }

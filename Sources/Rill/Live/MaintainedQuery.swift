@@ -45,67 +45,46 @@ final class LiveRow<T: PersistentModel>: LiveEntry, @unchecked Sendable {
 /// Owned by the follower's thread.
 final class MaintainedQuery<Source: LiveRowSource> {
     /// What the rows are and how they are chosen and ordered.
-    private(set) var source: Source
+    var source: Source { sourceBox.value }
+    /// The source, in a box: read in place on the paths every change takes, never copied.
+    private var sourceBox: SourceBox<Source>
     /// The first `rows.count` matches, in order.
     private(set) var rows = RowList()
     /// The held rows by identifier key (their owner).
     private var held: [[UInt8]: LiveEntry] = [:]
     /// Where rows the query lets go of are kept until no snapshot can show them.
     private var version = LiveVersion()
-    /// Comparisons of one top-level field with a constant, from the filter's top-level
-    /// conjunction: a record failing one of them does not match (checked before anything else).
-    private var screen: [(field: String, comparison: QueryComparison, constant: RecordValue)] = []
+    /// The follower's first test of a change of a record the query does not hold.
+    let screen = ChangeScreen()
     /// The follower's table of which queries hold which records, and this query's number in it.
     private var holders: (index: HolderIndex, id: Int32)?
     /// True when `rows` holds every match.
     private var complete = true
+    /// The source's, kept at hand.
+    private var hasFilter = false
+    private var orderPaths: [QuerySortKey]?
 
     init(_ source: Source) {
-        self.source = source
+        self.sourceBox = SourceBox(source)
         configure()
     }
 
     deinit {
-        // Snapshots taken before may still show the held rows.
+        // Snapshots taken before may still show the held rows and the chunks of the list.
         version.retired.append(contentsOf: held.values)
+        rows.retireAll(into: version)
     }
 
     private func configure() {
-        if let filter = source.filter { screen = Self.screen(of: filter) } else { screen = [] }
-    }
-
-    /// The conjuncts of `node` that compare a top-level field with a constant.
-    private static func screen(
-        of node: QueryNode
-    ) -> [(field: String, comparison: QueryComparison, constant: RecordValue)] {
-        let conjuncts: [QueryNode] = if case .and(let operands) = node { operands } else { [node] }
-        return conjuncts.compactMap { conjunct in
-            guard case .compare(let comparison, let lhs, let rhs) = conjunct else { return nil }
-            switch (lhs, rhs) {
-            case (.field(let path), .literal(let constant)) where path.count == 1:
-                return (path[0], comparison, constant)
-            case (.literal(let constant), .field(let path)) where path.count == 1:
-                return (path[0], comparison.mirrored, constant)
-            default:
-                return nil
-            }
+        let source = sourceBox.value
+        screen.reset(dependencies: source.dependencies, filter: source.filter)
+        hasFilter = source.filter != nil
+        orderPaths = source.orderPaths
+        windowStart = max(source.offset ?? 0, 0)
+        windowEnd = source.limit.map { limit in
+            let (end, overflow) = windowStart.addingReportingOverflow(max(limit, 0))
+            return overflow ? Int.max / 4 : end
         }
-    }
-
-    /// False when `change` (an insert or update of a record the query does not hold) cannot make
-    /// the record match: it changed no field the query reads, or the record fails the screen.
-    func couldMatch(_ change: DecodedChange) throws -> Bool {
-        if change.kind == .update, let dependencies = source.dependencies,
-            !change.changedFields.contains(where: dependencies.contains)
-        {
-            return false
-        }
-        for condition in screen {
-            guard let value = try change.field(condition.field),
-                QueryEvaluator.compare(condition.comparison, value, condition.constant)
-            else { return false }
-        }
-        return true
     }
 
     // MARK: - Held rows
@@ -140,7 +119,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     /// The order key of a row whose record is `record`; nil when rows are compared by model.
     private func orderKey(_ record: RecordValue, key: [UInt8]) throws -> [UInt8]? {
-        guard let orderPaths = source.orderPaths else { return nil }
+        guard let orderPaths else { return nil }
         var bytes: [UInt8] = []
         for sort in orderPaths {
             let start = bytes.count
@@ -162,15 +141,10 @@ final class MaintainedQuery<Source: LiveRowSource> {
     // MARK: - The window
 
     /// The offset of the window's first row among the matches.
-    var windowStart: Int { max(source.offset ?? 0, 0) }
+    private(set) var windowStart = 0
 
     /// The offset just past the window; nil without a limit.
-    var windowEnd: Int? {
-        source.limit.map { limit in
-            let (end, overflow) = windowStart.addingReportingOverflow(max(limit, 0))
-            return overflow ? Int.max / 4 : end
-        }
-    }
+    private(set) var windowEnd: Int?
 
     /// How many rows past the window are kept, so that deletions rarely need the store.
     private var lookahead: Int { windowEnd.map { max(16, $0 / 4) } ?? 0 }
@@ -183,7 +157,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
         let next = LiveVersion()
         version.next = next
         version = next
-        return RowSnapshot(rows: rows, range: start..<end, version: next, sequence: sequence)
+        return RowSnapshot(rows: rows.share(), range: start..<end, version: next, sequence: sequence)
     }
 
     /// Lets go of a row: it lives on while a snapshot taken before may show it.
@@ -228,7 +202,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
         let previous = results(at: sequence)
         let before = previous.map(Source.element)
         let beforeKeys = previous.keys
-        source = newSource
+        sourceBox = SourceBox(newSource)
         configure()
         try load(in: transaction, store: store)
         let after = results(at: sequence)
@@ -240,6 +214,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     private func replaceRows(with loaded: [LiveEntry]) {
         for key in Array(held.keys) { letGo(key) }
+        rows.retireAll(into: version)
         rows = RowList(loaded)
         for row in loaded { hold(row) }
     }
@@ -252,12 +227,12 @@ final class MaintainedQuery<Source: LiveRowSource> {
     // MARK: - Applying a commit
 
     /// Applies the changes one commit made to the entity's records — those of records the query
-    /// holds, and inserts and updates that pass `couldMatch` — and returns the change to the
+    /// holds, and inserts and updates its `screen` admits — and returns the change to the
     /// results, or nil when they are as they were.
     func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> ResultsChange<Source.Element>? {
         // The changes that can affect the held rows: a held record changed or deleted, or a
         // record that matches now. The follower hands a query only the changes of records it
-        // holds or that pass `couldMatch`, so that screen is not run again here.
+        // holds or that its screen admits, so that screen is not run again here.
         var relevant: [(key: [UInt8], row: LiveEntry?)] = []
         // A record the commit changes twice: the later change matters if the earlier one did
         // (its row may be held by the time the later one applies).
@@ -276,16 +251,19 @@ final class MaintainedQuery<Source: LiveRowSource> {
             }
         }
         guard !relevant.isEmpty else { return nil }
+        if relevant.count == 1, windowStart == 0, windowEnd == nil {
+            return applyOne(key: relevant[0].key, row: relevant[0].row, sequence: commit.sequence)
+        }
 
-        let before = rows
+        let before = rows.share()
         var oldRows: [[UInt8]: LiveEntry] = [:]
         for (key, row) in relevant {
             if let old = letGo(key) {
                 if oldRows[key] == nil { oldRows[key] = old }
-                if let position = position(of: old, in: rows) { rows.remove(at: position) }
+                if let position = position(of: old, in: rows) { rows.remove(at: position, retiring: version) }
             }
             if let row, complete || (rows.last.map { precedes(row, $0) } ?? false) {
-                rows.insert(row, at: rows.partitionPoint(before: row, precedes))
+                rows.insert(row, at: rows.partitionPoint(before: row, precedes), retiring: version)
                 hold(row)
             }
         }
@@ -294,7 +272,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
         } else if let end = windowEnd, rows.count > end + 2 * lookahead {
             let keep = end + lookahead
             for position in keep..<rows.count { letGo(rows[position].key) }
-            rows.truncate(to: keep)
+            rows.truncate(to: keep, retiring: version)
             complete = false
         }
         let change = windowChange(
@@ -302,14 +280,55 @@ final class MaintainedQuery<Source: LiveRowSource> {
         return change.isEmpty ? nil : change
     }
 
+    /// `apply` for the most common case: one record changed, and the query has no window (it
+    /// holds every match). The record's row left, entered, stayed in place or moved; no other
+    /// row can enter or leave, and the positions found on the way are the change's offsets.
+    private func applyOne(key: [UInt8], row: LiveEntry?, sequence: UInt64) -> ResultsChange<Source.Element>? {
+        let old = held[key]
+        let oldPosition = old.flatMap { position(of: $0, in: rows) }
+        if let oldPosition { rows.remove(at: oldPosition, retiring: version) }
+        var newPosition: Int?
+        if let row {
+            let position = rows.partitionPoint(before: row, precedes)
+            rows.insert(row, at: position, retiring: version)
+            newPosition = position
+        }
+        switch (old, row) {
+        case (let old?, let row?):
+            // Still held: the table of holders stays as it is.
+            held[key] = row
+            retire(old)
+        case (.some, nil): letGo(key)
+        case (nil, let row?): hold(row)
+        case (nil, nil): break
+        }
+        var change = ResultsChange<Source.Element>(
+            sequence: sequence, removals: [], insertions: [], moves: [], updates: [])
+        switch (oldPosition, newPosition) {
+        case (let from?, nil):
+            change.removals = [.init(offset: from, element: Source.element(old!))]
+        case (nil, let to?):
+            change.insertions = [.init(offset: to, element: Source.element(row!))]
+        case (let from?, let to?) where from == to:
+            change.updates = [.init(oldOffset: from, offset: to, element: Source.element(row!))]
+        case (let from?, let to?):
+            change.moves = [.init(from: from, to: to, element: Source.element(row!))]
+        case (nil, nil):
+            return nil
+        }
+        return change
+    }
+
     /// The row of a changed record when it matches the predicate, else nil.
     private func matchingRow(_ decoded: DecodedChange) throws -> LiveEntry? {
         let key = decoded.key
         // The filter is the predicate's complete, exact translation: it decides alone.
-        if let filter = source.filter {
+        if screen.decidesFilter {
+            guard try screen.conditionsHold(for: decoded) else { return nil }
+        } else if let filter = source.filter {
             guard let value = try decoded.recordValue(), QueryEvaluator.matches(filter, value) else { return nil }
         }
-        return try source.row(for: decoded, filtered: source.filter != nil) { try orderKey($0, key: key) }
+        return try sourceBox.value.row(for: decoded, filtered: hasFilter) { try orderKey($0, key: key) }
     }
 
     /// Reads the first `target` matches as of the current commit, when the held rows ran short.
@@ -346,7 +365,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// The descriptor's order: its sort descriptors, then the identifier key.
     func precedes(_ lhs: LiveEntry, _ rhs: LiveEntry) -> Bool {
         if let left = lhs.order, let right = rhs.order { return Self.bytes(left, precede: right) }
-        switch source.compare(lhs, rhs) {
+        switch sourceBox.value.compare(lhs, rhs) {
         case .orderedAscending: return true
         case .orderedDescending: return false
         case .orderedSame: return lhs.key.lexicographicallyPrecedes(rhs.key)
@@ -593,4 +612,11 @@ extension QueryNode {
         visit(self)
         return readsAll ? nil : fields
     }
+}
+
+/// An immutable box for a value read in place.
+private final class SourceBox<Value> {
+    let value: Value
+
+    init(_ value: Value) { self.value = value }
 }

@@ -67,7 +67,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
             var events: [Event] = []
             for (index, entry) in entries.enumerated() {
                 context.index = index
-                let changes = entry.changes.filter { $0.entity == query.entity }.map(DecodedChange.init)
+                let changes = entry.changes.filter { $0.entity == query.entity }.map { DecodedChange($0) }
                 guard !changes.isEmpty, let change = try link.query.apply(changes, commit: context) else {
                     continue
                 }

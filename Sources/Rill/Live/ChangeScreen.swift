@@ -1,0 +1,162 @@
+/// The follower's first, cheap test of an insert or update of a record a live query does not
+/// hold: false when the change cannot make the record enter the query. It is asked of every
+/// query of the entity for every such change, so it must cost next to nothing.
+///
+/// It knows the top-level fields the query reads (an update that changed none of them cannot
+/// matter) and the comparisons of a top-level field with a constant among the conjuncts of the
+/// query's filter (a record failing one of them does not match). Bound to its entity's
+/// `FieldTable`, it tests a `DecodedChange` with a mask and array lookups: the change's field
+/// values are read once, for all the queries.
+///
+/// Owned by the follower's thread, like the query it screens for.
+final class ChangeScreen {
+    typealias Condition = (field: String, comparison: QueryComparison, constant: RecordValue)
+
+    /// The top-level fields the query reads; nil when not known (any field).
+    private var dependencies: Set<String>?
+    private var conditions: [Condition] = []
+    /// True when the filter is nothing but `conditions`.
+    private var filterIsConditions = false
+
+    /// The table this screen is compiled against, once bound.
+    private var table: FieldTable?
+    /// The screen compiled against `table`: what the follower runs (a copy of it, kept with
+    /// those of the entity's other queries).
+    private(set) var test = ScreenTest()
+
+    init() {}
+
+    /// Screens for a query that reads `dependencies` and whose filter is `filter`.
+    func reset(dependencies: Set<String>?, filter: QueryNode?) {
+        self.dependencies = dependencies
+        conditions = filter.map(Self.conditions(of:)) ?? []
+        if let filter {
+            let conjuncts = if case .and(let operands) = filter { operands.count } else { 1 }
+            filterIsConditions = conjuncts == conditions.count
+        } else {
+            filterIsConditions = false
+        }
+        if let table { compile(against: table) }
+    }
+
+    /// Compiles the screen against `table`, where the follower reads changes for it.
+    func bind(to table: FieldTable) {
+        self.table = table
+        compile(against: table)
+    }
+
+    private func compile(against table: FieldTable) {
+        var test = ScreenTest()
+        if let dependencies {
+            test.skipsUnrelatedUpdates = true
+            for field in dependencies {
+                let slot = table.slot(for: field)
+                if slot < 64 { test.dependencyMask |= 1 << UInt64(slot) } else { test.skipsUnrelatedUpdates = false }
+            }
+        }
+        for condition in conditions {
+            test.append(
+                ScreenTest.Condition(
+                    slot: table.slot(for: condition.field), comparison: condition.comparison,
+                    constant: condition.constant))
+        }
+        self.test = test
+        table.generation += 1
+    }
+
+    /// True when the filter is nothing but the conditions (a conjunction of comparisons of
+    /// top-level fields with constants): ``conditionsHold(for:)`` then decides whether a record matches.
+    var decidesFilter: Bool { filterIsConditions && table != nil }
+
+    /// Whether the record after `change` passes every condition.
+    func conditionsHold(for change: DecodedChange) throws -> Bool { try test.conditionsHold(for: change) }
+
+    /// The conjuncts of `node` that compare a top-level field with a constant.
+    private static func conditions(of node: QueryNode) -> [Condition] {
+        let conjuncts: [QueryNode] = if case .and(let operands) = node { operands } else { [node] }
+        return conjuncts.compactMap { conjunct in
+            guard case .compare(let comparison, let lhs, let rhs) = conjunct else { return nil }
+            switch (lhs, rhs) {
+            case (.field(let path), .literal(let constant)) where path.count == 1:
+                return (path[0], comparison, constant)
+            case (.literal(let constant), .field(let path)) where path.count == 1:
+                return (path[0], comparison.mirrored, constant)
+            default:
+                return nil
+            }
+        }
+    }
+}
+
+/// Numbers for the top-level field names the screens of one entity's queries use.
+final class FieldTable {
+    private var slots: [String: Int] = [:]
+    /// Changes whenever a screen bound to the table is compiled anew.
+    var generation = 0
+    /// The name of every slot, by number.
+    private(set) var names: [String] = []
+
+    init() {}
+
+    var count: Int { names.count }
+
+    /// The number of `field`, given it on first use.
+    func slot(for field: String) -> Int {
+        if let slot = slots[field] { return slot }
+        let slot = names.count
+        slots[field] = slot
+        names.append(field)
+        return slot
+    }
+
+    /// The number of `field`, when some screen uses it.
+    func existingSlot(for field: String) -> Int? { slots[field] }
+}
+
+/// A screen compiled against its entity's `FieldTable`: a plain value, so that the follower can
+/// keep the tests of all of an entity's queries side by side and run them in one sweep.
+struct ScreenTest {
+    struct Condition {
+        var slot: Int
+        var comparison: QueryComparison
+        var constant: RecordValue
+
+        func holds(for change: DecodedChange) throws -> Bool {
+            guard let value = try change.field(slot: slot) else { return false }
+            return QueryEvaluator.compare(comparison, value, constant)
+        }
+    }
+
+    /// True when an update that changed none of the fields in `dependencyMask` cannot matter.
+    var skipsUnrelatedUpdates = false
+    /// The slots of the fields the query reads, as bits.
+    var dependencyMask: UInt64 = 0
+    // The first two conditions are kept inline: most filters have no more.
+    private var first: Condition?
+    private var second: Condition?
+    private var rest: [Condition] = []
+
+    mutating func append(_ condition: Condition) {
+        if first == nil {
+            first = condition
+        } else if second == nil {
+            second = condition
+        } else {
+            rest.append(condition)
+        }
+    }
+
+    /// False when `change` (an insert or update) cannot make the record match.
+    func admits(_ change: DecodedChange) throws -> Bool {
+        if skipsUnrelatedUpdates, change.kind == .update, change.changedMask & dependencyMask == 0 { return false }
+        return try conditionsHold(for: change)
+    }
+
+    /// Whether the record after `change` passes every condition.
+    func conditionsHold(for change: DecodedChange) throws -> Bool {
+        if let first, try !first.holds(for: change) { return false }
+        if let second, try !second.holds(for: change) { return false }
+        for condition in rest where try !condition.holds(for: change) { return false }
+        return true
+    }
+}
