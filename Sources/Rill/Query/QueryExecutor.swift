@@ -179,10 +179,12 @@ struct QueryExecutor<T: PersistentModel> {
         if let planned {
             let stagedKeys = staged
             let keepKeys = !planned.isSorted || keepBest != nil
+            // Only the fields the filter reads are parsed to evaluate it.
+            let filterFields = planned.prefilter?.topLevelFields
             try store.forEachCandidate(of: planned.plan, in: planned.entity, transaction: transaction) { key, bytes in
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
                 if let prefilter = planned.prefilter {
-                    let record = try Store.recordValue(bytes, key: key, entity: T.entityName)
+                    let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: filterFields)
                     if !QueryEvaluator.matches(prefilter, record) { return true }
                 }
                 let model = try decode(bytes, key: key)

@@ -32,12 +32,17 @@ extension Store {
             plan.isSorted
             ? query.limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : limit + offset }
             : nil
+        // The fields the predicate reads: a candidate is parsed whole only once it matches.
+        let predicateFields = plan.coversPredicate ? nil : query.predicate?.topLevelFields
         try forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
-            let record = try Self.recordValue(bytes, key: key, entity: query.entity)
             // When the index ranges are exactly the predicate, every candidate matches.
-            if !plan.coversPredicate, let predicate = query.predicate, !QueryEvaluator.matches(predicate, record) {
-                return true
+            if !plan.coversPredicate, let predicate = query.predicate {
+                let tested =
+                    try predicateFields.map { try Self.recordValue(bytes, key: key, entity: query.entity, fields: $0) }
+                    ?? Self.recordValue(bytes, key: key, entity: query.entity)
+                if !QueryEvaluator.matches(predicate, tested) { return true }
             }
+            let record = try Self.recordValue(bytes, key: key, entity: query.entity)
             rows.append(QueryRow(key: Array(key), record: record))
             return wanted.map { rows.count < $0 } ?? true
         }
@@ -61,9 +66,10 @@ extension Store {
     ///
     /// - Throws: `RillError(.corruptStore)` naming the entity and identifier when the bytes are unreadable.
     package static func recordValue(
-        _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, entity: String
+        _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, entity: String, fields: Set<String>? = nil
     ) throws -> RecordValue {
         do {
+            if let fields { return try RecordValue(record: bytes, fields: fields) }
             return try RecordValue(record: bytes)
         } catch {
             let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"

@@ -99,6 +99,29 @@ extension RecordCoderTests {
         }
     }
 
+    @Test func aParseOfSomeFieldsKeepsExactlyThoseOfTheWholeParse() throws {
+        let bytes = try RecordCoder.encode(Book.sample)
+        guard case .map(let all) = try parse(bytes) else {
+            Issue.record("a Book record is not a map")
+            return
+        }
+        let names = all.map(\.name)
+        // Every subset of the first fields, and a name the record does not have.
+        for count in 0...min(names.count, 4) {
+            for wanted in [Set(names.prefix(count)), Set(names.suffix(count)), Set(names.prefix(count) + ["nope"])] {
+                let projected = try bytes.withUnsafeBytes { try RecordValue(record: $0, fields: wanted) }
+                #expect(projected == .map(all.filter { wanted.contains($0.name) }), "fields \(wanted.sorted())")
+            }
+        }
+        // Structure is still checked in the fields skipped: a truncated record is refused.
+        #expect(throws: RecordError.self) {
+            try bytes.dropLast().withUnsafeBytes { try RecordValue(record: $0, fields: []) }
+        }
+        // A record that is not a map is parsed whole.
+        let scalar = RecordValue.int(7).recordBytes()
+        #expect(try scalar.withUnsafeBytes { try RecordValue(record: $0, fields: ["a"]) } == .int(7))
+    }
+
     @Test func recordValueDecodesBackIntoTheSwiftType() throws {
         let bytes = try RecordCoder.encode(Book.sample)
         let rewritten = try parse(bytes).recordBytes()
