@@ -6,7 +6,6 @@ final class DecodedChange {
     let change: LogEntry.Change
     private var value: RecordValue?
     private var models: [ObjectIdentifier: Any] = [:]
-    private var fields: [String: RecordValue] = [:]
 
     /// The change's parts, read without copying the change.
     let key: [UInt8]
@@ -47,20 +46,11 @@ final class DecodedChange {
         return decoded
     }
 
-    /// A top-level field of the record after the change (nil for a deletion).
-    func field(_ name: String) throws -> RecordValue? {
-        if let known = fields[name] { return known }
-        guard let record = try recordValue() else { return nil }
-        let value = QueryEvaluator.read([name], from: record)
-        fields[name] = value
-        return value
-    }
-
-    /// The value of the field the table numbers `slot` (nil for a deletion).
+    /// The value of the top-level field the table numbers `slot` (nil for a deletion).
     func field(slot: Int) throws -> RecordValue? {
         if slot < slotValues.count, let known = slotValues[slot] { return known }
         if slot >= slotValues.count { slotValues += Array(repeating: nil, count: slot + 1 - slotValues.count) }
-        let value = try field(table.names[slot])
+        let value = try recordValue().map { QueryEvaluator.read([table.names[slot]], from: $0) }
         slotValues[slot] = .some(value)
         return value
     }

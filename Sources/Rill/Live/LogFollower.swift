@@ -103,7 +103,7 @@ final class LogFollower: @unchecked Sendable {
 
     // Owned by the follower thread.
     private var queries: [Int32: any FollowedQuery] = [:]
-    private var queriesByEntity: [String: [Followed]] = [:]
+    private var queriesByEntity: [String: [(id: Int32, query: any FollowedQuery)]] = [:]
     /// The fields the screens of each entity's queries read.
     private var fieldTables: [String: FieldTable] = [:]
     /// Which queries hold which records, by entity.
@@ -112,13 +112,6 @@ final class LogFollower: @unchecked Sendable {
     private var applied: UInt64 = 0
     /// Records as of `applied`, of the entities followed, that the follower has seen.
     private let images = RecordImages()
-
-    /// A query of an entity, with its screen.
-    private struct Followed {
-        var id: Int32
-        var query: any FollowedQuery
-        var screen: ChangeScreen
-    }
 
     /// The screen tests of an entity's queries side by side, by ascending query number, as of
     /// a generation of the entity's field table (made anew when a query comes, goes or changes).
@@ -135,7 +128,7 @@ final class LogFollower: @unchecked Sendable {
     private func tests(of entity: String, table: FieldTable) -> ContiguousArray<ScreenEntry> {
         if let current = screenTests[entity], current.generation == table.generation { return current.tests }
         let tests = ContiguousArray(
-            (queriesByEntity[entity] ?? []).map { ScreenEntry(id: $0.id, test: $0.screen.test) })
+            (queriesByEntity[entity] ?? []).map { ScreenEntry(id: $0.id, test: $0.query.screen.test) })
         screenTests[entity] = (generation: table.generation, tests: tests)
         return tests
     }
@@ -191,11 +184,9 @@ final class LogFollower: @unchecked Sendable {
             query.attach(to: index, id: id)
             let table = fieldTables[query.entityName] ?? FieldTable()
             fieldTables[query.entityName] = table
-            let screen = query.screen
-            screen.bind(to: table)
+            query.screen.bind(to: table)
             queries[id] = query
-            queriesByEntity[query.entityName, default: []].append(
-                Followed(id: id, query: query, screen: screen))
+            queriesByEntity[query.entityName, default: []].append((id, query))
             return publication
         }
     }
