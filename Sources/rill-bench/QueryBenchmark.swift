@@ -43,7 +43,7 @@ struct QueryBenchmark {
             String(
                 format: "loaded in %.1f s (%.0f records/s, indexes maintained)\n", loading, Double(records) / loading))
         let store = container.store
-        var random = SystemRandomNumberGenerator()
+        var random = FastRandom()
 
         func rate(_ text: @escaping () -> String, minimumSeconds: Double = 1, forceScan: Bool) throws -> (Double, Int) {
             var count = 0

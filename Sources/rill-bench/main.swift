@@ -12,7 +12,10 @@ switch name {
 case "save":
     try SaveBenchmark().run()
 case "query":
-    try QueryBenchmark().run()
+    // rill-bench query [records]
+    var benchmark = QueryBenchmark()
+    if let records = CommandLine.arguments.dropFirst(2).first.flatMap({ Int($0) }) { benchmark.records = records }
+    try benchmark.run()
 case "live":
     // rill-bench live [queries] [saves] [re-fetched saves]
     var benchmark = LiveBenchmark()

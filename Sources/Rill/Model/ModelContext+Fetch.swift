@@ -19,7 +19,7 @@ extension ModelContext {
 
     /// The identifiers of the models `fetch(descriptor)` would return, in the same order.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T.ID] {
-        try fetch(descriptor).map(\.id)
+        try fetch(descriptor).map { $0.id }
     }
 
     /// How `fetch(descriptor)` would run, for a person: the index and key ranges or the scan it

@@ -29,6 +29,10 @@ struct QueryExecutor<T: PersistentModel> {
         // Candidates already in the wanted order, with no staged model to merge in: the window is
         // the first matches, and the walk can stop there.
         let canStopEarly = (planned?.isSorted ?? true) && !staged.values.contains { $0 != nil }
+        if canStopEarly, staged.isEmpty {
+            guard let planned else { return [] }
+            return try window(of: planned, offset: offset, limit: limit)
+        }
         let wanted =
             canStopEarly
             ? limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : offset + limit } : nil
@@ -43,8 +47,36 @@ struct QueryExecutor<T: PersistentModel> {
             }
         var rows = try matchingRows(planned, stopAfter: wanted, keepBest: best)
         if !canStopEarly, best == nil { order(&rows) }
-        let window = rows.dropFirst(offset).prefix(limit ?? .max)
-        return window.map(\.model)
+        guard offset < rows.count else { return [] }
+        let end = min(
+            rows.count, limit.map { offset.addingReportingOverflow($0).overflow ? .max : offset + $0 } ?? .max)
+        // A closure, not `\.model`: a key path into a generic type is built anew on every call.
+        return rows[offset..<end].map { $0.model }
+    }
+
+    /// The models of the window when the candidates come in order and no unsaved change of the
+    /// context is merged in: the matches are the results as they come, and the walk stops at the
+    /// end of the window. (The common case, kept free of the rows' bookkeeping.)
+    private func window(of planned: Planned, offset: Int, limit: Int?) throws -> [T] {
+        var models: [T] = []
+        var skipped = 0
+        let filterFields = planned.prefilter?.topLevelFields
+        try store.forEachCandidate(of: planned.plan, in: planned.entity, transaction: transaction) { key, bytes in
+            if let prefilter = planned.prefilter {
+                let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: filterFields)
+                if !QueryEvaluator.matches(prefilter, record) { return true }
+            }
+            let model = try decode(bytes, key: key)
+            // When the index ranges are exactly the predicate, every candidate matches.
+            guard try planned.coversPredicate || matches(model) else { return true }
+            if skipped < offset {
+                skipped += 1
+                return true
+            }
+            models.append(model)
+            return limit.map { models.count < $0 } ?? true
+        }
+        return models
     }
 
     /// How many models `models()` would return.

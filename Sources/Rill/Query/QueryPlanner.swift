@@ -77,7 +77,7 @@ package enum QueryPlanner {
             let sorted =
                 best.ranges.count == 1 && (sort.isEmpty ? fixesEveryField : servesOrder(sort, best.index))
             var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
-            if let predicate { plan.coversPredicate = Set(conjuncts(of: predicate)).isSubset(of: Set(best.used)) }
+            if let predicate { plan.coversPredicate = conjuncts(of: predicate).allSatisfy(best.used.contains) }
             return plan
         }
         // An OR whose every branch an index can serve: the union of those scans.
@@ -128,11 +128,15 @@ package enum QueryPlanner {
         case .compare(let op, .field(let path), .literal(let value)):
             return condition(path, op, value, node)
         case .compare(let op, .literal(let value), .field(let path)):
-            let mirrored: [QueryComparison: QueryComparison] = [
-                .less: .greater, .lessOrEqual: .greaterOrEqual, .greater: .less, .greaterOrEqual: .lessOrEqual,
-                .equal: .equal, .notEqual: .notEqual,
-            ]
-            return condition(path, mirrored[op]!, value, node)
+            let mirrored: QueryComparison =
+                switch op {
+                case .less: .greater
+                case .lessOrEqual: .greaterOrEqual
+                case .greater: .less
+                case .greaterOrEqual: .lessOrEqual
+                case .equal, .notEqual: op
+                }
+            return condition(path, mirrored, value, node)
         case .between(.field(let path), .literal(let lower), .literal(let upper)):
             guard ranges(lower), ranges(upper), sameClass(lower, upper) else { return nil }
             return Condition(path: path, lower: (lower, true), upper: (upper, true), node: node)
@@ -222,7 +226,7 @@ package enum QueryPlanner {
                 }
                 guard next.count <= 256 else { break }
                 // Repeated values of an `in` list would read (and count) the same keys twice.
-                prefixes = Array(Set(next))
+                prefixes = next.count > 1 ? Array(Set(next)) : next
                 score += 2
                 used.append(equality.node)
                 continue

@@ -8,21 +8,24 @@ import Foundation
 /// the quantifier depth where it was made.
 package struct PredicateTranslationContext {
     private struct Binding {
+        var variable: PredicateExpressions.VariableID
         var node: QueryNode
         var depth: Int
     }
 
-    private var bindings: [PredicateExpressions.VariableID: Binding] = [:]
+    /// The variables in scope, innermost last. A predicate has a handful, so a list searched from
+    /// the end costs less than a hashed table.
+    private var bindings: [Binding]
     private var depth = 0
 
     /// A context whose `root` variable is the record.
     package init(root: PredicateExpressions.VariableID) {
-        bindings[root] = Binding(node: .field([]), depth: 0)
+        bindings = [Binding(variable: root, node: .field([]), depth: 0)]
     }
 
     /// Makes `variable` stand for the record too (the input of a predicate combined into this one).
     package mutating func bindRoot(_ variable: PredicateExpressions.VariableID) {
-        bindings[variable] = Binding(node: .field([]), depth: 0)
+        bindings.append(Binding(variable: variable, node: .field([]), depth: 0))
     }
 
     /// Translates any expression, nil when it does not conform to `QueryTranslatable` or has no
@@ -35,7 +38,7 @@ package struct PredicateTranslationContext {
     /// What `variable` stands for here, nil when it is unknown or reads an element of another
     /// quantifier.
     package func node(for variable: PredicateExpressions.VariableID) -> QueryNode? {
-        guard let binding = bindings[variable] else { return nil }
+        guard let binding = bindings.last(where: { $0.variable == variable }) else { return nil }
         if binding.depth != depth && Self.readsElement(binding.node) { return nil }
         return binding.node
     }
@@ -52,9 +55,8 @@ package struct PredicateTranslationContext {
     package mutating func translate(
         _ body: Any, binding variable: PredicateExpressions.VariableID, to node: QueryNode
     ) -> QueryNode? {
-        let saved = bindings[variable]
-        bindings[variable] = Binding(node: node, depth: depth)
-        defer { bindings[variable] = saved }
+        bindings.append(Binding(variable: variable, node: node, depth: depth))
+        defer { bindings.removeLast() }
         return translate(body)
     }
 

@@ -7,10 +7,20 @@ package enum PredicateValues {
     ///
     /// Covers Bool, integers (up to 64 bits), Double, Float, String, Date, UUID, absolute URL, Data,
     /// Decimal, optionals, enums with String or integer raw values, and arrays and sets of those.
-    package static func literal(_ value: Any) -> RecordValue? {
+    package static func literal<Value>(_ value: Value) -> RecordValue? {
+        // The commonest types by identity first: each failed cast from `Any` costs a lookup.
+        if Value.self == Int.self, let int = value as? Int { return .int(Int64(int)) }
+        if Value.self == String.self, let string = value as? String { return .string(string) }
+        if Value.self == Double.self, let double = value as? Double { return .double(double) }
+        if Value.self == Bool.self, let bool = value as? Bool { return .bool(bool) }
+        if Value.self == Date.self, let date = value as? Date { return .date(date) }
+        return literal(any: value)
+    }
+
+    private static func literal(any value: Any) -> RecordValue? {
         if let optional = value as? any OptionalValue {
             guard let wrapped = optional.predicateWrappedValue else { return .null }
-            return literal(wrapped)
+            return literal(any: wrapped)
         }
         switch value {
         case let bool as Bool: return .bool(bool)
@@ -29,13 +39,13 @@ package enum PredicateValues {
         case let sequence as any LiteralSequence:
             var items: [RecordValue] = []
             for element in sequence.predicateElements {
-                guard let item = literal(element) else { return nil }
+                guard let item = literal(any: element) else { return nil }
                 items.append(item)
             }
             return .array(items)
         case let raw as any RawRepresentable:
             guard isRawValueType(rawValueType(of: raw)) else { return nil }
-            return literal(raw.rawValue)
+            return literal(any: raw.rawValue)
         default:
             return nil
         }
@@ -45,6 +55,8 @@ package enum PredicateValues {
     /// form: the scalar types of `literal(_:)` (not Decimal, which the evaluator compares as
     /// Double), enums with String or integer raw values, optionals and arrays of those.
     package static func supportsEquality(_ type: Any.Type) -> Bool {
+        // Plain scalars first: they are told by identity, the rest by conformance lookups.
+        if supportsOrdering(type) || type == Bool.self || type == UUID.self { return true }
         if let optional = type as? any OptionalValue.Type {
             let wrapped = optional.predicateWrappedType
             return !(wrapped is any OptionalValue.Type) && supportsEquality(wrapped)
