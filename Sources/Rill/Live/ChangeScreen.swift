@@ -22,9 +22,19 @@ final class ChangeScreen {
     private var table: FieldTable?
     /// The screen compiled against `table`: what the follower runs (a copy of it, kept with
     /// those of the entity's other queries).
-    private(set) var test = ScreenTest()
+    var test: ScreenTest { compiled.pointee }
+    /// Where `test` lives, so that it is run in place (see ``ScreenTest``).
+    private let compiled: UnsafeMutablePointer<ScreenTest>
 
-    init() {}
+    init() {
+        compiled = .allocate(capacity: 1)
+        compiled.initialize(to: ScreenTest())
+    }
+
+    deinit {
+        compiled.deinitialize(count: 1)
+        compiled.deallocate()
+    }
 
     /// Screens for a query that reads `dependencies` and whose filter is `filter`.
     func reset(dependencies: Set<String>?, filter: QueryNode?) {
@@ -60,7 +70,7 @@ final class ChangeScreen {
                     slot: table.slot(for: condition.field), comparison: condition.comparison,
                     constant: condition.constant))
         }
-        self.test = test
+        compiled.pointee = test
         table.generation += 1
     }
 
@@ -69,7 +79,9 @@ final class ChangeScreen {
     var decidesFilter: Bool { filterIsConditions && table != nil }
 
     /// Whether the record after `change` passes every condition.
-    func conditionsHold(for change: DecodedChange) throws -> Bool { try test.conditionsHold(for: change) }
+    func conditionsHold(for change: DecodedChange) throws -> Bool {
+        try ScreenTest.conditionsHold(compiled, for: change)
+    }
 
     /// The conjuncts of `node` that compare a top-level field with a constant.
     private static func conditions(of node: QueryNode) -> [Condition] {
@@ -115,15 +127,19 @@ final class FieldTable {
 
 /// A screen compiled against its entity's `FieldTable`: a plain value, so that the follower can
 /// keep the tests of all of an entity's queries side by side and run them in one sweep.
+///
+/// The sweep runs a test through a pointer to it (``admits(_:_:)``): a method called on a value
+/// read through a pointer gets a copy of the value, and copying a thousand tests per change costs
+/// a thousand reference counts on cold memory.
 struct ScreenTest {
     struct Condition {
         var slot: Int
         var comparison: QueryComparison
         var constant: RecordValue
 
-        func holds(for change: DecodedChange) throws -> Bool {
-            guard let value = try change.field(slot: slot) else { return false }
-            return QueryEvaluator.compare(comparison, value, constant)
+        static func holds(_ condition: UnsafePointer<Condition>, for change: DecodedChange) throws -> Bool {
+            guard let value = try change.field(slot: condition.pointee.slot) else { return false }
+            return QueryEvaluator.compare(condition.pointee.comparison, value, condition.pointee.constant)
         }
     }
 
@@ -131,32 +147,52 @@ struct ScreenTest {
     var skipsUnrelatedUpdates = false
     /// The slots of the fields the query reads, as bits.
     var dependencyMask: UInt64 = 0
-    // The first two conditions are kept inline: most filters have no more.
-    private var first: Condition?
-    private var second: Condition?
+    /// How many conditions there are: the first two are kept inline (most filters have no more).
+    private var conditionCount = 0
+    private var first = Condition(slot: 0, comparison: .equal, constant: .null)
+    private var second = Condition(slot: 0, comparison: .equal, constant: .null)
     private var rest: [Condition] = []
 
     mutating func append(_ condition: Condition) {
-        if first == nil {
-            first = condition
-        } else if second == nil {
-            second = condition
-        } else {
-            rest.append(condition)
+        switch conditionCount {
+        case 0: first = condition
+        case 1: second = condition
+        default: rest.append(condition)
+        }
+        conditionCount += 1
+    }
+
+    /// False when `change` (an insert or update) cannot make the record match the query whose
+    /// test `test` points to.
+    static func admits(_ test: UnsafePointer<ScreenTest>, _ change: DecodedChange) throws -> Bool {
+        if test.pointee.skipsUnrelatedUpdates, change.kind == .update,
+            change.changedMask & test.pointee.dependencyMask == 0
+        {
+            return false
+        }
+        return try conditionsHold(test, for: change)
+    }
+
+    /// Whether the record after `change` passes every condition of the test `test` points to.
+    static func conditionsHold(_ test: UnsafePointer<ScreenTest>, for change: DecodedChange) throws -> Bool {
+        let count = test.pointee.conditionCount
+        guard count > 0 else { return true }
+        let raw = UnsafeRawPointer(test)
+        let first = (raw + firstOffset).assumingMemoryBound(to: Condition.self)
+        if try !Condition.holds(first, for: change) { return false }
+        guard count > 1 else { return true }
+        let second = (raw + secondOffset).assumingMemoryBound(to: Condition.self)
+        if try !Condition.holds(second, for: change) { return false }
+        guard count > 2 else { return true }
+        return try test.pointee.rest.withUnsafeBufferPointer { rest in
+            for index in rest.indices where try !Condition.holds(rest.baseAddress! + index, for: change) {
+                return false
+            }
+            return true
         }
     }
 
-    /// False when `change` (an insert or update) cannot make the record match.
-    func admits(_ change: DecodedChange) throws -> Bool {
-        if skipsUnrelatedUpdates, change.kind == .update, change.changedMask & dependencyMask == 0 { return false }
-        return try conditionsHold(for: change)
-    }
+    private static let firstOffset = MemoryLayout<ScreenTest>.offset(of: \ScreenTest.first)!
+    private static let secondOffset = MemoryLayout<ScreenTest>.offset(of: \ScreenTest.second)!
 
-    /// Whether the record after `change` passes every condition.
-    func conditionsHold(for change: DecodedChange) throws -> Bool {
-        if let first, try !first.holds(for: change) { return false }
-        if let second, try !second.holds(for: change) { return false }
-        for condition in rest where try !condition.holds(for: change) { return false }
-        return true
-    }
 }

@@ -2,8 +2,13 @@ import Foundation
 import RillStorage
 
 /// One change of a commit as the live queries see it: decoded at most once, whichever queries ask.
-final class DecodedChange {
+///
+/// The queries of a commit may apply on two threads at once (`CommitApplier`): what is decoded
+/// on demand is kept under `lock`.
+final class DecodedChange: @unchecked Sendable {
+    // Sendable: the decoded values are read and written under `lock`; the rest is immutable.
     let change: LogEntry.Change
+    private let lock = NSLock()
     private var value: RecordValue?
     private var models: [ObjectIdentifier: Any] = [:]
 
@@ -35,8 +40,18 @@ final class DecodedChange {
         changedMask = mask
     }
 
+    /// A change of the same record with nothing decoded yet: for another thread, which then
+    /// decodes what it needs on its own rather than sharing this one's memory.
+    func fresh() -> DecodedChange { DecodedChange(change, fields: table) }
+
     /// The record after the change, schema-less (nil for a deletion).
     func recordValue() throws -> RecordValue? {
+        lock.lock()
+        defer { lock.unlock() }
+        return try recordValueHoldingLock()
+    }
+
+    private func recordValueHoldingLock() throws -> RecordValue? {
         if let value { return value }
         guard let record = change.record else { return nil }
         let decoded = try record.withUnsafeBytes { bytes in
@@ -48,15 +63,19 @@ final class DecodedChange {
 
     /// The value of the top-level field the table numbers `slot` (nil for a deletion).
     func field(slot: Int) throws -> RecordValue? {
+        lock.lock()
+        defer { lock.unlock() }
         if slot < slotValues.count, let known = slotValues[slot] { return known }
         if slot >= slotValues.count { slotValues += Array(repeating: nil, count: slot + 1 - slotValues.count) }
-        let value = try recordValue().map { QueryEvaluator.read([table.names[slot]], from: $0) }
+        let value = try recordValueHoldingLock().map { QueryEvaluator.read([table.names[slot]], from: $0) }
         slotValues[slot] = .some(value)
         return value
     }
 
     /// The record after the change as a `T` (nil for a deletion).
     func model<T: PersistentModel>(_ type: T.Type) throws -> T? {
+        lock.lock()
+        defer { lock.unlock() }
         if let model = models[ObjectIdentifier(type)] { return model as? T }
         guard let record = change.record else { return nil }
         let model = try LiveDecoding.decode(T.self, record, key: change.key)

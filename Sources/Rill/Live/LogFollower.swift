@@ -19,6 +19,9 @@ protocol FollowedQuery: AnyObject {
     func detach()
     /// Stops the query with an error (its observers are told).
     func fail(_ error: any Error) -> LivePublication
+    /// True when applying a commit never reads the store (the query has no window to refill):
+    /// it may then apply on another thread than the follower's, which owns the transaction.
+    var appliesWithoutReading: Bool { get }
 }
 
 /// A followed query that is a `MaintainedQuery`: what the follower asks of it, answered by the
@@ -36,6 +39,8 @@ extension MaintainedLink {
     func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
 
     func detach() { query.detach() }
+
+    var appliesWithoutReading: Bool { query.windowStart == 0 && query.windowEnd == nil }
 
     /// `error` as the one a stopped query reports.
     static func failure(_ error: any Error) -> RillError {
@@ -112,24 +117,31 @@ final class LogFollower: @unchecked Sendable {
     private var applied: UInt64 = 0
     /// Records as of `applied`, of the entities followed, that the follower has seen.
     private let images = RecordImages()
+    /// Applies a commit's queries, on two threads when there are many.
+    private let applier = CommitApplier()
+
+    /// How many commits this follower applied on two threads so far.
+    var parallelRounds: Int { applier.parallelRounds }
 
     /// The screen tests of an entity's queries side by side, by ascending query number, as of
     /// a generation of the entity's field table (made anew when a query comes, goes or changes).
-    private var screenTests: [String: (generation: Int, tests: ContiguousArray<ScreenEntry>)] = [:]
+    private var screenTests: [String: ScreenTests] = [:]
 
-    /// A query's number and its screen test (a struct: a tuple would be copied through generic
-    /// witnesses when read).
-    private struct ScreenEntry {
-        var id: Int32
-        var test: ScreenTest
+    /// The queries' numbers, and their screen tests in the same order.
+    private struct ScreenTests {
+        var generation: Int
+        var ids: ContiguousArray<Int32>
+        var tests: ContiguousArray<ScreenTest>
     }
 
     /// The screen tests of `entity`'s queries, made anew when they changed.
-    private func tests(of entity: String, table: FieldTable) -> ContiguousArray<ScreenEntry> {
-        if let current = screenTests[entity], current.generation == table.generation { return current.tests }
-        let tests = ContiguousArray(
-            (queriesByEntity[entity] ?? []).map { ScreenEntry(id: $0.id, test: $0.query.screen.test) })
-        screenTests[entity] = (generation: table.generation, tests: tests)
+    private func tests(of entity: String, table: FieldTable) -> ScreenTests {
+        if let current = screenTests[entity], current.generation == table.generation { return current }
+        let queries = queriesByEntity[entity] ?? []
+        let tests = ScreenTests(
+            generation: table.generation, ids: ContiguousArray(queries.map { $0.id }),
+            tests: ContiguousArray(queries.map { $0.query.screen.test }))
+        screenTests[entity] = tests
         return tests
     }
 
@@ -257,6 +269,7 @@ final class LogFollower: @unchecked Sendable {
             // Behind a long backlog, go on without waiting for another wake-up.
             if !step(jobs) { poke() }
         }
+        applier.stop()
         close(wakeRead)
         close(wakeWrite)
         if inotify >= 0 { close(inotify) }
@@ -384,17 +397,16 @@ final class LogFollower: @unchecked Sendable {
                 // query number, so a walk through the sorted holders skips them.
                 let held = targets.sorted()
                 var next = 0
-                let tests = tests(of: change.entity, table: table)
-                tests.withUnsafeBufferPointer { tests in
+                let screens = tests(of: change.entity, table: table)
+                screens.tests.withUnsafeBufferPointer { tests in
                     guard let base = tests.baseAddress else { return }
                     for index in 0..<tests.count {
-                        // Through the pointer, the test is read in place, not copied.
-                        let entry = base + index
-                        let id = entry.pointee.id
+                        let id = screens.ids[index]
                         while next < held.count, held[next] < id { next += 1 }
                         if next < held.count, held[next] == id { continue }
                         do {
-                            if try entry.pointee.test.admits(decoded) { targets.append(id) }
+                            // Through the pointer, the test is run in place, not copied.
+                            if try ScreenTest.admits(base + index, decoded) { targets.append(id) }
                         } catch {
                             failed.append((id, error))
                         }
@@ -404,13 +416,18 @@ final class LogFollower: @unchecked Sendable {
             for id in targets { changesByQuery[id, default: []].append(decoded) }
             if entry.changes.count > 1, !targets.isEmpty { routed[change.entity, default: [:]][change.key] = targets }
         }
-        var publications: [LivePublication] = []
+        var work: [CommitApplier.Work] = []
+        work.reserveCapacity(changesByQuery.count)
         for (id, changes) in changesByQuery {
             guard let query = queries[id], !failed.contains(where: { $0.0 == id }) else { continue }
-            do {
-                if let publication = try query.apply(changes, commit: context) { publications.append(publication) }
-            } catch {
-                failed.append((id, error))
+            work.append(CommitApplier.Work(id: id, query: query, changes: changes))
+        }
+        var publications: [LivePublication] = []
+        for (id, outcome) in applier.apply(work, commit: context) {
+            switch outcome {
+            case .success(let publication?): publications.append(publication)
+            case .success(nil): break
+            case .failure(let error): failed.append((id, error))
             }
         }
         for (id, error) in failed {

@@ -557,12 +557,21 @@ extension QueryComparison {
 
 /// Which live queries of one entity hold which records: the follower asks it which queries a
 /// change of a record may remove or move, instead of asking every query.
-final class HolderIndex {
+final class HolderIndex: @unchecked Sendable {
+    // Sendable: the table is read and written under `lock` (the queries of a commit may apply
+    // on two threads at once, each entering its own rows).
+    private let lock = NSLock()
     private var table: [[UInt8]: [Int32]] = [:]
 
-    func add(_ key: [UInt8], _ id: Int32) { table[key, default: []].append(id) }
+    func add(_ key: [UInt8], _ id: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        table[key, default: []].append(id)
+    }
 
     func remove(_ key: [UInt8], _ id: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
         // One hash lookup; the list is changed in place.
         guard let slot = table.index(forKey: key) else { return }
         if table.values[slot].count == 1 {
@@ -574,7 +583,11 @@ final class HolderIndex {
         table.values[slot].removeLast()
     }
 
-    func holders(of key: [UInt8]) -> [Int32] { table[key] ?? [] }
+    func holders(of key: [UInt8]) -> [Int32] {
+        lock.lock()
+        defer { lock.unlock() }
+        return table[key] ?? []
+    }
 }
 
 extension QueryNode {

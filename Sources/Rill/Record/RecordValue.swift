@@ -5,7 +5,7 @@ import Foundation
 /// Used to inspect and render stored records (see `jsonString(pretty:)`) and to rewrite them. Equality and hashing
 /// compare floating-point payloads (`float`, `double`, `date`) by bit pattern, so that `NaN` equals itself, `0.0`
 /// and `-0.0` differ, and a value always equals its own round trip through bytes.
-package indirect enum RecordValue: Hashable, Sendable {
+package enum RecordValue: Hashable, Sendable {
     /// An explicit nil.
     case null
     /// A Bool.

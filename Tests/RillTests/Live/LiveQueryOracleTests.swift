@@ -57,19 +57,39 @@ import Testing
     }
 
     static func randomDescriptor(
-        _ random: inout SeededGenerator
+        _ random: inout SeededGenerator, windows: Bool = true
     ) -> (FetchDescriptor<Gadget>, @Sendable (Gadget) -> Bool, [SortDescriptor<Gadget>], String) {
         let (predicate, check, text) = FetchOracleTests.randomCase(&random)
         let sort = sorts.randomElement(using: &random)!
         var descriptor = FetchDescriptor<Gadget>(predicate: predicate, sortBy: sort)
-        if Int.random(in: 0..<3, using: &random) > 0 { descriptor.fetchLimit = Int.random(in: 0...30, using: &random) }
-        if Bool.random(using: &random) { descriptor.fetchOffset = Int.random(in: 0...15, using: &random) }
+        if windows, Int.random(in: 0..<3, using: &random) > 0 {
+            descriptor.fetchLimit = Int.random(in: 0...30, using: &random)
+        }
+        if windows, Bool.random(using: &random) { descriptor.fetchOffset = Int.random(in: 0...15, using: &random) }
         let window = "limit \(descriptor.fetchLimit.map(String.init) ?? "-") offset \(descriptor.fetchOffset ?? 0)"
         return (descriptor, check, sort, "\(text), sort #\(sorts.firstIndex(of: sort) ?? -1), \(window)")
     }
 
     @Test func randomLiveQueriesMatchBruteForce() throws {
-        var random = SeededGenerator(label: "live query oracle")
+        try runOracle(
+            label: "live query oracle", queries: OracleScale.value("RILL_LIVE_QUERIES", default: 30), windows: true,
+            saves: OracleScale.value("RILL_LIVE_SAVES", default: 400))
+    }
+
+    /// Many queries without a window, so that a save affects enough of them for the follower to
+    /// apply it on two threads: the same checks hold, and commits were applied that way.
+    @Test func queriesAppliedOnTwoThreadsMatchBruteForce() throws {
+        let follower = try runOracle(label: "two-thread apply oracle", queries: 60, windows: false, saves: 250)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 {
+            #expect(follower.parallelRounds > 0, "no commit was applied on two threads")
+        }
+    }
+
+    /// Random live queries (with fetch windows when `windows` is true) over a store receiving
+    /// `saves` random saves, each checked against brute force after every save; the store's follower.
+    @discardableResult
+    private func runOracle(label: String, queries queryCount: Int, windows: Bool, saves: Int) throws -> LogFollower {
+        var random = SeededGenerator(label: label)
         let container = try ModelContainer(
             for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
         let context = ModelContext(container)
@@ -84,8 +104,8 @@ import Testing
 
         let collector = DispatchQueue(label: "live oracle collector")
         var followed: [Followed] = []
-        for _ in 0..<OracleScale.value("RILL_LIVE_QUERIES", default: 30) {
-            let (descriptor, check, sort, text) = Self.randomDescriptor(&random)
+        for _ in 0..<queryCount {
+            let (descriptor, check, sort, text) = Self.randomDescriptor(&random, windows: windows)
             let query = try LiveQuery(descriptor, in: container)
             let received = Received()
             let observation = query.observe(on: collector) { received.changes.append($0) }
@@ -100,7 +120,6 @@ import Testing
         }
 
         var failures = 0
-        let saves = OracleScale.value("RILL_LIVE_SAVES", default: 400)
         for round in 0..<saves {
             let before = records
             var touched: Set<Int> = []
@@ -132,7 +151,7 @@ import Testing
             var replaced: Int?
             if Int.random(in: 0..<50, using: &random) == 0 {
                 let index = Int.random(in: 0..<followed.count, using: &random)
-                let (descriptor, check, sort, text) = Self.randomDescriptor(&random)
+                let (descriptor, check, sort, text) = Self.randomDescriptor(&random, windows: windows)
                 try followed[index].query.setDescriptor(descriptor)
                 followed[index].check = check
                 followed[index].sort = sort
@@ -196,6 +215,9 @@ import Testing
             if failures > 5 { break }
         }
         _ = followed.map(\.observation)
+        let follower = try LogFollowers.retain(for: container.store)
+        LogFollowers.release(follower)
+        return follower
     }
 
     /// Commits that pile up while the follower is busy are read in one batch, whose transaction
