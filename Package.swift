@@ -22,9 +22,9 @@ let package = Package(
         .target(name: "Rill", dependencies: ["RillStorage"]),
         .executableTarget(name: "rill", dependencies: ["Rill"]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
-        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB"]),
+        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillTestSupport"]),
 
-        // Models and helpers shared by the tests and the test helper process.
+        // Models and helpers shared by the tests, the test helper process and the benchmarks.
         .target(name: "RillTestSupport", dependencies: ["Rill"], path: "Tests/RillTestSupport"),
         // A child process the tests spawn, kill and inspect (durability under SIGKILL, several writers).
         .executableTarget(

@@ -86,19 +86,3 @@ struct ComparisonTable {
         value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
     }
 }
-
-/// A fast generator for choosing query arguments (SplitMix64): the system generator makes a system
-/// call for every number, which a query loop would otherwise measure along with the queries.
-struct FastRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64 = UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds)) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

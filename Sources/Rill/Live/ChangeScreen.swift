@@ -194,5 +194,4 @@ struct ScreenTest {
 
     private static let firstOffset = MemoryLayout<ScreenTest>.offset(of: \ScreenTest.first)!
     private static let secondOffset = MemoryLayout<ScreenTest>.offset(of: \ScreenTest.second)!
-
 }

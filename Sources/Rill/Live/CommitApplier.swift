@@ -97,11 +97,12 @@ final class CommitApplier: @unchecked Sendable {
         }
         let shared = work.filter { $0.query.appliesWithoutReading }
         guard useHelper, shared.count >= Self.parallelThreshold else { return work.map(alone) }
+        let own = work.filter { !$0.query.appliesWithoutReading }
         let round = Round(work: shared, commit: commit)
         self.round = round
         startHelperIfNeeded()
         start.signal()
-        var outcomes = work.filter { !$0.query.appliesWithoutReading }.map(alone)
+        var outcomes = own.map(alone)
         round.drain(helper: false)
         // The helper is usually about done by now: wait for it awake, briefly, before sleeping.
         let spinStart = DispatchTime.now().uptimeNanoseconds

@@ -60,6 +60,23 @@ struct QueryExecutor<T: PersistentModel> {
     private func window(of planned: Planned, offset: Int, limit: Int?) throws -> [T] {
         var models: [T] = []
         var skipped = 0
+        try forEachMatch(of: planned) { _, model in
+            if skipped < offset {
+                skipped += 1
+                return true
+            }
+            models.append(model)
+            return limit.map { models.count < $0 } ?? true
+        }
+        return models
+    }
+
+    /// Calls `body` with the identifier key and model of each stored candidate of `planned` that
+    /// matches the predicate, in the plan's order; `body` returns false to stop.
+    private func forEachMatch(
+        of planned: Planned, _ body: (_ key: UnsafeRawBufferPointer, _ model: T) throws -> Bool
+    ) throws {
+        // Only the fields the filter reads are parsed to evaluate it.
         let filterFields = planned.prefilter?.topLevelFields
         try store.forEachCandidate(of: planned.plan, in: planned.entity, transaction: transaction) { key, bytes in
             if let prefilter = planned.prefilter {
@@ -69,14 +86,8 @@ struct QueryExecutor<T: PersistentModel> {
             let model = try decode(bytes, key: key)
             // When the index ranges are exactly the predicate, every candidate matches.
             guard try planned.coversPredicate || matches(model) else { return true }
-            if skipped < offset {
-                skipped += 1
-                return true
-            }
-            models.append(model)
-            return limit.map { models.count < $0 } ?? true
+            return try body(key, model)
         }
-        return models
     }
 
     /// How many models `models()` would return.
@@ -211,19 +222,10 @@ struct QueryExecutor<T: PersistentModel> {
         if let planned {
             let stagedKeys = staged
             let keepKeys = !planned.isSorted || keepBest != nil
-            // Only the fields the filter reads are parsed to evaluate it.
-            let filterFields = planned.prefilter?.topLevelFields
-            try store.forEachCandidate(of: planned.plan, in: planned.entity, transaction: transaction) { key, bytes in
+            try forEachMatch(of: planned) { key, model in
+                // A staged change replaces or deletes the stored model.
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
-                if let prefilter = planned.prefilter {
-                    let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: filterFields)
-                    if !QueryEvaluator.matches(prefilter, record) { return true }
-                }
-                let model = try decode(bytes, key: key)
-                // When the index ranges are exactly the predicate, every candidate matches.
-                if try planned.coversPredicate || matches(model) {
-                    add(Row(key: keepKeys ? Array(key) : nil, model: model))
-                }
+                add(Row(key: keepKeys ? Array(key) : nil, model: model))
                 return wanted.map { rows.count < $0 } ?? true
             }
         }
