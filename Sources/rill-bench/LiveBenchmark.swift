@@ -39,6 +39,7 @@ struct LiveBenchmark {
         // thousand queries of the main one cannot disturb them.
         try crossProcess(directory: scratch.appendingPathComponent("cross"))
         try compareResultSizes(directory: scratch.appendingPathComponent("sizes"))
+        guard queryCount > 0 else { return }
         try manyQueries(directory: scratch.appendingPathComponent("many"))
     }
 

@@ -70,7 +70,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     }
 
     private enum Sink {
-        case queue(DispatchQueue, CancellationFlag, @Sendable (ResultsChange<T>) -> Void)
+        case queue(DeliveryQueue, CancellationFlag, @Sendable (ResultsChange<T>) -> Void)
         case stream(AsyncStream<ResultsChange<T>>.Continuation)
     }
 
@@ -172,9 +172,9 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         on queue: DispatchQueue, _ handler: @escaping @Sendable (ResultsChange<T>) -> Void
     ) -> LiveObservation {
         let flag = CancellationFlag()
-        // A serial queue of its own keeps the changes in order on a concurrent `queue` too.
-        let serial = DispatchQueue(label: "rill.live-query.observer", target: queue)
-        return addSink(.queue(serial, flag, handler), flag: flag)
+        // Through a serial queue, shared by the observers on `queue`: in order on a concurrent
+        // queue too, and one block per commit for all of them.
+        return addSink(.queue(DeliveryQueue.of(queue), flag, handler), flag: flag)
     }
 
     /// Calls `handler` isolated to `actor` (the main actor included: `observe(on: MainActor.shared)`)
@@ -246,18 +246,35 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         if let descriptor { state.descriptor = descriptor }
     }
 
-    private func deliver(_ change: ResultsChange<T>?) {
+    /// A change on its way to the observers: rows as the follower worked it out, made into
+    /// models by each observer's call; or models already (a new descriptor's change).
+    private enum Change: @unchecked Sendable {
+        // Sendable: rows are immutable.
+        case rows(RowChange)
+        case models(ResultsChange<T>)
+
+        var results: ResultsChange<T> {
+            switch self {
+            case .rows(let change): change.results(LiveRow<T>.model)
+            case .models(let change): change
+            }
+        }
+    }
+
+    private func deliver(_ change: Change?) {
         registrar.didSet(self, keyPath: resultsKeyPath)
         guard let change else { return }
         let sinks = observers.withLock { $0.sinks }
+        var streamed: ResultsChange<T>?
         for (_, sink) in sinks {
             switch sink {
             case .queue(let queue, let flag, let handler):
-                queue.async {
-                    if !flag.isCancelled { handler(change) }
+                queue.post {
+                    if !flag.isCancelled { handler(change.results) }
                 }
             case .stream(let continuation):
-                continuation.yield(change)
+                if streamed == nil { streamed = change.results }
+                continuation.yield(streamed!)
             }
         }
     }
@@ -280,27 +297,42 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
-            return publication(at: commit.sequence, change: change, descriptorChanged: false)
+            return Publication(
+                owner: owner, results: LiveResults<T>(query.results(at: commit.sequence)), change: .rows(change),
+                descriptor: nil)
         }
 
-        func publication(
-            at sequence: UInt64, change: ResultsChange<T>?, descriptorChanged: Bool = true
-        ) -> LivePublication {
-            // Swapped with the results published before, which then live as long as the
-            // publication: until the follower has delivered every query's change.
-            var results = LiveResults<T>(query.results(at: sequence))
-            let descriptor = descriptorChanged ? query.source.descriptor : nil
-            return LivePublication(
-                willPublish: { [weak owner] in owner?.willPublish() },
-                publish: { [weak owner] in owner?.publish(&results, descriptor: descriptor) },
-                deliver: { [weak owner] in owner?.deliver(change) })
+        func publication(at sequence: UInt64, change: ResultsChange<T>?) -> LivePublication {
+            Publication(
+                owner: owner, results: LiveResults<T>(query.results(at: sequence)), change: change.map { .models($0) },
+                descriptor: query.source.descriptor)
         }
 
         func fail(_ error: any Error) -> LivePublication {
             let failure = Self.failure(error)
-            return LivePublication(
-                willPublish: {}, publish: {}, deliver: { [weak owner] in owner?.stop(with: failure) })
+            return ClosurePublication(deliver: { [weak owner] in owner?.stop(with: failure) })
         }
+    }
+
+    /// New results and their change, on their way to the query: one object for the three steps.
+    private final class Publication: LivePublication {
+        weak var owner: LiveQuery<T>?
+        /// Swapped with the results published before, which then live as long as the
+        /// publication: until the follower has delivered every query's change.
+        var results: LiveResults<T>
+        let change: Change?
+        let descriptor: FetchDescriptor<T>?
+
+        init(owner: LiveQuery<T>?, results: LiveResults<T>, change: Change?, descriptor: FetchDescriptor<T>?) {
+            self.owner = owner
+            self.results = results
+            self.change = change
+            self.descriptor = descriptor
+        }
+
+        override func willPublish() { owner?.willPublish() }
+        override func publish() { owner?.publish(&results, descriptor: descriptor) }
+        override func deliver() { owner?.deliver(change) }
     }
 }
 

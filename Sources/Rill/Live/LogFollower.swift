@@ -48,16 +48,6 @@ extension MaintainedLink {
     }
 }
 
-/// New results for one live query, published with every other query's for the same commit.
-struct LivePublication {
-    /// Before the store-wide publication lock is taken (observation's will-change).
-    var willPublish: () -> Void
-    /// Under the lock: the new results become visible.
-    var publish: () -> Void
-    /// After the lock: observation's did-change, and the change handed to the observers.
-    var deliver: () -> Void
-}
-
 /// Follows one store's log for every live query of it in this process.
 ///
 /// A dedicated thread waits for a commit — a save of this process pokes it through a pipe;
@@ -382,6 +372,17 @@ final class LogFollower: @unchecked Sendable {
         // delete). The holder index is as it was before the commit, so the later change also
         // goes to every query an earlier change of the record went to.
         var routed: [String: [[UInt8]: [Int32]]] = [:]
+        // Once the commit is known to reach enough queries, the helper that may apply some of
+        // them is woken, while the rest are found.
+        var reached = 0
+        var prepared = false
+        func reach(_ count: Int) {
+            reached += count
+            if !prepared, reached >= CommitApplier.parallelThreshold {
+                prepared = true
+                applier.prepare()
+            }
+        }
         for change in entry.changes {
             guard let candidates = queriesByEntity[change.entity], !candidates.isEmpty,
                 let index = holders[change.entity]
@@ -389,6 +390,7 @@ final class LogFollower: @unchecked Sendable {
             let table = fieldTables[change.entity] ?? FieldTable()
             let decoded = DecodedChange(change, fields: table)
             var targets = index.holders(of: change.key)
+            reach(targets.count)
             if let earlier = routed[change.entity]?[change.key] {
                 for id in earlier where !targets.contains(id) { targets.append(id) }
             }
@@ -406,7 +408,10 @@ final class LogFollower: @unchecked Sendable {
                         if next < held.count, held[next] == id { continue }
                         do {
                             // Through the pointer, the test is run in place, not copied.
-                            if try ScreenTest.admits(base + index, decoded) { targets.append(id) }
+                            if try ScreenTest.admits(base + index, decoded) {
+                                targets.append(id)
+                                reach(1)
+                            }
                         } catch {
                             failed.append((id, error))
                         }

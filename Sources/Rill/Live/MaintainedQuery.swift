@@ -229,7 +229,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// Applies the changes one commit made to the entity's records — those of records the query
     /// holds, and inserts and updates its `screen` admits — and returns the change to the
     /// results, or nil when they are as they were.
-    func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> ResultsChange<Source.Element>? {
+    func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> RowChange? {
         // The changes that can affect the held rows: a held record changed or deleted, or a
         // record that matches now. The follower hands a query only the changes of records it
         // holds or that its screen admits, so that screen is not run again here.
@@ -283,7 +283,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// `apply` for the most common case: one record changed, and the query has no window (it
     /// holds every match). The record's row left, entered, stayed in place or moved; no other
     /// row can enter or leave, and the positions found on the way are the change's offsets.
-    private func applyOne(key: [UInt8], row: LiveEntry?, sequence: UInt64) -> ResultsChange<Source.Element>? {
+    private func applyOne(key: [UInt8], row: LiveEntry?, sequence: UInt64) -> RowChange? {
         let old = held[key]
         let oldPosition = old.flatMap { position(of: $0, in: rows) }
         if let oldPosition { rows.remove(at: oldPosition, retiring: version) }
@@ -302,17 +302,16 @@ final class MaintainedQuery<Source: LiveRowSource> {
         case (nil, let row?): hold(row)
         case (nil, nil): break
         }
-        var change = ResultsChange<Source.Element>(
-            sequence: sequence, removals: [], insertions: [], moves: [], updates: [])
+        var change = RowChange(sequence: sequence)
         switch (oldPosition, newPosition) {
         case (let from?, nil):
-            change.removals = [.init(offset: from, element: Source.element(old!))]
+            change.removals = [(from, old!)]
         case (nil, let to?):
-            change.insertions = [.init(offset: to, element: Source.element(row!))]
+            change.insertions = [(to, row!)]
         case (let from?, let to?) where from == to:
-            change.updates = [.init(oldOffset: from, offset: to, element: Source.element(row!))]
+            change.updates = [(from, to, row!)]
         case (let from?, let to?):
-            change.moves = [.init(from: from, to: to, element: Source.element(row!))]
+            change.moves = [(from, to, row!)]
         case (nil, nil):
             return nil
         }
@@ -399,7 +398,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// positions from either edge of the old and new windows can enter, leave or move.
     private func windowChange(
         from before: RowList, touched: [[UInt8]], oldRows: [[UInt8]: LiveEntry], sequence: UInt64
-    ) -> ResultsChange<Source.Element> {
+    ) -> RowChange {
         let start = windowStart
         let end = windowEnd
         let band = touched.count + 1
@@ -466,23 +465,18 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
         // Rows in the old window that are not untouched rows of both windows, and the same in
         // the new one: every other row keeps its order, so a touched row of both windows stays
-        // in place when as many stable rows precede it in each. (The lists are of concrete
-        // types and become the change's generic ones only at the end: generic code unspecialized
-        // for the model type costs far more per step.)
-        var removals: [(offset: Int, row: LiveEntry)] = []
-        var insertions: [(offset: Int, row: LiveEntry)] = []
-        var moves: [(from: Int, to: Int, row: LiveEntry)] = []
-        var updates: [(old: Int, new: Int, row: LiveEntry)] = []
+        // in place when as many stable rows precede it in each.
+        var change = RowChange(sequence: sequence)
         var oldUnstable: [Int] = []
         var newUnstable: [Int] = []
         var common: [WindowCandidate] = []
         for candidate in candidates.values {
             switch (candidate.oldOffset, candidate.newOffset) {
             case (let old?, nil):
-                removals.append((old, candidate.old!))
+                change.removals.append((old, candidate.old!))
                 oldUnstable.append(old)
             case (nil, let new?):
-                insertions.append((new, candidate.new!))
+                change.insertions.append((new, candidate.new!))
                 newUnstable.append(new)
             case (let old?, let new?) where candidate.touched:
                 common.append(candidate)
@@ -510,7 +504,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
             if stableBefore(old, oldUnstable) == stableBefore(new, newUnstable) {
                 inPlace.append((old, new, candidate.new!))
             } else {
-                moves.append((old, new, candidate.new!))
+                change.moves.append((old, new, candidate.new!))
             }
         }
         // Touched rows in the same gap between stable rows may have swapped: keep the longest
@@ -518,18 +512,17 @@ final class MaintainedQuery<Source: LiveRowSource> {
         inPlace.sort { $0.old < $1.old }
         let keep = ResultsDiff.longestIncreasingSubsequence(inPlace.map { $0.new })
         for (index, row) in inPlace.enumerated() {
-            if keep.contains(index) { updates.append(row) } else { moves.append((row.old, row.new, row.row)) }
+            if keep.contains(index) {
+                change.updates.append((row.old, row.new, row.row))
+            } else {
+                change.moves.append((row.old, row.new, row.row))
+            }
         }
-        removals.sort { $0.offset < $1.offset }
-        insertions.sort { $0.offset < $1.offset }
-        moves.sort { $0.to < $1.to }
-        updates.sort { $0.new < $1.new }
-        return ResultsChange(
-            sequence: sequence,
-            removals: removals.map { .init(offset: $0.offset, element: Source.element($0.row)) },
-            insertions: insertions.map { .init(offset: $0.offset, element: Source.element($0.row)) },
-            moves: moves.map { .init(from: $0.from, to: $0.to, element: Source.element($0.row)) },
-            updates: updates.map { .init(oldOffset: $0.old, offset: $0.new, element: Source.element($0.row)) })
+        change.removals.sort { $0.offset < $1.offset }
+        change.insertions.sort { $0.offset < $1.offset }
+        change.moves.sort { $0.to < $1.to }
+        change.updates.sort { $0.offset < $1.offset }
+        return change
     }
 }
 

@@ -71,7 +71,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 guard !changes.isEmpty, let change = try link.query.apply(changes, commit: context) else {
                     continue
                 }
-                events.append(.change(change))
+                events.append(.change(change.results(RecordRowSource.element)))
             }
             return link.publication(link.query.results(at: sequence), events: events)
         }
@@ -108,13 +108,13 @@ package final class RecordLiveQuery: @unchecked Sendable {
 
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
-            return publication(query.results(at: commit.sequence), events: [.change(change)])
+            return publication(
+                query.results(at: commit.sequence), events: [.change(change.results(RecordRowSource.element))])
         }
 
         func publication(_ results: RowSnapshot, events: [Event]) -> LivePublication {
             let handler = self.handler
-            return LivePublication(
-                willPublish: {},
+            return ClosurePublication(
                 publish: { [weak owner] in owner?.current = results },
                 deliver: { for event in events { handler(event) } })
         }
@@ -122,7 +122,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
         func fail(_ error: any Error) -> LivePublication {
             let failure = Self.failure(error)
             let handler = self.handler
-            return LivePublication(willPublish: {}, publish: {}, deliver: { handler(.failed(failure)) })
+            return ClosurePublication(deliver: { handler(.failed(failure)) })
         }
     }
 }
