@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Rill
+import RillTestSupport
 
 /// The model of the live-query benchmark.
 struct Piece: PersistentModel {
@@ -49,7 +50,7 @@ struct LiveBenchmark {
         configuration.initialMapSize = 1 << 30
         let container = try ModelContainer(for: Piece.self, configurations: configuration)
         let context = container.mainContext
-        var random = SystemRandomNumberGenerator()
+        var random = Self.workload(label: "live queries and saves")
         var scores = Array(0..<records)
         scores.shuffle(using: &random)
         for id in 0..<records {
@@ -145,11 +146,19 @@ struct LiveBenchmark {
                 higherIsBetter: false, target: "", ratio: percentile(refetches, 0.99) / p99))
         table.note =
             "ratio: re-fetch ÷ rill; re-fetch: the median over \(refetches.count) of the saves of running every "
-            + "query that changed again"
+            + "query that changed again. Saves are durable: the follower reads a commit once LMDB makes it "
+            + "visible, while save() still waits for the disk's flush, so part of its work is done when save() returns"
         print(table.render())
         observations.removeAll()
         queries.removeAll()
 
+    }
+
+    /// The generator of a measure's queries and saves: the same workload in every run (seed
+    /// 2026), or another with `RILL_SEED`.
+    static func workload(label: String) -> SeededGenerator {
+        SeededGenerator(
+            seed: ProcessInfo.processInfo.environment["RILL_SEED"].flatMap(UInt64.init) ?? 2026, label: label)
     }
 
     /// One live query over 50,000 results beside one over 100: latency and memory per save.
@@ -176,7 +185,7 @@ struct LiveBenchmark {
             // Each save moves an item inside the range, so every save changes the results.
             var latencies: [Double] = []
             var kept: [LiveResults<Piece>] = []
-            var random = SystemRandomNumberGenerator()
+            var random = Self.workload(label: "")
             let before = Memory.resident()
             for _ in 0..<1_000 {
                 let item = query[Int.random(in: 0..<query.count, using: &random)]

@@ -46,32 +46,25 @@ import Synchronization
 /// only, not a context's unsaved ones.
 public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     // Sendable: every mutable stored property below is guarded by `follower.publication`
-    // (`state`) or by its own lock (`observers`).
+    // (`snapshot`, `state`) or by its own lock (`observers`).
+    //
+    // What the follower touches for every commit (`snapshot`, the observers, the change) is of
+    // types that are not generic: unspecialized generic code looks up type metadata at nearly
+    // every step, and the follower runs this code for each query a commit changes.
 
     private let follower: LogFollower
     private let link: Link
     private let registrar = ObservationRegistrar()
     /// `\.results`, made once: a generic key path is costly to form on every read.
     private let resultsKeyPath: KeyPath<LiveQuery<T>, LiveResults<T>> = \.results
+    /// The published results.
+    private var snapshot = RowSnapshot.empty
     private var state: State
-    private let observers = Mutex(Observers())
+    private let observers = Mutex(LiveObservers())
 
     private struct State {
-        var results = LiveResults<T>()
         var descriptor: FetchDescriptor<T>
         var error: RillError?
-    }
-
-    private struct Observers {
-        var nextID = 0
-        /// By observation number, in the order they were added.
-        var sinks: [(id: Int, sink: Sink)] = []
-        var finished = false
-    }
-
-    private enum Sink {
-        case queue(DeliveryQueue, CancellationFlag, @Sendable (ResultsChange<T>) -> Void)
-        case stream(AsyncStream<ResultsChange<T>>.Continuation)
     }
 
     /// Fetches `descriptor`'s results as of the store's last commit and keeps them current.
@@ -104,7 +97,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             observers.finished = true
             return observers.sinks
         }
-        for case (_, .stream(let continuation)) in sinks { continuation.finish() }
+        for (_, sink) in sinks { sink.finish() }
     }
 
     // MARK: - Contents
@@ -113,9 +106,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     public var results: LiveResults<T> {
         registrar.access(self, keyPath: resultsKeyPath)
         return follower.publication.withShared {
-            var results = state.results
-            results.sequence = follower.publishedSequenceHoldingLock
-            return results
+            LiveResults<T>(snapshot, sequence: follower.publishedSequenceHoldingLock)
         }
     }
 
@@ -174,7 +165,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         let flag = CancellationFlag()
         // Through a serial queue, shared by the observers on `queue`: in order on a concurrent
         // queue too, and one block per commit for all of them.
-        return addSink(.queue(DeliveryQueue.of(queue), flag, handler), flag: flag)
+        return addSink(QueueSink(queue: DeliveryQueue.of(queue), flag: flag, handler: handler), flag: flag)
     }
 
     /// Calls `handler` isolated to `actor` (the main actor included: `observe(on: MainActor.shared)`)
@@ -189,7 +180,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
                 await handler(actor, change)
             }
         }
-        let observation = addSink(.stream(continuation), flag: flag)
+        let observation = addSink(StreamSink(continuation), flag: flag)
         continuation.onTermination = { _ in task.cancel() }
         return observation
     }
@@ -205,12 +196,12 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     /// ```
     public var changes: AsyncStream<ResultsChange<T>> {
         let (stream, continuation) = AsyncStream<ResultsChange<T>>.makeStream()
-        let observation = addSink(.stream(continuation), flag: CancellationFlag())
+        let observation = addSink(StreamSink(continuation), flag: CancellationFlag())
         continuation.onTermination = { _ in observation.cancel() }
         return stream
     }
 
-    private func addSink(_ sink: Sink, flag: CancellationFlag) -> LiveObservation {
+    private func addSink(_ sink: LiveSink, flag: CancellationFlag) -> LiveObservation {
         let id: Int? = observers.withLock { observers in
             guard !observers.finished else { return nil }
             let id = observers.nextID
@@ -219,17 +210,17 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             return id
         }
         guard let id else {
-            if case .stream(let continuation) = sink { continuation.finish() }
+            sink.finish()
             flag.cancel()
             return LiveObservation {}
         }
         return LiveObservation { [weak self] in
             flag.cancel()
-            let removed = self?.observers.withLock { observers -> Sink? in
+            let removed = self?.observers.withLock { observers -> LiveSink? in
                 guard let index = observers.sinks.firstIndex(where: { $0.id == id }) else { return nil }
                 return observers.sinks.remove(at: index).sink
             }
-            if case .stream(let continuation)? = removed { continuation.finish() }
+            removed?.finish()
         }
     }
 
@@ -241,42 +232,20 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
     /// Under the follower's publication lock. The results published before are handed back in
     /// `results`, so that they are released later, after every observer has been notified.
-    private func publish(_ results: inout LiveResults<T>, descriptor: FetchDescriptor<T>?) {
-        swap(&state.results, &results)
-        if let descriptor { state.descriptor = descriptor }
+    private func publish(_ snapshot: inout RowSnapshot) {
+        swap(&self.snapshot, &snapshot)
     }
 
-    /// A change on its way to the observers: rows as the follower worked it out, made into
-    /// models by each observer's call; or models already (a new descriptor's change).
-    private enum Change: @unchecked Sendable {
-        // Sendable: rows are immutable.
-        case rows(RowChange)
-        case models(ResultsChange<T>)
-
-        var results: ResultsChange<T> {
-            switch self {
-            case .rows(let change): change.results(LiveRow<T>.model)
-            case .models(let change): change
-            }
-        }
+    /// Under the follower's publication lock, with the results of a new descriptor.
+    private func publish(descriptor: FetchDescriptor<T>) {
+        state.descriptor = descriptor
     }
 
-    private func deliver(_ change: Change?) {
+    private func deliver(_ change: PendingChange?) {
         registrar.didSet(self, keyPath: resultsKeyPath)
         guard let change else { return }
         let sinks = observers.withLock { $0.sinks }
-        var streamed: ResultsChange<T>?
-        for (_, sink) in sinks {
-            switch sink {
-            case .queue(let queue, let flag, let handler):
-                queue.post {
-                    if !flag.isCancelled { handler(change.results) }
-                }
-            case .stream(let continuation):
-                if streamed == nil { streamed = change.results }
-                continuation.yield(streamed!)
-            }
-        }
+        for (_, sink) in sinks { sink.post(change) }
     }
 
     private func stop(with error: RillError) {
@@ -285,7 +254,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             observers.finished = true
             return observers.sinks
         }
-        for case (_, .stream(let continuation)) in sinks { continuation.finish() }
+        for (_, sink) in sinks { sink.finish() }
     }
 
     /// The follower's handle on the query: the maintained results, and a weak way back.
@@ -298,13 +267,12 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
             return Publication(
-                owner: owner, results: LiveResults<T>(query.results(at: commit.sequence)), change: .rows(change),
-                descriptor: nil)
+                owner: owner, snapshot: query.results(at: commit.sequence), change: PendingChange(rows: change))
         }
 
         func publication(at sequence: UInt64, change: ResultsChange<T>?) -> LivePublication {
-            Publication(
-                owner: owner, results: LiveResults<T>(query.results(at: sequence)), change: change.map { .models($0) },
+            DescriptorPublication(
+                owner: owner, snapshot: query.results(at: sequence), change: change.map(PendingChange.init(models:)),
                 descriptor: query.source.descriptor)
         }
 
@@ -315,25 +283,109 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     }
 
     /// New results and their change, on their way to the query: one object for the three steps.
-    private final class Publication: LivePublication {
+    private class Publication: LivePublication {
         weak var owner: LiveQuery<T>?
         /// Swapped with the results published before, which then live as long as the
         /// publication: until the follower has delivered every query's change.
-        var results: LiveResults<T>
-        let change: Change?
-        let descriptor: FetchDescriptor<T>?
+        var snapshot: RowSnapshot
+        let change: PendingChange?
 
-        init(owner: LiveQuery<T>?, results: LiveResults<T>, change: Change?, descriptor: FetchDescriptor<T>?) {
+        init(owner: LiveQuery<T>?, snapshot: RowSnapshot, change: PendingChange?) {
             self.owner = owner
-            self.results = results
+            self.snapshot = snapshot
             self.change = change
-            self.descriptor = descriptor
         }
 
         override func willPublish() { owner?.willPublish() }
-        override func publish() { owner?.publish(&results, descriptor: descriptor) }
+        override func publish() { owner?.publish(&snapshot) }
         override func deliver() { owner?.deliver(change) }
     }
+
+    /// The results of a new descriptor, and the descriptor.
+    private final class DescriptorPublication: Publication {
+        let descriptor: FetchDescriptor<T>
+
+        init(owner: LiveQuery<T>?, snapshot: RowSnapshot, change: PendingChange?, descriptor: FetchDescriptor<T>) {
+            self.descriptor = descriptor
+            super.init(owner: owner, snapshot: snapshot, change: change)
+        }
+
+        override func publish() {
+            super.publish()
+            owner?.publish(descriptor: descriptor)
+        }
+    }
+}
+
+/// A change on its way to a live query's observers: rows as the follower worked it out, made
+/// into models by each observer's call; or models already (a new descriptor's change).
+final class PendingChange: @unchecked Sendable {
+    // Sendable: immutable; rows are immutable, and `models` is a Sendable `ResultsChange`.
+    private let rows: RowChange?
+    private let models: Any?
+
+    init(rows: RowChange) {
+        self.rows = rows
+        self.models = nil
+    }
+
+    init<T: PersistentModel>(models: ResultsChange<T>) {
+        self.rows = nil
+        self.models = models
+    }
+
+    /// The change as models of `T`, the element type of the query it was made for.
+    func results<T: PersistentModel>(_ type: T.Type) -> ResultsChange<T> {
+        if let rows { return rows.results(LiveRow<T>.model) }
+        return models as! ResultsChange<T>
+    }
+}
+
+/// The observers of a live query, by observation number, in the order they were added.
+struct LiveObservers {
+    var nextID = 0
+    var sinks: [(id: Int, sink: LiveSink)] = []
+    var finished = false
+}
+
+/// An observer of a live query as the query keeps it: told of each change. Not generic, so
+/// that the follower hands out a change without looking up type metadata; the subclass that
+/// knows the element type makes the models, on the observer's side.
+class LiveSink: @unchecked Sendable {
+    // Sendable: the subclasses' state is immutable or Sendable.
+    func post(_ change: PendingChange) {}
+    /// The query ends: no change comes any more.
+    func finish() {}
+}
+
+/// An observer called on a queue.
+private final class QueueSink<T: PersistentModel>: LiveSink, @unchecked Sendable {
+    let queue: DeliveryQueue
+    let flag: CancellationFlag
+    let handler: @Sendable (ResultsChange<T>) -> Void
+
+    init(queue: DeliveryQueue, flag: CancellationFlag, handler: @escaping @Sendable (ResultsChange<T>) -> Void) {
+        self.queue = queue
+        self.flag = flag
+        self.handler = handler
+    }
+
+    override func post(_ change: PendingChange) {
+        let (flag, handler) = (self.flag, self.handler)
+        queue.post {
+            if !flag.isCancelled { handler(change.results(T.self)) }
+        }
+    }
+}
+
+/// An observer fed through an `AsyncStream`.
+private final class StreamSink<T: PersistentModel>: LiveSink, @unchecked Sendable {
+    let continuation: AsyncStream<ResultsChange<T>>.Continuation
+
+    init(_ continuation: AsyncStream<ResultsChange<T>>.Continuation) { self.continuation = continuation }
+
+    override func post(_ change: PendingChange) { continuation.yield(change.results(T.self)) }
+    override func finish() { continuation.finish() }
 }
 
 extension LiveQuery: Observable {}

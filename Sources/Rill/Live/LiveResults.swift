@@ -7,6 +7,9 @@ struct RowSnapshot: @unchecked Sendable {
     let version: LiveVersion
     let sequence: UInt64
 
+    /// No rows.
+    static var empty: RowSnapshot { RowSnapshot(rows: RowList(), range: 0..<0, version: LiveVersion(), sequence: 0) }
+
     var count: Int { range.count }
 
     subscript(position: Int) -> LiveEntry { rows[range.lowerBound + position] }
@@ -30,14 +33,9 @@ public struct LiveResults<Element: PersistentModel>: RandomAccessCollection, Sen
     /// query had applied when they were taken).
     public internal(set) var sequence: UInt64
 
-    init(_ snapshot: RowSnapshot) {
+    init(_ snapshot: RowSnapshot, sequence: UInt64? = nil) {
         self.snapshot = snapshot
-        self.sequence = snapshot.sequence
-    }
-
-    /// No results.
-    init() {
-        self.init(RowSnapshot(rows: RowList(), range: 0..<0, version: LiveVersion(), sequence: 0))
+        self.sequence = sequence ?? snapshot.sequence
     }
 
     public var startIndex: Int { 0 }
