@@ -120,15 +120,26 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         descriptor.fetchLimit = limit
         let executor = QueryExecutor(
             store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: transaction)
-        return try executor.models().map { model in
-            let key = model.id.storageKey
-            var orderKey: [UInt8]?
-            if orderPaths != nil, let bytes = try transaction.get(key, in: entity.database) {
-                let record = try key.withUnsafeBytes { try Store.recordValue(bytes, key: $0, entity: T.entityName) }
-                orderKey = try order(record, key)
-            }
-            return LiveRow(key: key, model: model, order: orderKey)
+        guard let orderPaths else {
+            // Rows compare by model: the executor orders them.
+            return try executor.models().map { LiveRow(key: $0.id.storageKey, model: $0, order: nil) }
         }
+        if limit == 0 { return [] }
+        // Each record is read once: its model and, from the same bytes, the fields it is
+        // ordered by.
+        let fields = Set(orderPaths.compactMap { $0.path.first })
+        var rows: [LiveEntry] = []
+        let sorted = try executor.forEachStoredMatch(limit: limit) { key, bytes, model in
+            let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: fields)
+            let key = Array(key)
+            rows.append(LiveRow(key: key, model: model, order: try order(record, key)))
+        }
+        // The order keys are the descriptor's order. A walk in index order gave the first
+        // `limit` rows already in it (sorting them again costs a pass); any other walk gave
+        // every match, in no order.
+        rows.sort { LiveEntry.orderKey($0.order!, precedes: $1.order!) }
+        if !sorted, let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+        return rows
     }
 
     func compare(_ lhs: LiveEntry, _ rhs: LiveEntry) -> ComparisonResult {

@@ -17,6 +17,17 @@ class LiveEntry: @unchecked Sendable {
         self.key = key
         self.order = order
     }
+
+    /// The order of order keys: `memcmp`'s.
+    static func orderKey(_ lhs: [UInt8], precedes rhs: [UInt8]) -> Bool {
+        lhs.withUnsafeBufferPointer { left in
+            rhs.withUnsafeBufferPointer { right in
+                let common = min(left.count, right.count)
+                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                return order < 0 || (order == 0 && left.count < right.count)
+            }
+        }
+    }
 }
 
 /// A row with its model.
@@ -363,22 +374,11 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     /// The descriptor's order: its sort descriptors, then the identifier key.
     func precedes(_ lhs: LiveEntry, _ rhs: LiveEntry) -> Bool {
-        if let left = lhs.order, let right = rhs.order { return Self.bytes(left, precede: right) }
+        if let left = lhs.order, let right = rhs.order { return LiveEntry.orderKey(left, precedes: right) }
         switch sourceBox.value.compare(lhs, rhs) {
         case .orderedAscending: return true
         case .orderedDescending: return false
         case .orderedSame: return lhs.key.lexicographicallyPrecedes(rhs.key)
-        }
-    }
-
-    /// `memcmp` order.
-    private static func bytes(_ lhs: [UInt8], precede rhs: [UInt8]) -> Bool {
-        lhs.withUnsafeBufferPointer { left in
-            rhs.withUnsafeBufferPointer { right in
-                let common = min(left.count, right.count)
-                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
-                return order < 0 || (order == 0 && left.count < right.count)
-            }
         }
     }
 

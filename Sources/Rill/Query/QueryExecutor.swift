@@ -60,7 +60,7 @@ struct QueryExecutor<T: PersistentModel> {
     private func window(of planned: Planned, offset: Int, limit: Int?) throws -> [T] {
         var models: [T] = []
         var skipped = 0
-        try forEachMatch(of: planned) { _, model in
+        try forEachMatch(of: planned) { _, _, model in
             if skipped < offset {
                 skipped += 1
                 return true
@@ -71,10 +71,11 @@ struct QueryExecutor<T: PersistentModel> {
         return models
     }
 
-    /// Calls `body` with the identifier key and model of each stored candidate of `planned` that
-    /// matches the predicate, in the plan's order; `body` returns false to stop.
+    /// Calls `body` with the identifier key, stored bytes and model of each stored candidate of
+    /// `planned` that matches the predicate, in the plan's order; `body` returns false to stop.
     private func forEachMatch(
-        of planned: Planned, _ body: (_ key: UnsafeRawBufferPointer, _ model: T) throws -> Bool
+        of planned: Planned,
+        _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: T) throws -> Bool
     ) throws {
         // Only the fields the filter reads are parsed to evaluate it.
         let filterFields = planned.prefilter?.topLevelFields
@@ -86,8 +87,29 @@ struct QueryExecutor<T: PersistentModel> {
             let model = try decode(bytes, key: key)
             // When the index ranges are exactly the predicate, every candidate matches.
             guard try planned.coversPredicate || matches(model) else { return true }
-            return try body(key, model)
+            return try body(key, bytes, model)
         }
+    }
+
+    /// Calls `body` with the identifier key, stored bytes and model of each stored model that
+    /// matches the predicate, in the order the plan reads them — the descriptor's sort when the
+    /// returned value is true, and then only the first `limit` are read. The context's unsaved
+    /// changes and the descriptor's window are not looked at. (For live queries, which keep more
+    /// of a row than its model, and so read each record once.)
+    func forEachStoredMatch(
+        limit: Int?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: T) throws -> Void
+    ) throws -> Bool {
+        guard let planned = try plan() else { return true }
+        let stopAfter = planned.isSorted ? limit : nil
+        if stopAfter == 0 { return true }
+        var count = 0
+        try forEachMatch(of: planned) { key, bytes, model in
+            try body(key, bytes, model)
+            count += 1
+            return stopAfter.map { count < $0 } ?? true
+        }
+        return planned.isSorted
     }
 
     /// How many models `models()` would return.
@@ -222,7 +244,7 @@ struct QueryExecutor<T: PersistentModel> {
         if let planned {
             let stagedKeys = staged
             let keepKeys = !planned.isSorted || keepBest != nil
-            try forEachMatch(of: planned) { key, model in
+            try forEachMatch(of: planned) { key, _, model in
                 // A staged change replaces or deletes the stored model.
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
                 add(Row(key: keepKeys ? Array(key) : nil, model: model))
