@@ -345,6 +345,65 @@ import Testing
     }
 
     /// Every query of a store has the commit before any observer hears of it.
+    @Test func observersSharingAConcurrentQueueAreCalledOneAtATimeInCommitOrder() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        var random = SeededGenerator(label: "observers on one concurrent queue")
+        try save(context, (0..<40).map { Counter(id: $0, value: Int.random(in: 0..<100, using: &random)) })
+        let descriptors = [
+            FetchDescriptor<Counter>(predicate: #Predicate { $0.value < 50 }, sortBy: [SortDescriptor(\.value)]),
+            FetchDescriptor<Counter>(predicate: #Predicate { $0.value >= 30 }, sortBy: [SortDescriptor(\.id)]),
+            FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.value, order: .reverse)]),
+        ]
+        let queries = try descriptors.map { try LiveQuery($0, in: container) }
+        let queue = DispatchQueue(label: "observers", attributes: .concurrent)
+        // Two observers of the first query, one of each other: each keeps a copy of the results
+        // up to date from its changes alone.
+        final class Copy: @unchecked Sendable {
+            // Written by the observer's calls only, which never overlap (checked below).
+            var ids: [Int]
+            var sequences: [UInt64] = []
+            init(_ ids: [Int]) { self.ids = ids }
+        }
+        final class Calls: Sendable {
+            let running = Atomic<Int>(0)
+            let overlaps = Atomic<Int>(0)
+        }
+        let calls = Calls()
+        var observations: [LiveObservation] = []
+        var copies: [(query: Int, copy: Copy)] = []
+        for index in [0, 0, 1, 2] {
+            let copy = Copy(queries[index].map(\.id))
+            copies.append((index, copy))
+            observations.append(
+                queries[index].observe(on: queue) { change in
+                    if calls.running.add(1, ordering: .sequentiallyConsistent).newValue > 1 {
+                        calls.overlaps.add(1, ordering: .relaxed)
+                    }
+                    copy.ids = change.apply(to: copy.ids.map { Counter(id: $0, value: 0) }).map(\.id)
+                    copy.sequences.append(change.sequence)
+                    calls.running.subtract(1, ordering: .sequentiallyConsistent)
+                })
+        }
+        for _ in 0..<150 {
+            let id = Int.random(in: 0..<50, using: &random)
+            if Int.random(in: 0..<6, using: &random) == 0 {
+                try save(context, [], deleting: [id])
+            } else {
+                try save(context, [Counter(id: id, value: Int.random(in: 0..<100, using: &random))])
+            }
+        }
+        for query in queries { try query.catchUp() }
+        queue.sync(flags: .barrier) {}
+        #expect(calls.overlaps.load(ordering: .relaxed) == 0, "observers on one queue ran at the same time")
+        for (index, copy) in copies {
+            #expect(copy.ids == queries[index].map(\.id), "query \(index): changes applied ≠ the results")
+            #expect(copy.sequences == copy.sequences.sorted() && Set(copy.sequences).count == copy.sequences.count)
+            #expect(!copy.sequences.isEmpty)
+        }
+        withExtendedLifetime(observations) {}
+    }
+
     @Test func queriesOfAStoreAdvanceTogether() throws {
         let container = try container()
         let context = ModelContext(container)
