@@ -137,7 +137,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         // The order keys are the descriptor's order. A walk in index order gave the first
         // `limit` rows already in it (sorting them again costs a pass); any other walk gave
         // every match, in no order.
-        rows.sort { LiveEntry.orderKey($0.order!, precedes: $1.order!) }
+        rows.sort { OrderKey.precedes($0.order!, $1.order!) }
         if !sorted, let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
         return rows
     }

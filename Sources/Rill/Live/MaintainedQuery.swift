@@ -17,17 +17,6 @@ class LiveEntry: @unchecked Sendable {
         self.key = key
         self.order = order
     }
-
-    /// The order of order keys: `memcmp`'s.
-    static func orderKey(_ lhs: [UInt8], precedes rhs: [UInt8]) -> Bool {
-        lhs.withUnsafeBufferPointer { left in
-            rhs.withUnsafeBufferPointer { right in
-                let common = min(left.count, right.count)
-                let order = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
-                return order < 0 || (order == 0 && left.count < right.count)
-            }
-        }
-    }
 }
 
 /// A row with its model.
@@ -131,22 +120,13 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// The order key of a row whose record is `record`; nil when rows are compared by model.
     private func orderKey(_ record: RecordValue, key: [UInt8]) throws -> [UInt8]? {
         guard let orderPaths else { return nil }
-        var bytes: [UInt8] = []
-        for sort in orderPaths {
-            let start = bytes.count
-            do {
-                try IndexKey.append(QueryEvaluator.read(sort.path, from: record), to: &bytes)
-            } catch {
-                throw RillError(
-                    .queryFailed, "cannot order \(source.entityName) by \(sort.path.joined(separator: ".")): \(error)",
-                    underlyingError: error)
-            }
-            // Encodings are prefix-free, so inverting one reverses its order within the whole key.
-            if !sort.ascending {
-                for index in start..<bytes.count { bytes[index] = ~bytes[index] }
-            }
+        do {
+            return try OrderKey.make(record, key: key, sort: orderPaths)
+        } catch {
+            let paths = orderPaths.map { $0.path.joined(separator: ".") }.joined(separator: ", ")
+            throw RillError(
+                .queryFailed, "cannot order \(source.entityName) by \(paths): \(error)", underlyingError: error)
         }
-        return bytes + key
     }
 
     // MARK: - The window
@@ -374,7 +354,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     /// The descriptor's order: its sort descriptors, then the identifier key.
     func precedes(_ lhs: LiveEntry, _ rhs: LiveEntry) -> Bool {
-        if let left = lhs.order, let right = rhs.order { return LiveEntry.orderKey(left, precedes: right) }
+        if let left = lhs.order, let right = rhs.order { return OrderKey.precedes(left, right) }
         switch sourceBox.value.compare(lhs, rhs) {
         case .orderedAscending: return true
         case .orderedDescending: return false

@@ -233,6 +233,8 @@ struct QueryExecutor<T: PersistentModel> {
         /// Present when the row's identifier order must be known (staged rows, sort ties).
         var key: [UInt8]?
         var model: T
+        /// The row's order key, when rows are sorted by them (see `matchingRows`).
+        var order: [UInt8]? = nil
     }
 
     /// Matching stored models (less staged deletions and replacements) plus matching staged models.
@@ -244,10 +246,26 @@ struct QueryExecutor<T: PersistentModel> {
         if let planned {
             let stagedKeys = staged
             let keepKeys = !planned.isSorted || keepBest != nil
-            try forEachMatch(of: planned) { key, _, model in
+            // Rows to be sorted, none of them a staged model (which has no stored bytes), are
+            // given order keys from their stored bytes when the sort allows: one `memcmp` per
+            // comparison instead of reading each model's properties through key paths.
+            var orderKeys = keepKeys && staged.isEmpty ? Self.orderPreservingSortKeys(descriptor.sortBy) : nil
+            if orderKeys?.isEmpty == true { orderKeys = nil }
+            let orderFields = orderKeys.map { Set($0.compactMap { $0.path.first }) }
+            try forEachMatch(of: planned) { key, bytes, model in
                 // A staged change replaces or deletes the stored model.
                 if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
-                add(Row(key: keepKeys ? Array(key) : nil, model: model))
+                var row = Row(key: keepKeys ? Array(key) : nil, model: model)
+                if let sort = orderKeys, let identifier = row.key {
+                    let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: orderFields)
+                    row.order = try? OrderKey.make(record, key: identifier, sort: sort)
+                    if row.order == nil {
+                        // A value without an index key: every row is compared by its model.
+                        orderKeys = nil
+                        for index in rows.indices { rows[index].order = nil }
+                    }
+                }
+                add(row)
                 return wanted.map { rows.count < $0 } ?? true
             }
         }
@@ -296,6 +314,7 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// The descriptor's order: its sort descriptors, then the identifier key (rows carry keys).
     private func precedes(_ lhs: Row, _ rhs: Row) -> Bool {
+        if let left = lhs.order, let right = rhs.order { return OrderKey.precedes(left, right) }
         for descriptor in descriptor.sortBy {
             switch descriptor.compare(lhs.model, rhs.model) {
             case .orderedAscending: return true
