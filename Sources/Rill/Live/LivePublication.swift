@@ -47,8 +47,16 @@ final class DeliveryQueue: Sendable {
     /// Calls not yet made, and whether a block that makes them is on its way.
     private let mailbox = Mutex<(calls: [@Sendable () -> Void], scheduled: Bool)>(([], false))
 
-    private struct Entry {
+    private final class Entry: @unchecked Sendable {
+        // Sendable: read and written under `registry`'s lock only.
         weak var queue: DeliveryQueue?
+        /// The queue's identity, compared without loading the weak reference.
+        let identity: ObjectIdentifier
+
+        init(_ queue: DeliveryQueue) {
+            self.queue = queue
+            self.identity = ObjectIdentifier(queue)
+        }
     }
 
     /// By target queue; an entry's target stays alive as long as its delivery queue does, so
@@ -90,16 +98,18 @@ final class DeliveryQueue: Sendable {
         registry.withLock { table in
             if let existing = table[ObjectIdentifier(target)]?.queue { return existing }
             let made = DeliveryQueue(target: target)
-            table[ObjectIdentifier(target)] = Entry(queue: made)
+            table[ObjectIdentifier(target)] = Entry(made)
             return made
         }
     }
 
     deinit {
-        let key = self.key
-        // Another delivery queue may have taken the entry since this one began to go.
+        let (key, identity) = (self.key, ObjectIdentifier(self))
+        // Another delivery queue may have taken the entry since this one began to go. Its weak
+        // reference is not loaded here: that would hold it, and releasing the last hold on it
+        // under the lock would run its deinitializer, which takes the lock.
         Self.registry.withLock { table in
-            if let entry = table[key], entry.queue == nil { table[key] = nil }
+            if table[key]?.identity == identity { table[key] = nil }
         }
     }
 }
