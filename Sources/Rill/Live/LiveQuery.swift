@@ -231,7 +231,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     }
 
     /// Under the follower's publication lock. The results published before are handed back in
-    /// `results`, so that they are released later, after every observer has been notified.
+    /// `snapshot`, so that they are released later, after every observer has been notified.
     private func publish(_ snapshot: inout RowSnapshot) {
         swap(&self.snapshot, &snapshot)
     }
