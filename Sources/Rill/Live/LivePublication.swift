@@ -47,6 +47,9 @@ final class DeliveryQueue: Sendable {
     /// Calls not yet made, and whether a block that makes them is on its way.
     private let mailbox = Mutex<(calls: [@Sendable () -> Void], scheduled: Bool)>(([], false))
 
+    /// A class, not a struct: with Swift 6.3.1 at `-Onone`, a struct of a weak reference and
+    /// another field, kept in a dictionary inside a `Mutex`, crashes when the weak reference is
+    /// read in `withLock`.
     private final class Entry: @unchecked Sendable {
         // Sendable: read and written under `registry`'s lock only.
         weak var queue: DeliveryQueue?
