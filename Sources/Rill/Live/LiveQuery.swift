@@ -84,9 +84,9 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         link.owner = self
         let link = self.link
         // Every stored property is set: should this throw, the deinitializer releases the follower.
-        try follower.add(link) { txn, sequence in
+        try follower.add(link) { txn, _ in
             try link.query.load(in: txn, store: follower.store)
-            return link.publication(at: sequence, change: nil)
+            return link.publication(change: nil)
         }
     }
 
@@ -141,7 +141,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             do {
                 let change = try link.query.replaceSource(
                     ModelRowSource(descriptor), sequence: sequence, in: txn, store: self.follower.store)
-                return link.publication(at: sequence, change: change)
+                return link.publication(change: change)
             } catch {
                 _ = try? link.query.replaceSource(previous, sequence: sequence, in: txn, store: self.follower.store)
                 throw error
@@ -267,12 +267,13 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
             return Publication(
-                owner: owner, snapshot: query.results(at: commit.sequence), change: PendingChange(rows: change))
+                owner: owner, snapshot: query.results(), change: PendingChange(rows: change))
         }
 
-        func publication(at sequence: UInt64, change: ResultsChange<T>?) -> LivePublication {
+        /// The results of a new descriptor (or of the first load), with their change.
+        func publication(change: ResultsChange<T>?) -> LivePublication {
             DescriptorPublication(
-                owner: owner, snapshot: query.results(at: sequence), change: change.map(PendingChange.init(models:)),
+                owner: owner, snapshot: query.results(), change: change.map(PendingChange.init(models:)),
                 descriptor: query.source.descriptor)
         }
 

@@ -1,14 +1,14 @@
 /// A maintained query's window at one commit: the rows it shows, kept alive as long as needed.
+/// (The commit it reflects is the follower's to tell: see `LogFollower.publishedSequence`.)
 struct RowSnapshot: @unchecked Sendable {
     // Sendable: the row list's chunks are never changed once shared, the rows are immutable.
     let rows: RowList
     let range: Range<Int>
     /// Keeps alive the rows the query let go of since this snapshot was taken.
     let version: LiveVersion
-    let sequence: UInt64
 
     /// No rows.
-    static var empty: RowSnapshot { RowSnapshot(rows: RowList(), range: 0..<0, version: LiveVersion(), sequence: 0) }
+    static var empty: RowSnapshot { RowSnapshot(rows: RowList(), range: 0..<0, version: LiveVersion()) }
 
     var count: Int { range.count }
 
@@ -31,11 +31,11 @@ public struct LiveResults<Element: PersistentModel>: RandomAccessCollection, Sen
     private let snapshot: RowSnapshot
     /// The sequence number of the commit these results reflect (the store's last commit the
     /// query had applied when they were taken).
-    public internal(set) var sequence: UInt64
+    public let sequence: UInt64
 
-    init(_ snapshot: RowSnapshot, sequence: UInt64? = nil) {
+    init(_ snapshot: RowSnapshot, sequence: UInt64) {
         self.snapshot = snapshot
-        self.sequence = sequence ?? snapshot.sequence
+        self.sequence = sequence
     }
 
     public var startIndex: Int { 0 }

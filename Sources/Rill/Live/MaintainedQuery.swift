@@ -140,15 +140,15 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// How many rows past the window are kept, so that deletions rarely need the store.
     private var lookahead: Int { windowEnd.map { max(16, $0 / 4) } ?? 0 }
 
-    /// The results as of commit `sequence`: a snapshot of the window's rows.
-    func results(at sequence: UInt64) -> RowSnapshot {
+    /// The results as they are now: a snapshot of the window's rows.
+    func results() -> RowSnapshot {
         let start = min(windowStart, rows.count)
         let end = min(windowEnd ?? rows.count, rows.count)
         // Rows let go of from now on stay alive as long as this snapshot.
         let next = LiveVersion()
         version.next = next
         version = next
-        return RowSnapshot(rows: rows.share(), range: start..<end, version: next, sequence: sequence)
+        return RowSnapshot(rows: rows.share(), range: start..<end, version: next)
     }
 
     /// Lets go of a row: it lives on while a snapshot taken before may show it.
@@ -190,13 +190,13 @@ final class MaintainedQuery<Source: LiveRowSource> {
     func replaceSource(
         _ newSource: Source, sequence: UInt64, in transaction: ReadTransaction, store: Store
     ) throws -> ResultsChange<Source.Element>? {
-        let previous = results(at: sequence)
+        let previous = results()
         let before = previous.map(Source.element)
         let beforeKeys = previous.keys
         sourceBox = SourceBox(newSource)
         configure()
         try load(in: transaction, store: store)
-        let after = results(at: sequence)
+        let after = results()
         let change = ResultsDiff.between(
             old: beforeKeys, oldModels: before, new: after.keys, newModels: after.map(Source.element),
             sequence: sequence)

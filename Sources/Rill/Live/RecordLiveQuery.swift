@@ -53,7 +53,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
                         .misuse, "cannot resume after commit \(since): the log's last commit is \(sequence)")
                 }
                 try link.query.load(in: txn, store: store)
-                let results = link.query.results(at: sequence)
+                let results = link.query.results()
                 return link.publication(
                     results,
                     events: since == nil ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
@@ -73,7 +73,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 }
                 events.append(.change(change.results(RecordRowSource.element)))
             }
-            return link.publication(link.query.results(at: sequence), events: events)
+            return link.publication(link.query.results(), events: events)
         }
     }
 
@@ -109,7 +109,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
         func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
             guard let change = try query.apply(changes, commit: commit) else { return nil }
             return publication(
-                query.results(at: commit.sequence), events: [.change(change.results(RecordRowSource.element))])
+                query.results(), events: [.change(change.results(RecordRowSource.element))])
         }
 
         func publication(_ results: RowSnapshot, events: [Event]) -> LivePublication {
