@@ -6,25 +6,50 @@ package enum StringMatching {
     /// `text` folded as the options ask: lowercased (case-insensitive) and stripped of
     /// diacritics (diacritic-insensitive), so "Café" and "cafe" fold alike under `[cd]`.
     package static func fold(_ text: String, _ options: QueryStringOptions) -> String {
-        var folding: String.CompareOptions = []
-        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
-        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
+        let folding = compareOptions(options)
         guard !folding.isEmpty else { return text }
         return text.folding(options: folding, locale: nil)
     }
 
     /// Whether `text` passes `test` against `pattern`.
+    ///
+    /// Without options the tests are Swift's: `String.contains`, `hasPrefix` and `hasSuffix` (an
+    /// empty pattern is in every text). With options they are Foundation's search,
+    /// `range(of:options:)` (anchored at the start for `beginswith`, at the end for `endswith`),
+    /// which is what `localizedStandardContains` is on Linux: an empty pattern is found nowhere,
+    /// and characters compare as Foundation folds them (ligatures, canonical equivalents).
+    /// `like` folds both strings first, then matches its wildcards.
     package static func matches(
         _ test: QueryStringTest, _ text: String, _ pattern: String, _ options: QueryStringOptions
     ) -> Bool {
-        let text = fold(text, options)
-        let pattern = fold(pattern, options)
-        switch test {
-        case .contains: return pattern.isEmpty || text.contains(pattern)
-        case .beginsWith: return text.hasPrefix(pattern)
-        case .endsWith: return text.hasSuffix(pattern)
-        case .like: return like(Array(text), Array(pattern))
+        let search = compareOptions(options)
+        if search.isEmpty {
+            switch test {
+            case .contains: return pattern.isEmpty || text.contains(pattern)
+            case .beginsWith: return text.hasPrefix(pattern)
+            case .endsWith: return text.hasSuffix(pattern)
+            case .like: return like(Array(text), Array(pattern))
+            }
         }
+        switch test {
+        case .contains: return text.range(of: pattern, options: search) != nil
+        case .beginsWith: return text.range(of: pattern, options: search.union(.anchored)) != nil
+        case .endsWith: return text.range(of: pattern, options: search.union([.anchored, .backwards])) != nil
+        case .like: return like(Array(fold(text, options)), Array(fold(pattern, options)))
+        }
+    }
+
+    /// Whether `text` contains `pattern` ignoring case and diacritics: exactly
+    /// `String.localizedStandardContains` (an empty pattern is found nowhere).
+    package static func localizedStandardContains(_ text: String, _ pattern: String) -> Bool {
+        text.range(of: pattern, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+    }
+
+    private static func compareOptions(_ options: QueryStringOptions) -> String.CompareOptions {
+        var search: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { search.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { search.insert(.diacriticInsensitive) }
+        return search
     }
 
     /// Wildcard match: `*` any run of characters, `?` exactly one; everything else literal.

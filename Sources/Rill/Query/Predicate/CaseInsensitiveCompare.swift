@@ -3,7 +3,8 @@ import Foundation
 #if !canImport(Darwin)
     extension PredicateExpressions {
         /// `text.caseInsensitiveCompare(other)` in a `#Predicate`, which Foundation lacks on Linux:
-        /// the order of the two strings with case ignored.
+        /// the order of the two strings with case ignored, exactly as the `String` method of the
+        /// same name gives it.
         ///
         /// Compare its result with a captured value (an enum case cannot be written inside the
         /// macro's closure):
@@ -28,11 +29,10 @@ import Foundation
                 self.other = other
             }
 
-            /// The order of the two strings, ignoring case.
+            /// The order of the two strings, ignoring case: what `String.caseInsensitiveCompare`
+            /// answers.
             public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
-                let text = StringMatching.fold(String(try root.evaluate(bindings)), .caseInsensitive)
-                let otherText = StringMatching.fold(String(try other.evaluate(bindings)), .caseInsensitive)
-                return text == otherText ? .orderedSame : (text < otherText ? .orderedAscending : .orderedDescending)
+                String(try root.evaluate(bindings)).caseInsensitiveCompare(String(try other.evaluate(bindings)))
             }
         }
 

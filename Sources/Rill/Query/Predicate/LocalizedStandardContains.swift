@@ -3,7 +3,8 @@ import Foundation
 #if !canImport(Darwin)
     extension PredicateExpressions {
         /// `text.localizedStandardContains(other)` in a `#Predicate`: containment ignoring case and
-        /// diacritics ("Café" contains "cafe"), as Rill's string tests with `[cd]` decide it.
+        /// diacritics ("Café" contains "cafe"), exactly as the `String` method of the same name
+        /// answers (an empty string is contained nowhere), and as Rill's `contains[cd]` decides it.
         public struct LocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>:
             PredicateExpression
         where Root.Output: StringProtocol, Other.Output: StringProtocol {
@@ -24,7 +25,7 @@ import Foundation
             public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
                 let text = String(try root.evaluate(bindings))
                 let pattern = String(try other.evaluate(bindings))
-                return StringMatching.matches(.contains, text, pattern, [.caseInsensitive, .diacriticInsensitive])
+                return StringMatching.localizedStandardContains(text, pattern)
             }
         }
 
