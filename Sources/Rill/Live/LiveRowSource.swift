@@ -59,22 +59,21 @@ extension LiveRowSource {
 /// The rows of a `FetchDescriptor<T>`: decoded models.
 struct ModelRowSource<T: PersistentModel>: LiveRowSource {
     let descriptor: FetchDescriptor<T>
+    /// How the predicate is decided: by `filter` when it is translated completely.
+    let predicate: ModelPredicate<T>
     let filter: QueryNode?
     let dependencies: Set<String>?
     let orderPaths: [QuerySortKey]?
 
     init(_ descriptor: FetchDescriptor<T>) {
         self.descriptor = descriptor
-        var filter: QueryNode?
+        let predicate = ModelPredicate(descriptor.predicate)
+        let filter = predicate.exact
         var fields: Set<String>? = []
-        if let predicate = descriptor.predicate {
-            let translation = PredicateTranslator.translate(predicate)
-            if translation.isComplete, let node = translation.node {
-                filter = node
-                if let used = node.topLevelFields { fields?.formUnion(used) } else { fields = nil }
-            } else {
-                fields = nil
-            }
+        if let filter {
+            if let used = filter.topLevelFields { fields?.formUnion(used) } else { fields = nil }
+        } else if descriptor.predicate != nil {
+            fields = nil
         }
         for sort in descriptor.sortBy {
             guard let keyPath = sort.keyPath, let path = FieldPath.components(of: keyPath, root: T.self),
@@ -85,6 +84,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
             }
             fields?.insert(first)
         }
+        self.predicate = predicate
         self.filter = filter
         self.dependencies = fields
         self.orderPaths = QueryExecutor<T>.orderPreservingSortKeys(descriptor.sortBy)
@@ -98,16 +98,29 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         for change: DecodedChange, filtered: Bool, order: (RecordValue) throws -> [UInt8]?
     ) throws -> LiveEntry? {
         guard let model = try change.model(T.self) else { return nil }
-        // The filter is the predicate's complete, exact translation: it decides alone.
-        if !filtered, try !descriptor.matches(model) { return nil }
+        // The filter is the predicate's complete translation: it decides alone.
+        if !filtered {
+            if let filter {
+                guard let record = try change.recordValue(), QueryEvaluator.matches(filter, record) else { return nil }
+            } else if try !predicate.evaluate(model) {
+                return nil
+            }
+        }
         let key = change.key
         return LiveRow(key: key, model: model, order: try change.recordValue().flatMap(order))
     }
 
     func row(record: [UInt8], key: [UInt8], order: (RecordValue) throws -> [UInt8]?) throws -> LiveEntry? {
+        var value: RecordValue?
+        if let filter {
+            let parsed = try Self.recordValue(record, key: key, entity: T.entityName)
+            guard QueryEvaluator.matches(filter, parsed) else { return nil }
+            value = parsed
+        }
         let model = try LiveDecoding.decode(T.self, record, key: key)
-        guard try descriptor.matches(model) else { return nil }
-        let orderKey = orderPaths == nil ? nil : try order(Self.recordValue(record, key: key, entity: T.entityName))
+        if filter == nil, try !predicate.evaluate(model) { return nil }
+        let orderKey =
+            orderPaths == nil ? nil : try order(value ?? Self.recordValue(record, key: key, entity: T.entityName))
         return LiveRow(key: key, model: model, order: orderKey)
     }
 
@@ -119,7 +132,8 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         descriptor.fetchOffset = nil
         descriptor.fetchLimit = limit
         let executor = QueryExecutor(
-            store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: transaction)
+            store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: transaction,
+            predicate: predicate)
         guard let orderPaths else {
             // Rows compare by model: the executor orders them.
             return try executor.models().map { LiveRow(key: $0.id.storageKey, model: $0, order: nil) }

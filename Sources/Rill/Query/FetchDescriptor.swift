@@ -32,18 +32,3 @@ public struct FetchDescriptor<T: PersistentModel>: Sendable {
         self.sortBy = sortBy
     }
 }
-
-extension FetchDescriptor {
-    /// Whether `model` satisfies the predicate (true without one).
-    ///
-    /// - Throws: `RillError(.queryFailed)` naming the model when the predicate throws.
-    func matches(_ model: T) throws -> Bool {
-        guard let predicate else { return true }
-        do {
-            return try predicate.evaluate(model)
-        } catch {
-            throw RillError(
-                .queryFailed, "the predicate failed on \(T.entityName) \(model.id): \(error)", underlyingError: error)
-        }
-    }
-}

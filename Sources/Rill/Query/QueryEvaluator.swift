@@ -7,8 +7,9 @@ import Foundation
 ///   ordering comparison involving null, NaN or values of kinds that do not compare is false.
 /// - Numbers compare exactly across integer and floating-point kinds.
 /// - `and`, `or`, `not` treat anything but `true` as false.
-/// - Integer arithmetic that overflows is done in Double instead of trapping; division by zero
-///   gives null (so comparisons with it are false).
+/// - Arithmetic never traps: integers are computed exactly, an integer result too large for 64
+///   bits is the nearest Double, and integer division or remainder by zero gives null (so
+///   comparisons with it are false). See `arithmetic(_:_:_:)`.
 package struct QueryEvaluator {
     private var elements: [RecordValue] = []
 
@@ -134,22 +135,32 @@ package struct QueryEvaluator {
         }
     }
 
-    private static func arithmetic(_ op: QueryArithmetic, _ a: RecordValue, _ b: RecordValue) -> RecordValue {
+    /// `a op b` on numbers, total: integers (of any sign and width up to 64 bits) are computed
+    /// exactly, and the result is an integer when it fits one (`Int64`, else `UInt64`); an
+    /// integer result that fits neither is given as the nearest Double. Division and remainder
+    /// by an integer zero give null. Any floating-point operand makes it IEEE arithmetic in
+    /// Double. Non-numbers give null.
+    package static func arithmetic(_ op: QueryArithmetic, _ a: RecordValue, _ b: RecordValue) -> RecordValue {
         guard let x = Number(a), let y = Number(b) else { return .null }
-        if case .int(let i) = x, case .int(let j) = y {
-            let (result, overflow): (Int64, Bool)
+        if let i = x.integerValue, let j = y.integerValue {
+            let result: Int128
             switch op {
-            case .add: (result, overflow) = i.addingReportingOverflow(j)
-            case .subtract: (result, overflow) = i.subtractingReportingOverflow(j)
-            case .multiply: (result, overflow) = i.multipliedReportingOverflow(by: j)
+            case .add: result = i + j
+            case .subtract: result = i - j
+            case .multiply:
+                let (product, overflow) = i.multipliedReportingOverflow(by: j)
+                guard !overflow else { return .double(Double(i) * Double(j)) }
+                result = product
             case .divide:
                 guard j != 0 else { return .null }
-                (result, overflow) = i.dividedReportingOverflow(by: j)
+                result = i / j
             case .remainder:
                 guard j != 0 else { return .null }
-                (result, overflow) = i.remainderReportingOverflow(dividingBy: j)
+                result = i % j
             }
-            if !overflow { return .int(result) }
+            if let int = Int64(exactly: result) { return .int(int) }
+            if let uint = UInt64(exactly: result) { return .uint(uint) }
+            return .double(Double(result))
         }
         let (u, v) = (x.doubleValue, y.doubleValue)
         switch op {

@@ -17,6 +17,20 @@ struct QueryExecutor<T: PersistentModel> {
     let staged: [[UInt8]: T?]
     /// The read transaction to run in; nil for one of its own.
     var transaction: ReadTransaction? = nil
+    /// How the descriptor's predicate is decided.
+    let predicate: ModelPredicate<T>
+
+    init(
+        store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
+        transaction: ReadTransaction? = nil, predicate: ModelPredicate<T>? = nil
+    ) {
+        self.store = store
+        self.entity = entity
+        self.descriptor = descriptor
+        self.staged = staged
+        self.transaction = transaction
+        self.predicate = predicate ?? ModelPredicate(descriptor.predicate)
+    }
 
     // MARK: - Running
 
@@ -85,8 +99,11 @@ struct QueryExecutor<T: PersistentModel> {
                 if !QueryEvaluator.matches(prefilter, record) { return true }
             }
             let model = try decode(bytes, key: key)
-            // When the index ranges are exactly the predicate, every candidate matches.
-            guard try planned.coversPredicate || matches(model) else { return true }
+            // A complete translation decided already; when the index ranges are exactly the
+            // predicate, every candidate matches.
+            guard try planned.prefilter != nil || planned.coversPredicate || predicate.evaluate(model) else {
+                return true
+            }
             return try body(key, bytes, model)
         }
     }
@@ -142,16 +159,19 @@ struct QueryExecutor<T: PersistentModel> {
         let count = try store.recordCount(of: current)
         lines += planned.plan.describeAccess(
             entity: T.entityName, recordCount: count, hasIndexes: !current.indexes.isEmpty)
-        if let predicate = descriptor.predicate {
-            let translation = PredicateTranslator.translate(predicate)
+        if let translation = predicate.translation {
             if let node = translation.node { lines.append("translated: \(node)") }
             if !translation.untranslated.isEmpty {
                 lines.append("not translated: \(translation.untranslated.joined(separator: "; "))")
             }
             if translation.isComplete {
-                lines.append("filter: the translation, on each stored record before it is decoded")
+                lines.append(
+                    planned.coversPredicate
+                        ? "filter: none, the index ranges are the predicate"
+                        : "filter: the translation, on each stored record before it is decoded")
+            } else {
+                lines.append("residual: the whole predicate, evaluated in Swift on each decoded candidate")
             }
-            lines.append("residual: the whole predicate, evaluated in Swift on each decoded candidate")
         }
         if !descriptor.sortBy.isEmpty {
             lines.append(
@@ -174,20 +194,18 @@ struct QueryExecutor<T: PersistentModel> {
     /// candidates come in the descriptor's order (identifier order when it has no sort).
     private func plan() throws -> Planned? {
         guard let entity, let current = try store.entity(named: entity.name) else { return nil }
-        let translation = descriptor.predicate.map { PredicateTranslator.translate($0) }
+        let translation = predicate.translation
         let sortKeys = indexableSortKeys()
         var plan = QueryPlanner.plan(
             translation?.node, sort: sortKeys ?? [], limit: descriptor.fetchLimit, entity: current)
         if !descriptor.sortBy.isEmpty, sortKeys == nil { plan.isSorted = false }
-        // A complete translation says exactly what the predicate says: on a scan (or a walk in
-        // index order) it rejects records before they are decoded, which is most of a scan's
-        // cost. Candidates of index ranges mostly match already, so they skip it.
-        var filter = translation.flatMap { $0.isComplete ? $0.node : nil }
+        // A complete translation says exactly what the predicate says, with Rill's total
+        // semantics: it decides on each stored record, before the record is decoded (which
+        // rejects most of a scan's records for the cost of reading the fields it needs). Index
+        // ranges that are exactly the predicate need no test at all.
+        var filter = predicate.exact
         let covers = filter != nil && plan.coversPredicate
-        switch plan.access {
-        case .ranges, .union: filter = nil
-        case .scan, .order: break
-        }
+        if covers { filter = nil }
         return Planned(plan: plan, entity: current, prefilter: filter, coversPredicate: covers)
     }
 
@@ -196,7 +214,8 @@ struct QueryExecutor<T: PersistentModel> {
         var plan: QueryPlan
         /// The entity as the store describes it now (with all its indexes).
         var entity: EntityStorage
-        /// The predicate's exact translation, evaluated on each record before it is decoded.
+        /// The predicate's complete translation, deciding on each record before it is decoded
+        /// (nil when the predicate is evaluated on the decoded model, or needs no test).
         var prefilter: QueryNode?
         /// The predicate translated completely, and expressed exactly by the plan's index ranges.
         var coversPredicate: Bool
@@ -290,7 +309,7 @@ struct QueryExecutor<T: PersistentModel> {
         if rows.count > capacity { rows.removeLast() }
     }
 
-    private func matches(_ model: T) throws -> Bool { try descriptor.matches(model) }
+    private func matches(_ model: T) throws -> Bool { try predicate.matches(model) }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> T {
         do {

@@ -122,6 +122,15 @@ package enum Number {
         }
     }
 
+    /// The value when it is an integer, widened so that arithmetic on two of them is exact.
+    package var integerValue: Int128? {
+        switch self {
+        case .int(let v): Int128(v)
+        case .uint(let v): Int128(v)
+        case .double: nil
+        }
+    }
+
     package var doubleValue: Double {
         switch self {
         case .int(let v): Double(v)

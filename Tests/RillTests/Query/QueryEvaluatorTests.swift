@@ -119,6 +119,33 @@ import Testing
                     value(.int(2)))))
     }
 
+    @Test func arithmeticIsExactAndTotal() {
+        func result(_ op: QueryArithmetic, _ a: RecordValue, _ b: RecordValue) -> RecordValue {
+            QueryEvaluator.arithmetic(op, a, b)
+        }
+        // Exact while the result fits 64 bits, of either sign.
+        #expect(result(.add, .int(.max), .int(1)) == .uint(UInt64(Int64.max) + 1))
+        #expect(result(.subtract, .uint(0), .int(1)) == .int(-1))
+        #expect(result(.subtract, .int(0), .int(.min)) == .uint(UInt64(Int64.max) + 1))
+        #expect(result(.divide, .int(.min), .int(-1)) == .uint(UInt64(Int64.max) + 1))
+        #expect(result(.multiply, .uint(.max), .int(1)) == .uint(.max))
+        #expect(result(.add, .uint(.max), .uint(.max)) == .double(2 * Double(UInt64.max)))
+        #expect(result(.multiply, .int(100_000_000), .int(1_000_000_000_000)) == .double(1e20))
+        #expect(result(.multiply, .int(.min), .int(.min)) == .double(Double(Int64.min) * Double(Int64.min)))
+        // Swift's truncating division and remainder.
+        #expect(result(.divide, .int(-7), .int(2)) == .int(-3))
+        #expect(result(.remainder, .int(-7), .int(2)) == .int(-1))
+        // Integer division by zero is null; floating-point division is IEEE.
+        #expect(result(.divide, .int(1), .int(0)) == .null)
+        #expect(result(.remainder, .int(.min), .int(0)) == .null)
+        #expect(result(.divide, .double(1), .int(0)) == .double(.infinity))
+        #expect(result(.add, .string("1"), .int(1)) == .null)
+        let byZero = QueryNode.arithmetic(.divide, field("pages"), value(.int(0)))
+        #expect(!holds(.compare(.greater, byZero, value(.int(1)))))
+        #expect(holds(.not(.compare(.greater, byZero, value(.int(1))))))
+        #expect(holds(.compare(.equal, .coalesce(byZero, value(.int(-1))), value(.int(-1)))))
+    }
+
     @Test func datesCompareByTime() {
         let date = field("plannedDate")
         #expect(holds(.compare(.greater, date, value(.date(Date(timeIntervalSince1970: 1_600_000_000))))))

@@ -44,6 +44,18 @@ private final class Results: @unchecked Sendable {
         try QueryParser.parsePredicate(text)
     }
 
+    @Test func aStringMayStartWithACombiningMark() throws {
+        // `"` and U+0301 form one Character; the string is the mark and what follows it.
+        #expect(
+            try predicate("title contains[cd] \"\u{301}x\"")
+                == .string(
+                    .contains, .field(["title"]), .literal(.string("\u{301}x")),
+                    [.caseInsensitive, .diacriticInsensitive]))
+        #expect(
+            try predicate("title == '\u{301}'") == .compare(.equal, .field(["title"]), .literal(.string("\u{301}"))))
+        #expect(throws: QueryParseError.self) { try predicate("title == \"x\"\u{301}") }
+    }
+
     // MARK: - Whole queries
 
     @Test func entityAloneSelectsEverything() throws {

@@ -256,7 +256,9 @@ private struct Lexer {
                 emit(.name(string(start, position), quoted: false), from: start)
             } else if current == "`" {
                 try lexQuotedName()
-            } else if current == "\"" || current == "'" {
+            } else if let first = current.unicodeScalars.first, first == "\"" || first == "'" {
+                // A quote and the combining mark after it are one Character: the string starts
+                // with the mark.
                 try lexString()
             } else if current == "$" {
                 position += 1
@@ -356,14 +358,18 @@ private struct Lexer {
 
     mutating func lexString() throws(QueryParseError) {
         let start = position
-        let quote = characters[start]
-        var value = ""
+        let opening = characters[start].unicodeScalars
+        let quote = Character(opening.first!)
+        var value = String(String.UnicodeScalarView(opening.dropFirst()))
         position += 1
         while true {
             guard let next = character(position) else { throw failure("unterminated string", at: start) }
             if next == quote {
                 position += 1
                 break
+            }
+            if next.unicodeScalars.first == quote.unicodeScalars.first {
+                throw failure("a combining mark cannot follow a closing quote", at: position)
             }
             guard next == "\\" else {
                 value.append(next)

@@ -1,8 +1,9 @@
 import Foundation
 
-// Arithmetic, on the types where the evaluator computes what Swift does: signed integers
-// (64 bits at most) and Double. Unsigned integers are left out (the evaluator computes them in
-// Double), and Float too (Swift computes it in single precision).
+// Arithmetic, on the types where the evaluator computes what Swift does: the standard integers
+// (exactly, wherever Swift does not trap; where it would, the evaluator's total result stands)
+// and Double. Float is left out (Swift computes it in single precision, the evaluator in Double),
+// and so are Decimal and other numeric types.
 
 extension PredicateExpressions.Arithmetic: QueryTranslatable {
     /// The equivalent query node; nil when there is none.
@@ -17,14 +18,14 @@ extension PredicateExpressions.Arithmetic: QueryTranslatable {
     }
 
     fileprivate static func isSupported(_ type: Any.Type) -> Bool {
-        PredicateValues.isSignedInteger(type) || type == Double.self
+        PredicateValues.isInteger(type) || type == Double.self
     }
 }
 
 extension PredicateExpressions.IntDivision: QueryTranslatable {
     /// The equivalent query node; nil when there is none.
     package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
-        guard PredicateValues.isSignedInteger(LHS.Output.self),
+        guard PredicateValues.isInteger(LHS.Output.self),
             let a = context.translate(lhs), let b = context.translate(rhs)
         else { return nil }
         return .arithmetic(.divide, a, b)
@@ -34,7 +35,7 @@ extension PredicateExpressions.IntDivision: QueryTranslatable {
 extension PredicateExpressions.IntRemainder: QueryTranslatable {
     /// The equivalent query node; nil when there is none.
     package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
-        guard PredicateValues.isSignedInteger(LHS.Output.self),
+        guard PredicateValues.isInteger(LHS.Output.self),
             let a = context.translate(lhs), let b = context.translate(rhs)
         else { return nil }
         return .arithmetic(.remainder, a, b)

@@ -75,13 +75,6 @@ package enum PredicateValues {
         isInteger(type) || type == Double.self || type == Float.self || type == String.self || type == Date.self
     }
 
-    /// Whether the evaluator's arithmetic on the stored form gives Swift's result for `type`
-    /// (integers overflow into Double there, where Swift traps; Float is computed in Double
-    /// there, so it is left out).
-    package static func supportsArithmetic(_ type: Any.Type) -> Bool {
-        isInteger(type) || type == Double.self
-    }
-
     /// Whether `type` is a standard signed integer type (up to 64 bits).
     package static func isSignedInteger(_ type: Any.Type) -> Bool {
         type == Int.self || type == Int8.self || type == Int16.self || type == Int32.self || type == Int64.self

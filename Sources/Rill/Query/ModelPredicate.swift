@@ -1,0 +1,67 @@
+import Foundation
+
+/// A `FetchDescriptor`'s predicate as fetches and live queries decide it: with total semantics,
+/// so that no predicate and no stored value can crash the process.
+///
+/// - A predicate translated completely into Rill's query form is decided by the translation,
+///   on the stored record (`QueryEvaluator`): the semantics of the text query language.
+/// - Otherwise the predicate is evaluated on the model: by `TotalEvaluation` when some expression
+///   in it can trap or throw in Swift (integer arithmetic, a closed range, a force unwrap, a
+///   subscript), which computes as Swift does except where Swift would fail, and there as the
+///   evaluator does; by Foundation otherwise.
+struct ModelPredicate<T: PersistentModel>: Sendable {
+    let predicate: Predicate<T>?
+    /// The translation, when there is a predicate.
+    let translation: PredicateTranslation?
+    /// The complete translation: it decides alone whether a record matches.
+    let exact: QueryNode?
+    /// Whether the predicate must be evaluated by `TotalEvaluation` (Foundation's evaluation could
+    /// trap or throw).
+    private let mayFail: Bool
+
+    init(_ predicate: Predicate<T>?) {
+        self.predicate = predicate
+        let translation = predicate.map { PredicateTranslator.translate($0) }
+        self.translation = translation
+        exact = translation.flatMap { $0.isComplete ? $0.node : nil }
+        mayFail = predicate.map { TotalEvaluation.mayFail($0.expression) } ?? false
+    }
+
+    /// Whether `record`, the stored form of a model, matches; only for a complete translation.
+    func matches(record: RecordValue) -> Bool {
+        guard let exact else { return true }
+        return QueryEvaluator.matches(exact, record)
+    }
+
+    /// Whether `model` matches, when its stored form is not at hand (a model not saved yet).
+    ///
+    /// - Throws: `RillError(.queryFailed)` naming the model when the predicate throws, or when
+    ///   the model cannot be encoded to be tested.
+    func matches(_ model: T) throws -> Bool {
+        guard predicate != nil else { return true }
+        guard let exact else { return try evaluate(model) }
+        let record: RecordValue
+        do {
+            record = try RecordCoder.encode(model).withUnsafeBytes { try RecordValue(record: $0) }
+        } catch {
+            throw RillError(
+                .queryFailed, "\(T.entityName) \(model.id) cannot be tested: \(ModelContext.describe(error))",
+                underlyingError: error)
+        }
+        return QueryEvaluator.matches(exact, record)
+    }
+
+    /// Whether `model` matches, by evaluating the predicate on it (for predicates without a
+    /// complete translation; with one, it answers the same).
+    ///
+    /// - Throws: `RillError(.queryFailed)` naming the model when the predicate throws.
+    func evaluate(_ model: T) throws -> Bool {
+        guard let predicate else { return true }
+        do {
+            return mayFail ? try TotalEvaluation.evaluate(predicate, model) : try predicate.evaluate(model)
+        } catch {
+            throw RillError(
+                .queryFailed, "the predicate failed on \(T.entityName) \(model.id): \(error)", underlyingError: error)
+        }
+    }
+}
