@@ -4,9 +4,10 @@
 //   swift run -c release rill-bench query
 //   swift run -c release rill-bench live
 //   swift build -c release && .build/release/rill-bench serve
+//   swift build -c release && .build/release/rill-bench resume
 import Foundation
 
-let benchmarks = ["save", "query", "live", "serve"]
+let benchmarks = ["save", "query", "live", "serve", "resume"]
 let name = CommandLine.arguments.dropFirst().first ?? ""
 switch name {
 case "save":
@@ -30,6 +31,13 @@ case "serve":
     let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     if arguments.count > 0 { benchmark.subscribers = arguments[0] }
     if arguments.count > 1 { benchmark.seconds = Double(arguments[1]) }
+    try benchmark.run()
+case "resume":
+    // rill-bench resume [records] [saves per writer]
+    var benchmark = ResumeBenchmark()
+    let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    if arguments.count > 0 { benchmark.records = arguments[0] }
+    if arguments.count > 1 { benchmark.savesPerWriter = arguments[1] }
     try benchmark.run()
 case "live-writer":
     // The other process of `live`.

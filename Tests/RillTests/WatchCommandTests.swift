@@ -194,6 +194,49 @@ import Testing
         #expect(!text.contains("\u{1B}["), "no colors when the output is not a terminal")
     }
 
+    @Test func aResumedTableStartsFromTheResultsAtItsCommit() throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = ModelContext(container)
+        for id in 0..<3 { context.insert(Counter(id: id, value: id)) }
+        let first = try #require(try context.save())
+        context.insert(Counter(id: 7, value: 1))
+        try context.save()
+        context.delete(Counter(id: 2, value: 2))
+        try context.save()
+        // Once the first commit's results are shown, each later change is applied to them.
+        let watcher = try Running(["watch", path, "Counter sort by value", "--since", String(first)])
+        #expect(watcher.wait { $0.contains("(3 records at commit \(first))") })
+        #expect(watcher.wait { $0.contains("(4 records)") && $0.contains("(3 records)") })
+        #expect(watcher.process.isRunning, "the watch goes on")
+        #expect(watcher.stop(SIGINT) == 0)
+        let text = watcher.output.joined(separator: "\n")
+        #expect(text.contains("── commit \(first + 1): 1 inserted ──"), "\(text)")
+        #expect(text.contains("── commit \(first + 2): 1 removed ──"), "\(text)")
+        #expect(watcher.output.contains { $0.hasPrefix("- 2 ") })
+    }
+
+    @Test func aLargeTableShowsTheChangedRowsOnly() throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = ModelContext(container)
+        for id in 0..<500 { context.insert(Counter(id: id, value: id)) }
+        try context.save()
+        let watcher = try Running(["watch", path, "Counter sort by value"])
+        #expect(watcher.wait { $0.contains("(500 records at commit 1)") })
+        let printed = watcher.output.count
+        context.insert(Counter(id: 9, value: 1_000))
+        try context.save()
+        #expect(watcher.wait { $0.contains("(500 records)") })
+        #expect(watcher.stop(SIGINT) == 0)
+        let change = Array(watcher.output.dropFirst(printed))
+        #expect(change.contains { $0.hasPrefix("> 9 ") }, "\(change)")
+        #expect(change.contains("  (499 records unchanged not shown)"), "\(change)")
+        #expect(change.count < 10, "only the changed row is shown: \(change)")
+    }
+
     @Test func badWatchesFailClearly() throws {
         let path = directory.path("store")
         let container = try ModelContainer(

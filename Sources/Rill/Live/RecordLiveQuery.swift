@@ -15,7 +15,8 @@ package final class RecordLiveQuery: @unchecked Sendable {
 
     /// What the handler is told.
     package enum Event: Sendable {
-        /// The results as of a commit, when the query starts without `since`.
+        /// The results as of a commit: the first event of a query that starts without `since`,
+        /// or of one that resumes with `reportingResultsAtSince` (its results at `since`).
         case initial([QueryRow], sequence: UInt64)
         /// How one commit changed the results.
         case change(ResultsChange<QueryRow>)
@@ -34,10 +35,14 @@ package final class RecordLiveQuery: @unchecked Sendable {
     ///   - since: resume after this commit: instead of the initial results, the handler is told
     ///     of the change each later commit made to the results as they were at `since`, then
     ///     goes on live. Nil: start with the current results.
+    ///   - reportingResultsAtSince: with `since`, tell the handler first of the results as they
+    ///     were at `since` (an `.initial` event with that sequence), for a handler that shows
+    ///     the results rather than only their changes.
     /// - Throws: ``RillError`` with `.misuse` when `since` is past the log's last commit, or the
     ///   errors of a fetch.
     package init(
-        _ query: Query, store: Store, since: UInt64? = nil, handler: @escaping @Sendable (Event) -> Void
+        _ query: Query, store: Store, since: UInt64? = nil, reportingResultsAtSince: Bool = false,
+        handler: @escaping @Sendable (Event) -> Void
     ) throws {
         self.query = query
         let follower = try LogFollowers.retain(for: store)
@@ -54,9 +59,9 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 }
                 try link.query.load(in: txn, store: store)
                 let results = link.query.results()
+                let initial = since == nil || reportingResultsAtSince
                 return link.publication(
-                    results,
-                    events: since == nil ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
+                    results, events: initial ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
                 )
             }
             // The results as they were at `since`, then each later commit applied in turn.
@@ -65,6 +70,9 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)
             try link.query.load(before: context)
             var events: [Event] = []
+            if reportingResultsAtSince {
+                events.append(.initial(link.query.results().map(RecordRowSource.element), sequence: since))
+            }
             for (index, entry) in entries.enumerated() {
                 context.index = index
                 let changes = entry.changes.filter { $0.entity == query.entity }.map { DecodedChange($0) }

@@ -72,14 +72,23 @@ public struct ResultsChange<Element: Sendable>: Sendable {
     public func apply<C: RangeReplaceableCollection>(to previous: C) -> C
     where C.Element == Element, C.Index == Int {
         var result = Array(previous)
+        apply(to: &result)
+        return C(result)
+    }
+
+    /// Applies the change to `results` in place: the results after the commit. It costs the
+    /// change's size times the shifts of the elements after each changed offset, and copies
+    /// nothing when `results` is not shared.
+    ///
+    /// - Precondition: `results` holds the results the change was computed from.
+    public func apply(to results: inout [Element]) {
         var removed = removals.map { $0.offset } + moves.map { $0.from }
         removed.sort(by: >)
-        for offset in removed { result.remove(at: offset) }
+        for offset in removed { results.remove(at: offset) }
         var inserted = insertions.map { ($0.offset, $0.element) } + moves.map { ($0.to, $0.element) }
         inserted.sort { $0.0 < $1.0 }
-        for (offset, element) in inserted { result.insert(element, at: offset) }
-        for update in updates { result[update.offset] = update.element }
-        return C(result)
+        for (offset, element) in inserted { results.insert(element, at: offset) }
+        for update in updates { results[update.offset] = update.element }
     }
 
     /// The change as a `CollectionDifference`: a removal and an insertion for each element that

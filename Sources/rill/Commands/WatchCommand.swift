@@ -67,7 +67,10 @@ struct WatchCommand: Command {
             return ExitStatus.failure
         }
         let sources = Self.exitOnInterrupt()
-        let live = try RecordLiveQuery(query, store: store, since: since) { event in
+        // The tables show the results, so a resumed watch starts from the results at `since`.
+        let live = try RecordLiveQuery(
+            query, store: store, since: since, reportingResultsAtSince: rendering is TerminalRendering
+        ) { event in
             let text: String
             switch event {
             case .initial(let rows, let sequence): text = rendering.results(rows, sequence: sequence)
@@ -160,7 +163,9 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
     static let fullTableLimit = 40
 
     private let colors: Bool
-    private var rows: [QueryRow] = []
+    /// The results as of the last change; nil until results arrive (a watch resumed through the
+    /// daemon gets only changes).
+    private var rows: [QueryRow]?
 
     init(colors: Bool) { self.colors = colors }
 
@@ -171,14 +176,22 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
     }
 
     func change(_ change: ResultsChange<QueryRow>) -> String {
-        rows = change.apply(to: rows)
-        var marks = [Mark](repeating: .none, count: rows.count)
+        guard var rows else { return changedRows(change) }
+        // Applied in place: the rows are not shared while it runs, so nothing is copied.
+        self.rows = nil
+        change.apply(to: &rows)
+        self.rows = rows
+        var marks: [Int: Mark] = [:]
         for insertion in change.insertions { marks[insertion.offset] = .inserted }
         for move in change.moves { marks[move.to] = .moved }
         for update in change.updates { marks[update.offset] = .updated }
-        // One table over the removed rows and the current ones, so that their columns line up.
+        // Small results are shown whole; larger ones only as their changed rows, so a change
+        // costs what it changed, not the size of the results.
+        let showAll = rows.count <= Self.fullTableLimit
+        let shown = showAll ? Array(rows.indices) : marks.keys.sorted()
+        // One table over the removed rows and the shown ones, so that their columns line up.
         let removed = change.removals.map(\.element)
-        let lines = RecordTable((removed + rows).map(\.record)).render()
+        let lines = RecordTable((removed + shown.map { rows[$0] }).map(\.record)).render()
         guard lines.count >= 2 else {
             return header(change) + "\n(no records)\n\n"
         }
@@ -186,15 +199,29 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
         for (index, _) in removed.enumerated() {
             out.append(paint(.removed, "- " + lines[2 + index]))
         }
-        let showAll = rows.count <= Self.fullTableLimit
-        for (offset, mark) in marks.enumerated() where showAll || mark != .none {
-            let line = lines[2 + removed.count + offset]
-            out.append(paint(mark, mark.symbol + " " + line))
+        for (index, offset) in shown.enumerated() {
+            let mark = marks[offset] ?? .none
+            out.append(paint(mark, mark.symbol + " " + lines[2 + removed.count + index]))
         }
         if !showAll {
-            out.append("  (\(Self.count(rows.count - marks.filter { $0 != .none }.count)) unchanged not shown)")
+            out.append("  (\(Self.count(rows.count - marks.count)) unchanged not shown)")
         }
         out.append("(\(Self.count(rows.count)))")
+        return out.joined(separator: "\n") + "\n\n"
+    }
+
+    /// A change whose results before it are not known: its rows, marked.
+    private func changedRows(_ change: ResultsChange<QueryRow>) -> String {
+        var marked: [(Mark, QueryRow)] = change.removals.map { (.removed, $0.element) }
+        marked += change.insertions.map { (.inserted, $0.element) }
+        marked += change.moves.map { (.moved, $0.element) }
+        marked += change.updates.map { (.updated, $0.element) }
+        let lines = RecordTable(marked.map(\.1.record)).render()
+        guard lines.count >= 2 else { return header(change) + "\n\n" }
+        var out = [header(change), "  " + lines[0], "  " + lines[1]]
+        for (index, (mark, _)) in marked.enumerated() {
+            out.append(paint(mark, mark.symbol + " " + lines[2 + index]))
+        }
         return out.joined(separator: "\n") + "\n\n"
     }
 

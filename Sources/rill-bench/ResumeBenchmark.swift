@@ -1,0 +1,147 @@
+import Dispatch
+import Foundation
+import Rill
+import RillTestSupport
+
+/// `rill-bench resume`: how fast a watch that resumes from an earlier commit replays the commits
+/// it missed, beside the rate at which two writers made them (in the same run).
+///
+/// Two writer threads, each with its own context, make single-record durable saves to a store of
+/// `records` books; then a watch of each query resumes from before the first of those saves, in
+/// the library (`RecordLiveQuery(since:)`, the path of `rill watch --since` and of the daemon's
+/// `Last-Event-ID`) and through the built `rill watch --json --since`, and is timed until it has
+/// caught up with the last commit.
+struct ResumeBenchmark {
+    var records = 20_000
+    var savesPerWriter = 2_000
+
+    static let queries = [
+        "Book where isRead == false sort by title limit 50",
+        "Book where pages > 250 sort by pages desc",
+        "Book where author == \"Author 7\"",
+    ]
+
+    func run() throws {
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-bench-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let url = scratch.appendingPathComponent("store")
+        print(
+            "rill-bench resume: \(records) records; 2 writers × \(savesPerWriter) single-record durable saves, "
+                + "then watches resumed from before them\n")
+        let container = try ModelContainer(for: Book.self, configurations: ModelConfiguration(url: url))
+        var ids: [UUID] = []
+        let context = container.mainContext
+        for index in 0..<records {
+            let book = Book(
+                title: "Title \(index * 7_919 % records)", author: "Author \(index % 100)", pages: index % 500,
+                isRead: index % 3 == 0)
+            ids.append(book.id)
+            context.insert(book)
+        }
+        try context.save()
+        let store = container.store
+        let identifiers = ids
+        let before = try container.lastSequence()
+
+        // The writers: each updates random books, one save at a time.
+        let writing = measure {
+            DispatchQueue.concurrentPerform(iterations: 2) { writer in
+                let context = ModelContext(container)
+                var random = SeededGenerator(seed: UInt64(writer + 1))
+                for _ in 0..<savesPerWriter {
+                    let index = Int.random(in: 0..<records, using: &random)
+                    context.insert(
+                        Book(
+                            id: identifiers[index], title: "Title \(Int.random(in: 0..<records, using: &random))",
+                            author: "Author \(Int.random(in: 0..<100, using: &random))",
+                            pages: Int.random(in: 0..<500, using: &random), isRead: Bool.random(using: &random)))
+                    try! context.save()
+                }
+            }
+        }
+        let head = try container.lastSequence()
+        let commits = Double(head - before)
+        let writeRate = commits / writing
+
+        var table = ComparisonTable(title: "resumed watch → caught up with the head", baselineName: "writers")
+        for text in Self.queries {
+            let query = try QueryParser.parse(text)
+            let done = DispatchSemaphore(value: 0)
+            let counter = Counter()
+            var live: RecordLiveQuery?
+            let library = try measure {
+                live = try RecordLiveQuery(query, store: store, since: before) { event in
+                    if case .change(let change) = event {
+                        counter.count += 1
+                        if change.sequence == head { done.signal() }
+                    }
+                }
+                try live?.catchUp()
+            }
+            _ = done.wait(timeout: .now() + 1)
+            live = nil
+            func row(_ name: String, _ seconds: Double) {
+                let rate = commits / seconds
+                table.rows.append(
+                    .init(
+                        name: "\(name): \(text)", rill: rate, baseline: writeRate, unit: "commits/s",
+                        higherIsBetter: true, target: "≥ 10×", ratio: rate / writeRate))
+            }
+            row("library", library)
+            row("rill watch --json", try watchCommand(store: url.path, query: text, since: before, json: true))
+            row("rill watch", try watchCommand(store: url.path, query: text, since: before, json: false))
+        }
+        table.note =
+            "ratio: replay ÷ the two writers' rate (\(Int(commits)) commits in \(String(format: "%.1f", writing)) s); "
+            + "the watch replays every commit after the one it resumes from"
+        print(table.render())
+    }
+
+    private final class Counter: @unchecked Sendable {
+        var count = 0
+    }
+
+    /// Seconds until `rill watch --json --since` prints the change of the head commit (or, when
+    /// the head did not change the results, until it has printed every change).
+    private func watchCommand(store: String, query: String, since: UInt64, json: Bool) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("rill")
+        process.arguments = ["watch", store, query, "--since", String(since)] + (json ? ["--json"] : [])
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let start = now()
+        try process.run()
+        // The last change printed is the newest commit that changed the results: a change at the
+        // head, or no output for a while after the last one.
+        var last = start
+        var buffer = Data()
+        let reader = output.fileHandleForReading
+        let lastChange = try expectedLastChange(store: store, query: query, since: since)
+        while true {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            last = now()
+            let marker = json ? "{\"seq\":\(lastChange ?? 0)," : "── commit \(lastChange ?? 0):"
+            if lastChange != nil, buffer.range(of: Data(marker.utf8)) != nil { break }
+            if buffer.count > 64 << 20 { buffer.removeFirst(buffer.count - 1024) }
+        }
+        process.terminate()
+        process.waitUntilExit()
+        return last - start
+    }
+
+    /// The sequence of the last commit after `since` that changed the query's results.
+    private func expectedLastChange(store: String, query: String, since: UInt64) throws -> UInt64? {
+        let container = try ModelContainer(
+            for: Book.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: store)))
+        let last = Counter()
+        let live = try RecordLiveQuery(try QueryParser.parse(query), store: container.store, since: since) { event in
+            if case .change(let change) = event { last.count = Int(change.sequence) }
+        }
+        try live.catchUp()
+        return last.count == 0 ? nil : UInt64(last.count)
+    }
+}
