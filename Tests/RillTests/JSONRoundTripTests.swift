@@ -387,4 +387,45 @@ struct Extremes: PersistentModel {
         #expect(try rill(["import", copy], input: export.output).status == 0)
         try expectStore(copy, holds: expected, "its export imported")
     }
+
+    /// A model of a few kinds that JSON would round: for the daemon's writes and answers.
+    struct Priced: PersistentModel, Equatable {
+        var id: UUID
+        var price: Decimal
+        var published: Date
+        var ratio: Double
+        var sizes: [Float]
+    }
+
+    @Test func theDaemonWritesAndAnswersEveryDigit() throws {
+        let path = directory.path("served")
+        let description =
+            #"{"entity":"Priced","identifier":"UUID","indexes":[],"#
+            + #""fields":{"id":"uuid","price":"decimal","published":"date","ratio":"double","sizes":["float"]}}"#
+        #expect(try rill(["import", path], input: description).status == 0)
+        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
+        let client = try ServeTests.Client(unix: daemon.socket)
+        let record =
+            #"{"id":"e621e1f8-c36c-495a-93fc-0c247a3e6e5f","price":12345678901234567890.123456789,"#
+            + #""published":"2020-01-01T00:00:00.123456Z","ratio":3,"sizes":[0.1,16777217]}"#
+        let saved = client.request(
+            "POST", "/v1/save", body: #"[{"op":"insert","entity":"Priced","record":"# + record + "}]")
+        #expect(saved?.status == 200, "\(saved?.body ?? "")")
+        let answer = client.request("GET", "/v1/query?q=Priced")
+        let expectedText =
+            #"{"id":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F","price":12345678901234567890.123456789,"#
+            + #""published":"2020-01-01T00:00:00.123456Z","ratio":3.0,"sizes":[0.1,16777216.0]}"#
+        #expect(answer?.body.contains(expectedText) == true, "\(answer?.body ?? "")")
+        #expect(daemon.stop() == 0)
+
+        let container = try ModelContainer(
+            for: Priced.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let fetched = try container.mainContext.fetch(FetchDescriptor<Priced>())
+        let expected = Priced(
+            id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
+            price: Decimal(string: "12345678901234567890.123456789")!,
+            published: Date(timeIntervalSinceReferenceDate: Double("599529600.123456")!), ratio: 3,
+            sizes: [Float("0.1")!, 16_777_216])
+        #expect(fetched == [expected])
+    }
 }
