@@ -265,6 +265,25 @@ struct Extremes: PersistentModel {
         #expect(again.output == export.output)
     }
 
+    @Test func aFieldOnlyLaterRecordsHaveSurvivesExportAndImport() throws {
+        var random = SeededGenerator(label: "JSON late field")
+        let template = Self.records(using: &random)[4]
+        // The description of an export covers every record, not only the first few a write looks at.
+        let records = (0..<80).map { index in
+            var record = template
+            record.id = "r" + String(index + 100)
+            record.optionalDate = index == 79 ? Date(timeIntervalSinceReferenceDate: 0.25) : nil
+            record.maybeInner = index == 79 ? template.inner : nil
+            return record
+        }
+        let source = try modelStore("source", records)
+        let export = try rill(["export", source])
+        let copy = directory.path("copy")
+        let imported = try rill(["import", copy], input: export.output)
+        #expect(imported.status == 0, "\(imported.error)")
+        try expectStore(copy, holds: records, "export → import")
+    }
+
     @Test func everyKindAtItsExtremesSurvivesGetQueryAndInsert() throws {
         var random = SeededGenerator(label: "JSON extremes insert")
         let records = Self.records(using: &random)

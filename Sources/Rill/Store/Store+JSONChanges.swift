@@ -169,8 +169,13 @@ extension Store {
     /// What JSON writes to `entity` must look like: the kinds its description declared (`declared`, else the
     /// one the store keeps, see `declareShape`), then what its stored records show for fields the description
     /// does not name. Where the two disagree, the description wins: it says what the model types expect.
-    package func recordShape(of entity: EntityStorage, declared: RecordShape? = nil) throws -> RecordShape {
-        let learned = try RecordShape.learn(from: entity, in: self)
+    ///
+    /// - Parameter learned: what the stored records show, when the caller learned it (from all of them, in its
+    ///   own snapshot); by default, learned from up to 64 of them.
+    package func recordShape(
+        of entity: EntityStorage, declared: RecordShape? = nil, learned: RecordShape? = nil
+    ) throws -> RecordShape {
+        let learned = try learned ?? RecordShape.learn(from: entity, in: self)
         guard let declared = try declared ?? declaredShape(of: entity.name) else { return learned }
         return declared.merged(with: learned)
     }
@@ -259,18 +264,23 @@ package indirect enum RecordShape: Sendable {
     /// A struct or dictionary: known fields in stored order.
     case map([(name: String, shape: RecordShape)])
 
+    /// The shape of up to 64 of `entity`'s stored records, merged: what a write checks against.
     package static func learn(from entity: EntityStorage, in store: Store) throws -> RecordShape {
+        try store.read { txn in try learn(from: entity, in: txn, limit: 64) }
+    }
+
+    /// The shape of `entity`'s stored records in `txn`, merged: of the first `limit` of them, or of all of them
+    /// (what an export describes, so that a field only later records have is described too).
+    package static func learn(from entity: EntityStorage, in txn: some Transaction, limit: Int?) throws -> RecordShape {
         var shape: RecordShape?
-        try store.read { txn in
-            try txn.withCursor(entity.database) { cursor in
-                var current = try cursor.first()
-                var count = 0
-                while let entry = current, count < 64 {
-                    let value = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
-                    shape = shape.map { $0.merged(with: RecordShape(value)) } ?? RecordShape(value)
-                    count += 1
-                    current = try cursor.next()
-                }
+        try txn.withCursor(entity.database) { cursor in
+            var current = try cursor.first()
+            var count = 0
+            while let entry = current, count < limit ?? Int.max {
+                let value = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
+                shape = shape.map { $0.merged(with: RecordShape(value)) } ?? RecordShape(value)
+                count += 1
+                current = try cursor.next()
             }
         }
         return shape ?? .any

@@ -13,7 +13,7 @@ struct ExportCommand: Command {
         discussion: """
             Lines: {"entity":"Book","identifier":"String","indexes":["author,title"],"fields":{…}}
             for each entity (its identifier kind, indexes and the kinds of its fields: those its
-            description declared, then those its records show), then one
+            description declared, then those any of its records show), then one
             {"op":"insert","entity":"Book","record":{…}} per record. Everything is read in one
             snapshot. On a terminal, a progress bar shows on standard error after a second.
             """
@@ -40,7 +40,11 @@ struct ExportCommand: Command {
                     RecordField(name: "entity", value: .string(entity.name)),
                     RecordField(name: "identifier", value: .string(entity.identifierKind.name)),
                     RecordField(name: "indexes", value: .array(entity.indexes.map { .string($0.name) })),
-                    RecordField(name: "fields", value: try store.recordShape(of: entity).jsonValue),
+                    RecordField(
+                        name: "fields",
+                        value: try store.recordShape(
+                            of: entity, learned: RecordShape.learn(from: entity, in: txn, limit: nil)
+                        ).jsonValue),
                 ])
                 output.line(header.jsonString())
                 try txn.withCursor(entity.database) { cursor in
