@@ -42,25 +42,32 @@ enum ISO8601Time {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = era * 400 + (yearOfEra + (month <= 2 ? 1 : 0))
-        var text: String
+        var text: [UInt8] = []
+        text.reserveCapacity(28 + split.fraction.utf8.count)
         if year.isNegative {
-            text = "-" + padded(year.magnitudeDescription, width: 4)
+            text.append(UInt8(ascii: "-"))
         } else if year.exceeds(9999) {
-            text = "+" + year.magnitudeDescription
-        } else {
-            text = padded(year.magnitudeDescription, width: 4)
+            text.append(UInt8(ascii: "+"))
         }
-        text += "-" + padded(String(month), width: 2) + "-" + padded(String(day), width: 2)
-        text +=
-            "T" + padded(String(secondOfDay / 3600), width: 2) + ":" + padded(String(secondOfDay / 60 % 60), width: 2)
-        text += ":" + padded(String(secondOfDay % 60), width: 2) + "."
+        let yearDigits = year.magnitudeDescription.utf8
+        text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, 4 - yearDigits.count)))
+        text.append(contentsOf: yearDigits)
+        func append(_ separator: Unicode.Scalar, _ twoDigits: Int64) {
+            text.append(UInt8(ascii: separator))
+            text.append(UInt8(ascii: "0") + UInt8(twoDigits / 10))
+            text.append(UInt8(ascii: "0") + UInt8(twoDigits % 10))
+        }
+        append("-", month)
+        append("-", day)
+        append("T", secondOfDay / 3600)
+        append(":", secondOfDay / 60 % 60)
+        append(":", secondOfDay % 60)
+        text.append(UInt8(ascii: "."))
         // At least milliseconds, so that common dates keep the width they always had.
-        text += split.fraction + String(repeating: "0", count: max(0, 3 - split.fraction.count))
-        return text + "Z"
-    }
-
-    private static func padded(_ digits: String, width: Int) -> String {
-        digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        text.append(contentsOf: split.fraction.utf8)
+        text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, 3 - split.fraction.utf8.count)))
+        text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
     }
 
     // MARK: - Reading
