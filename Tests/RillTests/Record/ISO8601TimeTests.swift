@@ -35,6 +35,24 @@ import Testing
         }
     }
 
+    @Test func fractionsAreReadAsFoundationsISO8601FormatStyleReadsThem() throws {
+        var random = SeededGenerator(label: "iso8601 fractions")
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        func two(_ range: ClosedRange<Int>) -> String {
+            let value = Int.random(in: range, using: &random)
+            return value < 10 ? "0\(value)" : "\(value)"
+        }
+        for _ in 0..<3_000 {
+            let fraction = String(
+                (0..<Int.random(in: 1...9, using: &random)).map { _ in "0123456789".randomElement(using: &random)! })
+            let text =
+                "\(Int.random(in: 1600...9999, using: &random))-\(two(1...12))-\(two(1...28))T\(two(0...23)):\(two(0...59)):"
+                + "\(two(0...59)).\(fraction)Z"
+            let foundation = try style.parse(text).timeIntervalSinceReferenceDate
+            #expect(ISO8601Time.secondsSinceReferenceDate(parsing: text) == foundation, "\(text)")
+        }
+    }
+
     @Test func offsetsDaysAndBadTextAreRead() {
         #expect(ISO8601Time.secondsSinceReferenceDate(parsing: "2001-01-01T02:00:00.25+02:00") == 0.25)
         #expect(ISO8601Time.secondsSinceReferenceDate(parsing: "2000-12-31T23:30:00-00:30") == 0)
