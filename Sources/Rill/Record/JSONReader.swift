@@ -1,9 +1,11 @@
 import Foundation
 
 /// A strict JSON (RFC 8259) reader producing schema-less values: what the CLI and the daemon take
-/// in. Integers become `.int` (`.uint` past `Int64.max`), other numbers `.double`; objects keep
-/// their keys in order (a repeated key is an error). Depth is bounded, so hostile input cannot
-/// exhaust the stack.
+/// in. Integers become `.int` (`.uint` past `Int64.max`); other numbers `.decimal` with their
+/// text as given, so that no digit is lost before the kind of the field they go to is known
+/// (`RecordShape.conform` makes them the stored kind: a Double, a Float, a Decimal, a Date).
+/// Objects keep their keys in order (a repeated key is an error). Depth is bounded, so hostile
+/// input cannot exhaust the stack.
 package struct JSONReader {
     /// Why some text is not JSON, with the 1-based line and column.
     package struct Error: Swift.Error, CustomStringConvertible, Sendable {
@@ -268,9 +270,6 @@ package struct JSONReader {
             if let value = Int64(text) { return .int(value) }
             if let value = UInt64(text) { return .uint(value) }
         }
-        guard let value = Double(text), value.isFinite else {
-            throw error("the number \(text) is out of range", at: start)
-        }
-        return .double(value)
+        return .decimal(text)
     }
 }

@@ -1,15 +1,14 @@
 import Foundation
 
 extension RecordValue {
-    /// JSON text: maps as objects (keys in stored order), arrays, strings escaped per RFC 8259, ints/uints/doubles as
-    /// numbers (non-finite doubles/floats as the strings "NaN", "Infinity", "-Infinity"), date as ISO-8601 string with
-    /// fractional seconds in UTC (e.g. "2026-11-29T14:15:28.123Z"), uuid as uppercase string, data as base64 string,
-    /// url as string, decimal as a JSON number (its text), null. Compact (no spaces) by default; `pretty: true`
-    /// indents 2.
-    ///
-    /// Dates are rounded to the millisecond. A date too far from 1970 for that (beyond roughly ±285,000 years) is
-    /// written as its seconds since 1970, and a non-finite one like a non-finite double. Decimal text that is not a
-    /// valid JSON number (`NaN`) is written as a string, so the output is always valid JSON.
+    /// JSON text in which every stored value keeps every digit (see Protocol.md, "Values in JSON"): maps as objects
+    /// (keys in stored order), arrays, strings escaped per RFC 8259, integers as numbers with all their digits,
+    /// doubles and floats as their shortest round-tripping description (`0.1`, `-0.0`, `5e-324`; non-finite ones as
+    /// the strings "NaN", "Infinity", "-Infinity"), decimals as JSON numbers with all their digits (NaN as the string
+    /// "NaN"), dates as ISO-8601 strings in UTC with at least three fractional digits and as many more as the stored
+    /// value needs to read back bit for bit (`"2026-11-29T14:15:28.123456Z"`; years past 9999 as `+YYYYY`, before 0
+    /// as `-YYYY`; non-finite ones like a double's), UUIDs as uppercase strings, data as base64, URLs as strings,
+    /// null. Compact (no spaces) by default; `pretty: true` indents 2.
     package func jsonString(pretty: Bool = false) -> String {
         var output: [UInt8] = []
         writeJSON(to: &output, pretty: pretty, indent: 0)
@@ -35,8 +34,8 @@ extension RecordValue {
         case .data(let value):
             Self.writeString(value.base64EncodedString(), to: &output)
         case .date(let value):
-            let seconds = value.timeIntervalSince1970
-            if let text = Self.iso8601(seconds) {
+            let seconds = value.timeIntervalSinceReferenceDate
+            if let text = ISO8601Time.string(secondsSinceReferenceDate: seconds) {
                 Self.writeString(text, to: &output)
             } else {
                 Self.writeFloatingPoint(seconds, to: &output)
@@ -114,56 +113,6 @@ extension RecordValue {
             }
         }
         output.append(UInt8(ascii: "\""))
-    }
-
-    /// Formats seconds since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ` in the proleptic Gregorian calendar; nil when the
-    /// value is not finite or too large to count in milliseconds.
-    ///
-    /// Computed by hand rather than with `ISO8601DateFormatter`, which is slow, not `Sendable`, and cannot be
-    /// shared across threads cheaply.
-    static func iso8601(_ secondsSince1970: Double) -> String? {
-        guard secondsSince1970.isFinite, secondsSince1970.magnitude < 9e15 else { return nil }
-        let millis = Int64((secondsSince1970 * 1000).rounded())
-        let millisPerDay: Int64 = 86_400_000
-        var days = millis / millisPerDay
-        var millisOfDay = millis % millisPerDay
-        if millisOfDay < 0 {
-            days -= 1
-            millisOfDay += millisPerDay
-        }
-        let (year, month, day) = civilDate(daysSince1970: days)
-        let seconds = millisOfDay / 1000
-        var text = ""
-        if year < 0 {
-            text += "-" + padded(-year, width: 4)
-        } else if year > 9999 {
-            text += "+" + String(year)
-        } else {
-            text += padded(year, width: 4)
-        }
-        text += "-" + padded(month, width: 2) + "-" + padded(day, width: 2)
-        text += "T" + padded(seconds / 3600, width: 2) + ":" + padded(seconds / 60 % 60, width: 2)
-        text += ":" + padded(seconds % 60, width: 2) + "." + padded(millisOfDay % 1000, width: 3) + "Z"
-        return text
-    }
-
-    /// Converts a day count to a Gregorian date using eras of 400 years, which repeat exactly (146,097 days).
-    private static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = daysSince1970 + 719_468  // days from 0000-03-01, so leap days fall at the end of a year
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
-    }
-
-    private static func padded(_ value: Int64, width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     /// Whether `text` matches the RFC 8259 number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.

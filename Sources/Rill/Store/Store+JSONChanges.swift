@@ -122,12 +122,16 @@ extension Store {
                 let key = try Self.identifierKey(change.id, kind: entity.identifierKind, entity: entity.name)
                 func conformed(dropNulls: Bool) throws -> RecordValue {
                     do {
-                        return try shape.conform(change.record!, entity: entity.name, dropNulls: dropNulls)
+                        return Self.identified(
+                            try shape.conform(change.record!, entity: entity.name, dropNulls: dropNulls),
+                            kind: entity.identifierKind)
                     } catch let error as RillError where error.code == .invalidRecord && !fresh {
                         // Records may have gained fields since the shape was learned: learn it again.
                         (shape, fresh) = (try recordShape(of: entity, declared: declaredShapes, fresh: true), true)
                         shapes[change.entity] = (entity, shape, fresh)
-                        return try shape.conform(change.record!, entity: entity.name, dropNulls: dropNulls)
+                        return Self.identified(
+                            try shape.conform(change.record!, entity: entity.name, dropNulls: dropNulls),
+                            kind: entity.identifierKind)
                     }
                 }
                 switch change.operation {
@@ -149,16 +153,81 @@ extension Store {
         return prepared
     }
 
-    /// The shape of `entity`'s records: remembered from an earlier save unless `fresh`, else
-    /// learned from stored records (and remembered once there are some), else `declared`.
+    /// The shape of `entity`'s records: remembered from an earlier save unless `fresh`, else worked out
+    /// (`recordShape(of:declared:)`) and remembered once something is known, unless `declared` names the entity
+    /// (a description the store may not hold yet).
     private func recordShape(
         of entity: EntityStorage, declared: [String: RecordShape], fresh: Bool
     ) throws -> RecordShape {
         if !fresh, let known = recordShapes.withLock({ $0[entity.name] }) { return known }
-        let learned = try RecordShape.learn(from: entity, in: self)
-        if case .any = learned { return declared[entity.name] ?? .any }
-        recordShapes.withLock { $0[entity.name] = learned }
-        return learned
+        let shape = try recordShape(of: entity, declared: declared[entity.name])
+        if case .any = shape { return shape }
+        if declared[entity.name] == nil { recordShapes.withLock { $0[entity.name] = shape } }
+        return shape
+    }
+
+    /// What JSON writes to `entity` must look like: the kinds its description declared (`declared`, else the
+    /// one the store keeps, see `declareShape`), then what its stored records show for fields the description
+    /// does not name. Where the two disagree, the description wins: it says what the model types expect.
+    ///
+    /// - Parameter learned: what the stored records show, when the caller learned it (from all of them, in its
+    ///   own snapshot); by default, learned from up to 64 of them.
+    package func recordShape(
+        of entity: EntityStorage, declared: RecordShape? = nil, learned: RecordShape? = nil
+    ) throws -> RecordShape {
+        let learned = try learned ?? RecordShape.learn(from: entity, in: self)
+        guard let declared = try declared ?? declaredShape(of: entity.name) else { return learned }
+        return declared.merged(with: learned)
+    }
+
+    /// The field kinds a description declared for `entity` (`declareShape`), or nil.
+    package func declaredShape(of entity: String) throws -> RecordShape? {
+        let meta = self.meta
+        let key = Self.shapeCatalogKey(for: entity)
+        let value: RecordValue? = try read { txn in
+            guard let raw = try txn.get(key, in: meta) else { return nil }
+            guard raw.count > 1, raw[0] == Self.shapeCatalogVersion else {
+                throw RillError(.corruptStore, "the declared fields of entity \(entity) are unreadable")
+            }
+            do {
+                return try RecordValue(record: UnsafeRawBufferPointer(rebasing: raw[1...]))
+            } catch {
+                throw RillError(
+                    .corruptStore, "the declared fields of entity \(entity) are unreadable", underlyingError: error)
+            }
+        }
+        guard let value else { return nil }
+        guard let shape = RecordShape(json: value) else {
+            throw RillError(.corruptStore, "the declared fields of entity \(entity) are not field kinds")
+        }
+        return shape
+    }
+
+    /// Keeps the field kinds a description (an import's) gives `entity`, so that every later write given as JSON
+    /// (the CLI's, the daemon's) stores each field as the kind the model types read, even before any record
+    /// shows it. A field declared before keeps its place; the new description's kind wins.
+    package func declareShape(_ shape: RecordShape, of entity: String) throws {
+        let combined = try declaredShape(of: entity).map { shape.merged(with: $0).ordered(like: $0) } ?? shape
+        let meta = self.meta
+        let key = Self.shapeCatalogKey(for: entity)
+        let value = [Self.shapeCatalogVersion] + combined.jsonValue.recordBytes()
+        try write { txn in try txn.put(value, for: key, in: meta) }
+        recordShapes.withLock { $0[entity] = nil }
+    }
+
+    private static let shapeCatalogVersion: UInt8 = 1
+
+    private static func shapeCatalogKey(for entity: String) -> [UInt8] { Array("fields:\(entity)".utf8) }
+
+    /// `record` with its `id` field of the entity's identifier kind (a UUID given as a string becomes a UUID), as
+    /// the model types store it, whatever the shape knew of it.
+    private static func identified(_ record: RecordValue, kind: IdentifierKind) -> RecordValue {
+        guard kind == .uuid, case .map(var fields) = record,
+            let index = fields.firstIndex(where: { $0.name == "id" }),
+            case .string(let text) = fields[index].value, let uuid = UUID(uuidString: text)
+        else { return record }
+        fields[index].value = .uuid(uuid)
+        return .map(fields)
     }
 
     /// The storage key of an identifier given as JSON.
@@ -195,18 +264,23 @@ package indirect enum RecordShape: Sendable {
     /// A struct or dictionary: known fields in stored order.
     case map([(name: String, shape: RecordShape)])
 
+    /// The shape of up to 64 of `entity`'s stored records, merged: what a write checks against.
     package static func learn(from entity: EntityStorage, in store: Store) throws -> RecordShape {
+        try store.read { txn in try learn(from: entity, in: txn, limit: 64) }
+    }
+
+    /// The shape of `entity`'s stored records in `txn`, merged: of the first `limit` of them, or of all of them
+    /// (what an export describes, so that a field only later records have is described too).
+    package static func learn(from entity: EntityStorage, in txn: some Transaction, limit: Int?) throws -> RecordShape {
         var shape: RecordShape?
-        try store.read { txn in
-            try txn.withCursor(entity.database) { cursor in
-                var current = try cursor.first()
-                var count = 0
-                while let entry = current, count < 64 {
-                    let value = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
-                    shape = shape.map { $0.merged(with: RecordShape(value)) } ?? RecordShape(value)
-                    count += 1
-                    current = try cursor.next()
-                }
+        try txn.withCursor(entity.database) { cursor in
+            var current = try cursor.first()
+            var count = 0
+            while let entry = current, count < limit ?? Int.max {
+                let value = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
+                shape = shape.map { $0.merged(with: RecordShape(value)) } ?? RecordShape(value)
+                count += 1
+                current = try cursor.next()
             }
         }
         return shape ?? .any
@@ -241,6 +315,14 @@ package indirect enum RecordShape: Sendable {
         }
     }
 
+    /// This shape with its top-level fields in the order of `other`'s, then its own others.
+    func ordered(like other: RecordShape) -> RecordShape {
+        guard case .map(let fields) = self, case .map(let order) = other else { return self }
+        var sorted = order.compactMap { field in fields.first { $0.name == field.name } }
+        sorted += fields.filter { field in !order.contains { $0.name == field.name } }
+        return .map(sorted)
+    }
+
     /// `value` in the stored kinds of this shape; top-level fields must be known ones.
     func conform(_ value: RecordValue, entity: String, dropNulls: Bool) throws -> RecordValue {
         try conform(value, path: [], entity: entity, dropNulls: dropNulls)
@@ -255,7 +337,7 @@ package indirect enum RecordShape: Sendable {
         if value == .null { return .null }
         switch self {
         case .any:
-            return value
+            return try Self.plain(value, fail: fail)
         case .array(let element):
             guard case .array(let elements) = value else { throw fail("an array") }
             return .array(
@@ -281,60 +363,131 @@ package indirect enum RecordShape: Sendable {
                     )
                 }
                 if field.value == .null, dropNulls { continue }
-                out.append(field)
+                out.append(
+                    RecordField(
+                        name: field.name,
+                        value: try RecordShape.any.conform(
+                            field.value, path: path + [field.name], entity: entity, dropNulls: dropNulls)))
             }
             return .map(out)
         case .scalar(let example):
-            switch (example, value) {
-            case (.bool, .bool), (.int, .int), (.string, .string): return value
-            case (.int, _): throw fail("an integer")
-            case (.uint, .int(let v)) where v >= 0: return .uint(UInt64(v))
-            case (.uint, .uint): return value
-            case (.uint, _): throw fail("a non-negative integer")
-            case (.double, .int(let v)): return .double(Double(v))
-            case (.double, .uint(let v)): return .double(Double(v))
-            case (.double, .double): return value
-            case (.float, .int(let v)): return .float(Float(v))
-            case (.float, .double(let v)): return .float(Float(v))
-            case (.double, _), (.float, _): throw fail("a number")
-            case (.date, .string(let text)):
-                guard let date = Self.date(text) else { throw fail("an ISO-8601 date") }
-                return .date(date)
-            case (.date, .int(let v)): return .date(Date(timeIntervalSince1970: Double(v)))
-            case (.date, .double(let v)): return .date(Date(timeIntervalSince1970: v))
-            case (.date, _): throw fail("an ISO-8601 date")
-            case (.uuid, .string(let text)):
-                guard let uuid = UUID(uuidString: text) else { throw fail("a UUID") }
-                return .uuid(uuid)
-            case (.uuid, _): throw fail("a UUID")
-            case (.data, .string(let text)):
-                guard let data = Data(base64Encoded: text) else { throw fail("base64 data") }
-                return .data(data)
-            case (.data, _): throw fail("base64 data")
-            case (.url, .string(let text)): return .url(text)
-            case (.url, _): throw fail("a URL string")
-            case (.decimal, .int(let v)): return .decimal(String(v))
-            case (.decimal, .uint(let v)): return .decimal(String(v))
-            case (.decimal, .double(let v)): return .decimal(String(v))
-            case (.decimal, .string(let text)) where Decimal(string: text) != nil: return .decimal(text)
-            case (.decimal, _): throw fail("a decimal number")
-            case (.bool, _): throw fail("true or false")
-            case (.string, _): throw fail("a string")
-            default: return value
-            }
+            return try Self.scalar(value, like: example, fail: fail)
         }
     }
 
-    private static func date(_ text: String) -> Date? {
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = fractional.date(from: text) { return date }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        if let date = plain.date(from: text) { return date }
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        return day.date(from: text)
+    /// `value`, a scalar from JSON, as the stored kind of `example`. Conversions never lose a digit the stored kind
+    /// could keep: a number's text goes straight to a Double or a Float (rounded once), to a Decimal only when the
+    /// Decimal holds it exactly, and to a Date through exact arithmetic.
+    private static func scalar(
+        _ value: RecordValue, like example: RecordValue, fail: (String) -> RillError
+    ) throws -> RecordValue {
+        switch (example, value) {
+        case (.bool, .bool), (.int, .int), (.string, .string): return value
+        case (.int, _): throw fail("an integer")
+        case (.uint, .int(let v)) where v >= 0: return .uint(UInt64(v))
+        case (.uint, .uint): return value
+        case (.uint, _): throw fail("a non-negative integer")
+        case (.double, _):
+            guard let double = Self.floatingPoint(Double.self, value) else { throw fail("a number") }
+            return .double(double)
+        case (.float, _):
+            guard let float = Self.floatingPoint(Float.self, value) else { throw fail("a number") }
+            return .float(float)
+        case (.date, _):
+            guard let date = Self.date(value) else {
+                throw fail("an ISO-8601 date (or a number of seconds since 1970)")
+            }
+            return .date(date)
+        case (.uuid, .string(let text)):
+            guard let uuid = UUID(uuidString: text) else { throw fail("a UUID") }
+            return .uuid(uuid)
+        case (.uuid, _): throw fail("a UUID")
+        case (.data, .string(let text)):
+            guard let data = Data(base64Encoded: text) else { throw fail("base64 data") }
+            return .data(data)
+        case (.data, _): throw fail("base64 data")
+        case (.url, .string(let text)): return .url(text)
+        case (.url, _): throw fail("a URL string")
+        case (.decimal, _):
+            guard let decimal = Self.decimal(value) else {
+                throw fail("a decimal number that a Decimal holds exactly (at most 38 digits)")
+            }
+            return .decimal(decimal)
+        case (.bool, _): throw fail("true or false")
+        case (.string, _): throw fail("a string")
+        default: return try plain(value, fail: fail)
+        }
+    }
+
+    /// A value for a field of unknown kind: as JSON gave it, but with numbers that are not integers as Doubles
+    /// (the reader keeps them as text until the kind is known).
+    private static func plain(_ value: RecordValue, fail: (String) -> RillError) throws -> RecordValue {
+        switch value {
+        case .decimal:
+            guard let double = floatingPoint(Double.self, value) else { throw fail("a number within a Double's range") }
+            return .double(double)
+        case .array(let elements):
+            return .array(try elements.map { try plain($0, fail: fail) })
+        case .map(let fields):
+            return .map(try fields.map { RecordField(name: $0.name, value: try plain($0.value, fail: fail)) })
+        default:
+            return value
+        }
+    }
+
+    /// A JSON number (or "NaN", "Infinity", "-Infinity", as the JSON writer gives non-finite values) as the
+    /// nearest `F`, read from its text; nil for anything else, or a finite number beyond `F`'s range.
+    private static func floatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: F.Type, _ value: RecordValue
+    ) -> F? {
+        let text: String
+        switch value {
+        case .int(let v): text = String(v)
+        case .uint(let v): text = String(v)
+        case .decimal(let v): text = v
+        case .string("NaN"): return F.nan
+        case .string("Infinity"): return F.infinity
+        case .string("-Infinity"): return -F.infinity
+        default: return nil
+        }
+        guard let result = F(text), result.isFinite else { return nil }
+        return result
+    }
+
+    /// A JSON number (or a string holding one, or "NaN") as the text of the Decimal that is exactly that number, as
+    /// the record encoder writes it (its description); nil when a Decimal cannot hold it exactly.
+    private static func decimal(_ value: RecordValue) -> String? {
+        let text: String
+        switch value {
+        case .int(let v): text = String(v)
+        case .uint(let v): text = String(v)
+        case .decimal(let v), .string(let v): text = v
+        default: return nil
+        }
+        if text == "NaN" { return text }
+        guard let digits = DecimalDigits(text), let decimal = Decimal(string: text, locale: nil),
+            DecimalDigits(decimal.description) == digits
+        else { return nil }
+        return decimal.description
+    }
+
+    /// An ISO-8601 string, a number of seconds since 1970, or a non-finite value as the JSON writer gives it.
+    private static func date(_ value: RecordValue) -> Date? {
+        let seconds: Double?
+        switch value {
+        case .string("NaN"): seconds = .nan
+        case .string("Infinity"): seconds = .infinity
+        case .string("-Infinity"): seconds = -.infinity
+        case .string(let text): seconds = ISO8601Time.secondsSinceReferenceDate(parsing: text)
+        case .int(let v):
+            seconds = DecimalDigits(String(v)).flatMap(ISO8601Time.secondsSinceReferenceDate(secondsSince1970:))
+        case .uint(let v):
+            seconds = DecimalDigits(String(v)).flatMap(ISO8601Time.secondsSinceReferenceDate(secondsSince1970:))
+        case .decimal(let v):
+            seconds = DecimalDigits(v).flatMap(ISO8601Time.secondsSinceReferenceDate(secondsSince1970:))
+        default: seconds = nil
+        }
+        return seconds.map { Date(timeIntervalSinceReferenceDate: $0) }
     }
 }
 

@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Layout (named databases, see `Documentation/OnDiskFormat.md`):
 /// - `meta`: `format` → the store format version (UInt32, big-endian); `entity:<Name>` → the
-///   entity's catalog entry.
+///   entity's catalog entry; `fields:<Name>` → the field kinds a description declared (see
+///   `declareShape`).
 /// - `log`: sequence number (UInt64, big-endian) → `LogEntry`.
 /// - `records:<Name>`: identifier key → the record's current bytes (the projection).
 ///

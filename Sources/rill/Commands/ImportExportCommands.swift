@@ -12,7 +12,8 @@ struct ExportCommand: Command {
         trailing: "entity",
         discussion: """
             Lines: {"entity":"Book","identifier":"String","indexes":["author,title"],"fields":{…}}
-            for each entity (its identifier kind, indexes and the kinds of its fields), then one
+            for each entity (its identifier kind, indexes and the kinds of its fields: those its
+            description declared, then those any of its records show), then one
             {"op":"insert","entity":"Book","record":{…}} per record. Everything is read in one
             snapshot. On a terminal, a progress bar shows on standard error after a second.
             """
@@ -39,7 +40,11 @@ struct ExportCommand: Command {
                     RecordField(name: "entity", value: .string(entity.name)),
                     RecordField(name: "identifier", value: .string(entity.identifierKind.name)),
                     RecordField(name: "indexes", value: .array(entity.indexes.map { .string($0.name) })),
-                    RecordField(name: "fields", value: try RecordShape.learn(from: entity, in: store).jsonValue),
+                    RecordField(
+                        name: "fields",
+                        value: try store.recordShape(
+                            of: entity, learned: RecordShape.learn(from: entity, in: txn, limit: nil)
+                        ).jsonValue),
                 ])
                 output.line(header.jsonString())
                 try txn.withCursor(entity.database) { cursor in
@@ -76,7 +81,9 @@ struct ImportCommand: Command {
         discussion: """
             Each line is a change — {"op":"insert"|"update"|"delete","entity":…,"record":{…}}
             or {"op":"delete","entity":…,"id":…} — or an entity's description as rill export
-            writes it, which creates the entity (with its indexes) when the store lacks it.
+            writes it, which creates the entity (with its indexes) when the store lacks it and
+            keeps the kinds of its fields: every later write through JSON (rill insert, the
+            daemon) converts values to them.
             Everything is checked before anything is written; an error names the line and
             leaves the store unchanged. On a terminal, a progress bar shows after a second.
             """
@@ -157,6 +164,8 @@ struct ImportCommand: Command {
             guard let shape = RecordShape(json: shapeJSON) else {
                 throw RillError(.invalidRecord, "the \"fields\" of entity \(name) are not field kinds")
             }
+            // Kept in the store, so that later writes through JSON store the declared kinds too.
+            try store.declareShape(shape, of: name)
             shapes[name] = shape
         }
     }

@@ -40,17 +40,33 @@ import Testing
             let value = Self.randomValue(&random)
             for pretty in [false, true] {
                 let text = value.jsonString(pretty: pretty)
-                #expect(try JSONReader.parse(Array(text.utf8)) == value, "\(text)")
+                #expect(try JSONReader.parse(Array(text.utf8)) == Self.asRead(value), "\(text)")
             }
         }
     }
 
-    @Test func numbersKeepTheirKind() throws {
+    /// What the reader gives for a value the writer wrote: numbers that are not integers come back as their text.
+    static func asRead(_ value: RecordValue) -> RecordValue {
+        switch value {
+        case .double(let double): .decimal(double.description)
+        case .array(let elements): .array(elements.map(asRead))
+        case .map(let fields): .map(fields.map { RecordField(name: $0.name, value: asRead($0.value)) })
+        default: value
+        }
+    }
+
+    @Test func numbersKeepTheirKindAndEveryDigit() throws {
         #expect(try JSONReader.parse(Array("42".utf8)) == .int(42))
         #expect(try JSONReader.parse(Array("-0".utf8)) == .int(0))
         #expect(try JSONReader.parse(Array("9223372036854775808".utf8)) == .uint(9_223_372_036_854_775_808))
-        #expect(try JSONReader.parse(Array("1.5e3".utf8)) == .double(1500))
-        #expect(try JSONReader.parse(Array("1E-2".utf8)) == .double(0.01))
+        // Other numbers keep their text until the field they go to says what they are.
+        #expect(try JSONReader.parse(Array("1.5e3".utf8)) == .decimal("1.5e3"))
+        #expect(try JSONReader.parse(Array("1E-2".utf8)) == .decimal("1E-2"))
+        #expect(
+            try JSONReader.parse(Array("12345678901234567890.123456789".utf8))
+                == .decimal("12345678901234567890.123456789"))
+        #expect(try JSONReader.parse(Array("18446744073709551616".utf8)) == .decimal("18446744073709551616"))
+        #expect(try JSONReader.parse(Array("1e999".utf8)) == .decimal("1e999"))
         #expect(try JSONReader.parse(Array("[\"\\u00e9\\ud834\\udd1e\"]".utf8)) == .array([.string("é𝄞")]))
     }
 
@@ -73,7 +89,6 @@ import Testing
             ("\"\\u12\"", 1, 4, "four hexadecimal digits"),
             ("{\"a\":1,\"a\":2}", 1, 8, "appears twice"),
             ("1 2", 1, 3, "unexpected text after the value"),
-            ("1e999", 1, 1, "out of range"),
             ("nul", 1, 1, "expected a value"),
         ]
         for (text, line, column, message) in cases {

@@ -177,23 +177,33 @@ extension RecordCoderTests {
         #expect(value.jsonString() == expected)
     }
 
-    @Test func jsonRendersDatesAsUTCISO8601WithMilliseconds() {
+    @Test func jsonRendersDatesAsUTCISO8601WithTheDigitsTheyNeed() {
+        // Seconds since 2001, as a Date stores them: at least milliseconds, and every digit the stored Double needs.
         let cases: [(Double, String)] = [
-            (0, "1970-01-01T00:00:00.000Z"),
-            (-1.25, "1969-12-31T23:59:58.750Z"),
-            (951_782_400, "2000-02-29T00:00:00.000Z"),
-            (1_795_961_728.123, "2026-11-29T14:15:28.123Z"),
-            (1_795_961_728.9996, "2026-11-29T14:15:29.000Z"),
-            (Date.distantFuture.timeIntervalSince1970, "4001-01-01T00:00:00.000Z"),
-            (Date.distantPast.timeIntervalSince1970, "0000-12-30T00:00:00.000Z"),
-            (-62_198_755_200, "-0001-01-01T00:00:00.000Z"),
-            (253_402_300_800, "+10000-01-01T00:00:00.000Z"),
+            (-978_307_200, "1970-01-01T00:00:00.000Z"),
+            (0, "2001-01-01T00:00:00.000Z"),
+            (-0.0, "2001-01-01T00:00:00.000Z"),
+            (-1.25, "2000-12-31T23:59:58.750Z"),
+            (-26_524_800, "2000-02-29T00:00:00.000Z"),
+            (817_654_528.123, "2026-11-29T14:15:28.123Z"),
+            (817_654_528.9996, "2026-11-29T14:15:28.9996Z"),
+            (0.123456, "2001-01-01T00:00:00.123456Z"),
+            (1e-7, "2001-01-01T00:00:00.0000001Z"),
+            (-1e-7, "2000-12-31T23:59:59.9999999Z"),
+            (Double.leastNonzeroMagnitude, "2001-01-01T00:00:00." + String(repeating: "0", count: 323) + "5Z"),
+            (Date.distantFuture.timeIntervalSinceReferenceDate, "4001-01-01T00:00:00.000Z"),
+            (Date.distantPast.timeIntervalSinceReferenceDate, "0000-12-30T00:00:00.000Z"),
+            (-63_177_062_400, "-0001-01-01T00:00:00.000Z"),
+            (252_423_993_600, "+10000-01-01T00:00:00.000Z"),
         ]
         for (seconds, text) in cases {
-            #expect(RecordValue.date(Date(timeIntervalSince1970: seconds)).jsonString() == "\"\(text)\"")
+            #expect(RecordValue.date(Date(timeIntervalSinceReferenceDate: seconds)).jsonString() == "\"\(text)\"")
         }
+        // Far dates are counted exactly too (the year is about 1e300 s / 31,556,952 s a year).
+        let far = RecordValue.date(Date(timeIntervalSinceReferenceDate: 1e300)).jsonString()
+        #expect(far.hasPrefix("\"+31688738506811") && far.hasSuffix(".000Z\""), "\(far)")
         #expect(RecordValue.date(Date(timeIntervalSinceReferenceDate: .nan)).jsonString() == #""NaN""#)
-        #expect(RecordValue.date(Date(timeIntervalSinceReferenceDate: 1e300)).jsonString() == "1e+300")
+        #expect(RecordValue.date(Date(timeIntervalSinceReferenceDate: -.infinity)).jsonString() == #""-Infinity""#)
     }
 
     @Test func prettyJSONIndentsByTwoSpaces() {

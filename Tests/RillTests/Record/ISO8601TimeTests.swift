@@ -1,0 +1,69 @@
+import Foundation
+import RillTestSupport
+import Testing
+
+@testable import Rill
+
+/// Dates as JSON text: every stored `Double` reads back bit for bit, and the calendar agrees with Foundation's.
+@Suite struct ISO8601TimeTests {
+    @Test func everyFiniteDateReadsBackBitForBit() throws {
+        var random = SeededGenerator(label: "iso8601 round trip")
+        for round in 0..<20_000 {
+            var seconds = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &random))
+            if !seconds.isFinite || round.isMultiple(of: 2) {
+                seconds = Double.random(in: -1e11...1e11, using: &random)
+            }
+            let text = try #require(ISO8601Time.string(secondsSinceReferenceDate: seconds))
+            let back = try #require(ISO8601Time.secondsSinceReferenceDate(parsing: text), "\(text)")
+            #expect(back == seconds || (back == 0 && seconds == 0), "\(seconds) → \(text) → \(back)")
+        }
+    }
+
+    @Test func calendarAgreesWithFoundation() throws {
+        var random = SeededGenerator(label: "iso8601 calendar")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        for _ in 0..<5_000 {
+            // Whole seconds of the years 1583 to 9999: Foundation's formatter counts earlier days in the Julian
+            // calendar, where ISO 8601 (and Rill) go on with the Gregorian one.
+            let seconds = Double(Int64.random(in: -13_190_860_800...252_423_993_599, using: &random))
+            let date = Date(timeIntervalSinceReferenceDate: seconds)
+            let foundation = formatter.string(from: date)
+            let ours = try #require(ISO8601Time.string(secondsSinceReferenceDate: seconds))
+            #expect(ours == foundation.dropLast() + ".000Z", "\(seconds)")
+            #expect(ISO8601Time.secondsSinceReferenceDate(parsing: foundation) == seconds, "\(foundation)")
+        }
+    }
+
+    @Test func fractionsAreReadAsFoundationsISO8601FormatStyleReadsThem() throws {
+        var random = SeededGenerator(label: "iso8601 fractions")
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        func two(_ range: ClosedRange<Int>) -> String {
+            let value = Int.random(in: range, using: &random)
+            return value < 10 ? "0\(value)" : "\(value)"
+        }
+        for _ in 0..<3_000 {
+            let fraction = String(
+                (0..<Int.random(in: 1...9, using: &random)).map { _ in "0123456789".randomElement(using: &random)! })
+            let text =
+                "\(Int.random(in: 1600...9999, using: &random))-\(two(1...12))-\(two(1...28))T\(two(0...23)):\(two(0...59)):"
+                + "\(two(0...59)).\(fraction)Z"
+            let foundation = try style.parse(text).timeIntervalSinceReferenceDate
+            #expect(ISO8601Time.secondsSinceReferenceDate(parsing: text) == foundation, "\(text)")
+        }
+    }
+
+    @Test func offsetsDaysAndBadTextAreRead() {
+        #expect(ISO8601Time.secondsSinceReferenceDate(parsing: "2001-01-01T02:00:00.25+02:00") == 0.25)
+        #expect(ISO8601Time.secondsSinceReferenceDate(parsing: "2000-12-31T23:30:00-00:30") == 0)
+        #expect(ISO8601Time.secondsSinceReferenceDate(parsing: "2001-01-02") == 86_400)
+        #expect(ISO8601Time.secondsSinceReferenceDate(parsing: "2001-01-01t00:00:00.000000000000000000001z") == 1e-21)
+        for bad in [
+            "", "2001", "2001-02-29", "2000-02-30", "2001-13-01", "2001-01-01T24:00:00Z", "2001-01-01T00:00:60Z",
+            "2001-01-01T00:00:00", "2001-01-01T00:00Z", "2001-01-01T00:00:00.Z", "12001-01-01", "+01-01-01",
+            "2001-01-01T00:00:00+2", "2001-01-01T00:00:00Z ",
+        ] {
+            #expect(ISO8601Time.secondsSinceReferenceDate(parsing: bad) == nil, "\(bad)")
+        }
+    }
+}
