@@ -34,12 +34,14 @@ package final class RecordLiveQuery: @unchecked Sendable {
     ///   - since: resume after this commit: instead of the initial results, the handler is told
     ///     of the change each later commit made to the results as they were at `since`, then
     ///     goes on live. Nil: start with the current results.
-    /// - Throws: ``RillError`` with `.misuse` when `since` is past the log's last commit, or the
-    ///   errors of a fetch.
+    /// - Throws: ``RillError`` with `.misuse` when `since` is past the log's last commit; the
+    ///   errors of `Store.check(_:)` (the query names a field the entity does not have, or
+    ///   compares mismatched kinds), before anything is followed; or the errors of a fetch.
     package init(
         _ query: Query, store: Store, since: UInt64? = nil, handler: @escaping @Sendable (Event) -> Void
     ) throws {
         self.query = query
+        try store.check(query)
         let follower = try LogFollowers.retain(for: store)
         self.follower = follower
         let link = Link(query: MaintainedQuery(RecordRowSource(query)), handler: handler)

@@ -151,7 +151,8 @@ extension Store {
 
     /// The shape of `entity`'s records: remembered from an earlier save unless `fresh`, else
     /// learned from stored records (and remembered once there are some), else `declared`.
-    private func recordShape(
+    /// What writes given as JSON and text queries (`check(_:)`) both take an entity to have.
+    package func recordShape(
         of entity: EntityStorage, declared: [String: RecordShape], fresh: Bool
     ) throws -> RecordShape {
         if !fresh, let known = recordShapes.withLock({ $0[entity.name] }) { return known }

@@ -66,6 +66,8 @@ struct WatchCommand: Command {
                     + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))"))
             return ExitStatus.failure
         }
+        // A query that does not fit the entity fails at once (the live query would refuse it too).
+        guard try reportingBadQuery({ try store.check(query) }) != nil else { return ExitStatus.usage }
         let sources = Self.exitOnInterrupt()
         let live = try RecordLiveQuery(query, store: store, since: since) { event in
             let text: String
