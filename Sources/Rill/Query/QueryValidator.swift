@@ -78,8 +78,10 @@ package struct QueryValidator {
     private mutating func condition(_ node: QueryNode, in scope: Scope) {
         switch node {
         case .compare(_, let lhs, let rhs):
-            let left = value(lhs, in: scope)
-            let right = value(rhs, in: scope)
+            // A field compared with nil may be an optional that was nil in every record (and so
+            // stored in none): that no record has it proves nothing.
+            let left = value(lhs, in: scope, absenceIsAnError: rhs != .literal(.null))
+            let right = value(rhs, in: scope, absenceIsAnError: lhs != .literal(.null))
             if let left, case .literal(let constant) = rhs { compare(left, with: constant) }
             if let right, case .literal(let constant) = lhs { compare(right, with: constant) }
         case .and(let operands), .or(let operands):
@@ -126,13 +128,14 @@ package struct QueryValidator {
         }
     }
 
-    /// Visits a value; the operand when it is a path.
-    private mutating func value(_ node: QueryNode, in scope: Scope) -> Operand? {
+    /// Visits a value; the operand when it is a path. `absenceIsAnError`: whether a path naming
+    /// a field the records do not have is reported.
+    private mutating func value(_ node: QueryNode, in scope: Scope, absenceIsAnError: Bool = true) -> Operand? {
         switch node {
         case .field(let path):
-            return resolve(path, isElement: false, in: root)
+            return resolve(path, isElement: false, in: root, absenceIsAnError: absenceIsAnError)
         case .element(let path):
-            return resolve(path, isElement: true, in: scope)
+            return resolve(path, isElement: true, in: scope, absenceIsAnError: absenceIsAnError)
         case .literal:
             return nil
         case .count(let operand):
@@ -228,8 +231,11 @@ package struct QueryValidator {
 
     // MARK: - Paths
 
-    /// Resolves a path in `scope`, reporting the first name that the shape does not have.
-    private mutating func resolve(_ path: [String], isElement: Bool, in scope: Scope) -> Operand? {
+    /// Resolves a path in `scope`, reporting the first name that the shape does not have (unless
+    /// `absenceIsAnError` is false) or that reads a field of a scalar.
+    private mutating func resolve(
+        _ path: [String], isElement: Bool, in scope: Scope, absenceIsAnError: Bool = true
+    ) -> Operand? {
         let column = path.isEmpty ? scope.column : nextColumn(path, isElement: isElement)
         var operand = Operand(
             shape: .any, name: name(path[...], in: scope), column: column, chain: scope.chain, path: path)
@@ -252,7 +258,7 @@ package struct QueryValidator {
                     continue
                 }
                 // Nothing known of an object without fields (a dictionary that was always empty).
-                guard !fields.isEmpty else { return operand }
+                guard !fields.isEmpty, absenceIsAnError else { return operand }
                 let names = fields.map(\.name)
                 let suggestion = NameSuggestion.closest(to: component, among: names).map { "did you mean \($0)? " }
                 report(
