@@ -107,7 +107,7 @@ package struct QueryValidator {
                     column: subject?.column ?? pattern?.column, evidence: nil)
             }
         case .isIn(let operand, let candidates):
-            let subject = value(operand, in: scope)
+            let subject = value(operand, in: scope, absenceIsAnError: !candidates.contains(.literal(.null)))
             for candidate in candidates {
                 _ = value(candidate, in: scope)
                 if let subject, case .literal(let constant) = candidate { compare(subject, with: constant) }
