@@ -48,6 +48,12 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         public static let diskFull = Code("diskFull")
         /// A predicate or sort could not be evaluated.
         public static let queryFailed = Code("queryFailed")
+        /// A text query names a field that its entity's records do not have (the message names
+        /// the field, its column in the query and the closest field there is).
+        public static let unknownField = Code("unknownField")
+        /// A text query compares a field with a value of a kind it never equals or orders with
+        /// (a number field with the string `"100"`), so that the comparison could never hold.
+        public static let kindMismatch = Code("kindMismatch")
         /// The configuration is not valid.
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// A call that cannot be made where it was made (for example waiting for a live query

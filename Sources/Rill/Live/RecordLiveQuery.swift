@@ -38,13 +38,15 @@ package final class RecordLiveQuery: @unchecked Sendable {
     ///   - reportingResultsAtSince: with `since`, tell the handler first of the results as they
     ///     were at `since` (an `.initial` event with that sequence), for a handler that shows
     ///     the results rather than only their changes.
-    /// - Throws: ``RillError`` with `.misuse` when `since` is past the log's last commit, or the
-    ///   errors of a fetch.
+    /// - Throws: ``RillError`` with `.misuse` when `since` is past the log's last commit; the
+    ///   errors of `Store.check(_:)` (the query names a field the entity does not have, or
+    ///   compares mismatched kinds), before anything is followed; or the errors of a fetch.
     package init(
         _ query: Query, store: Store, since: UInt64? = nil, reportingResultsAtSince: Bool = false,
         handler: @escaping @Sendable (Event) -> Void
     ) throws {
         self.query = query
+        try store.check(query)
         let follower = try LogFollowers.retain(for: store)
         self.follower = follower
         let link = Link(query: MaintainedQuery(RecordRowSource(query)), handler: handler)

@@ -13,7 +13,11 @@ extension Store {
     /// Runs a query without model types: every record of the entity is read as a `RecordValue`,
     /// the predicate evaluated on it, the matches sorted (ties by identifier) and windowed.
     ///
-    /// - Throws: `RillError(.unknownEntity)` when the store has no such entity.
+    /// The query is checked first against the entity's fields (`check(_:)`), unless it runs in
+    /// the caller's transaction: the caller then checks it before opening that transaction.
+    ///
+    /// - Throws: `RillError(.unknownEntity)` when the store has no such entity; the errors of
+    ///   `check(_:)` for a field the entity does not have or a comparison of mismatched kinds.
     ///
     /// - Parameters:
     ///   - forceScan: ignore indexes (to compare plans; results are the same).
@@ -22,6 +26,7 @@ extension Store {
         _ query: Query, forceScan: Bool = false, in transaction: ReadTransaction? = nil
     ) throws -> [QueryRow] {
         let entity = try existingEntity(query.entity)
+        if transaction == nil { try check(query) }
         let plan =
             forceScan
             ? QueryPlan(access: .scan, isSorted: query.sort.isEmpty)
@@ -176,6 +181,7 @@ extension Store {
     /// A human-readable plan of `query`: how records are found, what is evaluated on each, the order and window.
     package func explain(_ query: Query) throws -> String {
         let entity = try existingEntity(query.entity)
+        try check(query)
         let count = try recordCount(of: entity)
         let plan = QueryPlanner.plan(query.predicate, sort: query.sort, limit: query.limit, entity: entity)
         var lines: [String] = []

@@ -155,8 +155,9 @@ extension Store {
 
     /// The shape of `entity`'s records: remembered from an earlier save unless `fresh`, else worked out
     /// (`recordShape(of:declared:)`) and remembered once something is known, unless `declared` names the entity
-    /// (a description the store may not hold yet).
-    private func recordShape(
+    /// (a description the store may not hold yet). What writes given as JSON and text queries (`check(_:)`) both
+    /// take an entity to have.
+    package func recordShape(
         of entity: EntityStorage, declared: [String: RecordShape], fresh: Bool
     ) throws -> RecordShape {
         if !fresh, let known = recordShapes.withLock({ $0[entity.name] }) { return known }

@@ -27,10 +27,11 @@ struct QueryCommand: Command {
         guard let query = parseQueryArgument(arguments.positionals[1]) else { return ExitStatus.usage }
         let store = try openStore(arguments.positionals[0])
         if arguments.has("explain") {
-            output.line(try store.explain(query))
+            guard let plan = try reportingBadQuery({ try store.explain(query) }) else { return ExitStatus.usage }
+            output.line(plan)
             return ExitStatus.success
         }
-        let rows = try store.run(query)
+        guard let rows = try reportingBadQuery({ try store.run(query) }) else { return ExitStatus.usage }
         if arguments.has("json") {
             for row in rows { output.line(row.record.jsonString()) }
         } else {
@@ -48,6 +49,18 @@ func parseQueryArgument(_ text: String) -> Query? {
         return try QueryParser.parse(text)
     } catch {
         Output.error("bad query\n\(error)")
+        return nil
+    }
+}
+
+/// The result of `body`, or nil after saying on standard error, as for a query that does not
+/// parse, that the query does not fit its entity's fields (`Store.check`); the command then exits
+/// with the usage status.
+func reportingBadQuery<T>(_ body: () throws -> T) throws -> T? {
+    do {
+        return try body()
+    } catch let error as RillError where error.code == .unknownField || error.code == .kindMismatch {
+        Output.error("bad query\n\(error.underlyingError.map { "\($0)" } ?? error.message)")
         return nil
     }
 }

@@ -66,6 +66,8 @@ struct WatchCommand: Command {
                     + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))"))
             return ExitStatus.failure
         }
+        // A query that does not fit the entity fails at once (the live query would refuse it too).
+        guard try reportingBadQuery({ try store.check(query) }) != nil else { return ExitStatus.usage }
         let sources = Self.exitOnInterrupt()
         // The tables show the results, so a resumed watch starts from the results at `since`.
         let live = try RecordLiveQuery(

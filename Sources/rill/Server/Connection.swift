@@ -187,8 +187,10 @@ final class Connection: @unchecked Sendable {
             }
             let query = try Self.query(from: request)
             // The entity's database is opened before the transaction that reads it begins:
-            // LMDB does not let a transaction use a database opened after it started.
+            // LMDB does not let a transaction use a database opened after it started. The query
+            // is checked against the entity's fields then too, in a transaction of its own.
             _ = try store.entity(named: query.entity)
+            try store.check(query)
             let (sequence, rows) = try store.read { txn in
                 (try store.head(in: txn), try store.run(query, in: txn))
             }
@@ -271,12 +273,15 @@ final class Connection: @unchecked Sendable {
         let status: Int
         switch error.code {
         case .unknownEntity: status = 404
-        case .invalidRecord, .invalidIdentifier, .encodingFailed, .queryFailed, .misuse: status = 400
+        case .invalidRecord, .invalidIdentifier, .encodingFailed, .queryFailed, .misuse, .unknownField, .kindMismatch:
+            status = 400
         case .readOnly, .permissionDenied: status = 403
         case .diskFull: status = 507
         default: status = 500
         }
-        return HTTPError(status: status, code: error.code.description, message: error.message)
+        // A query that does not fit its entity is shown as one that does not parse: with its caret line.
+        let message = (error.underlyingError as? QueryParseError)?.description ?? error.message
+        return HTTPError(status: status, code: error.code.description, message: message)
     }
 
     // MARK: - Event streams

@@ -584,6 +584,8 @@ private final class Parser {
     var nesting = 0
     /// Quantifier bodies being parsed, in which `$` names the element.
     var quantifiers = 0
+    /// Every path written in the text so far, in order, with its column (`QuerySource`).
+    var paths: [QuerySource.Path] = []
 
     init(_ text: String) throws(QueryParseError) {
         self.text = text
@@ -744,6 +746,7 @@ private final class Parser {
             }
         }
         try expectEnd(after: "the query")
+        query.source = QuerySource(text: text, paths: paths)
         return query
     }
 
@@ -754,7 +757,7 @@ private final class Parser {
         var after = "sort by"
         while true {
             guard isName(current) else { throw expected("a field name", after: after, at: current) }
-            var key = QuerySortKey(path: try parsePath())
+            var key = QuerySortKey(path: try parseFieldPath())
             if current.keyword == .asc {
                 advance()
             } else if current.keyword == .desc {
@@ -1017,7 +1020,7 @@ private final class Parser {
     func parseQuantifierSubject(after token: Token) throws(QueryParseError) -> Parsed {
         let start = current
         if isName(start) {
-            return Parsed(node: .field(try parsePath()), depth: 1, column: start.column)
+            return Parsed(node: .field(try parseFieldPath()), depth: 1, column: start.column)
         }
         if case .dollar = start.kind, quantifiers > 0 {
             return try parseElementPath()
@@ -1165,6 +1168,7 @@ private final class Parser {
         while symbol(current) == .dot {
             path.append(try parsePathComponent())
         }
+        if !path.isEmpty { paths.append(QuerySource.Path(path: path, isElement: true, column: token.column)) }
         return Parsed(node: .element(path), depth: 1, column: token.column)
     }
 
@@ -1183,7 +1187,7 @@ private final class Parser {
             case .true: value = .bool(true)
             case .false: value = .bool(false)
             case .nil, .null: value = .null
-            case nil: return Parsed(node: .field(try parsePath()), depth: 1, column: token.column)
+            case nil: return Parsed(node: .field(try parseFieldPath()), depth: 1, column: token.column)
             default: throw expected("a value", after: after, at: token)
             }
         default:
@@ -1191,6 +1195,14 @@ private final class Parser {
         }
         advance()
         return literal(value, at: token)
+    }
+
+    /// A path read from the record, listed with its column in `paths`.
+    func parseFieldPath() throws(QueryParseError) -> [String] {
+        let column = current.column
+        let path = try parsePath()
+        paths.append(QuerySource.Path(path: path, isElement: false, column: column))
+        return path
     }
 
     /// `name(.name)*`; the first name is not a bare keyword (the caller checked).
