@@ -77,7 +77,9 @@ package enum QueryPlanner {
             let sorted =
                 best.ranges.count == 1 && (sort.isEmpty ? fixesEveryField : servesOrder(sort, best.index))
             var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
-            if let predicate { plan.coversPredicate = conjuncts(of: predicate).allSatisfy(best.used.contains) }
+            if let predicate, best.exact {
+                plan.coversPredicate = conjuncts(of: predicate).allSatisfy(best.used.contains)
+            }
             return plan
         }
         // An OR whose every branch an index can serve: the union of those scans.
@@ -104,14 +106,14 @@ package enum QueryPlanner {
     /// The index with the best key ranges for the conjuncts of `predicate`, if any serves it.
     private static func bestRanges(
         for predicate: QueryNode, entity: EntityStorage
-    ) -> (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode])? {
+    ) -> (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode], exact: Bool)? {
         let conditions = conjuncts(of: predicate).compactMap(condition)
-        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode])?
+        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode], exact: Bool)?
         for index in entity.indexes {
-            guard let (ranges, score, used) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
+            guard let (ranges, score, used, exact) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
                 continue
             }
-            best = (index, ranges, score, used)
+            best = (index, ranges, score, used, exact)
         }
         return best
     }
@@ -207,20 +209,27 @@ package enum QueryPlanner {
 
     // MARK: - Ranges
 
-    /// The key ranges an index offers for the conditions, and a score: two points for each leading
-    /// field fixed by equality, one for a range on the next.
-    private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> ([KeyRange], Int, [QueryNode])? {
+    /// The key ranges an index offers for the conditions, a score (two points for each leading
+    /// field fixed by equality, one for a range on the next), the conditions used, and whether the
+    /// ranges hold exactly the records that meet them: not when an equality's value is a long one,
+    /// which keys keep only a prefix of (records with other values that share it are in the range).
+    private static func ranges(
+        for index: IndexStorage, _ conditions: [Condition]
+    ) -> ([KeyRange], Int, [QueryNode], Bool)? {
         var prefixes: [[UInt8]] = [[]]
         var score = 0
         var used: [QueryNode] = []
+        var exact = true
         var rangeCondition: Condition?
+        let limit = index.payloadLimit
         for path in index.fieldPaths {
             if let equality = conditions.first(where: { $0.path == path && $0.values != nil }) {
                 var next: [[UInt8]] = []
                 for prefix in prefixes {
                     for value in equality.values! {
                         var key = prefix
-                        guard (try? IndexKey.append(value, to: &key)) != nil else { return nil }
+                        guard let cut = try? IndexKey.append(value, to: &key, payloadLimit: limit) else { return nil }
+                        if cut { exact = false }
                         next.append(key)
                     }
                 }
@@ -253,13 +262,13 @@ package enum QueryPlanner {
             }
             score += 1
             let ranges = prefixes.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) }
-            return (ranges, score, used)
+            return (ranges, score, used, exact)
         }
         guard score > 0 else { return nil }
         let ranges = prefixes.sorted { $0.lexicographicallyPrecedes($1) }.map {
             KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0))
         }
-        return (ranges, score, used)
+        return (ranges, score, used, exact)
     }
 }
 

@@ -113,17 +113,23 @@ extension Store {
                 }
             case .order(let index):
                 var seen: Set<[UInt8]>?
-                try walk(index, KeyRange(lower: [0x00], upper: nil), entity: entity, txn: txn, seen: &seen, body)
+                try walk(
+                    index, KeyRange(lower: [0x00], upper: nil), entity: entity, txn: txn, seen: &seen, ordered: true,
+                    body)
             case .ranges(let index, let ranges, _):
                 var seen: Set<[UInt8]>? = ranges.count > 1 ? [] : nil
                 for range in ranges {
-                    guard try walk(index, range, entity: entity, txn: txn, seen: &seen, body) else { return }
+                    guard
+                        try walk(index, range, entity: entity, txn: txn, seen: &seen, ordered: plan.isSorted, body)
+                    else { return }
                 }
             case .union(let parts):
                 var seen: Set<[UInt8]>? = []
                 for part in parts {
                     for range in part.ranges {
-                        guard try walk(part.index, range, entity: entity, txn: txn, seen: &seen, body) else { return }
+                        guard
+                            try walk(part.index, range, entity: entity, txn: txn, seen: &seen, ordered: false, body)
+                        else { return }
                     }
                 }
             }
@@ -131,7 +137,7 @@ extension Store {
         if let transaction { try run(transaction) } else { try read(run) }
     }
 
-    /// The number of keys of `index` in `ranges`, read from the index alone.
+    /// The number of records `index` lists in `ranges`, read from the index alone.
     package func countKeys(of index: IndexStorage, in ranges: [KeyRange]) throws -> Int {
         try read { txn in
             var count = 0
@@ -140,7 +146,7 @@ extension Store {
                     var current = try cursor.seek(atOrAfter: range.lower)
                     while let entry = current {
                         if let upper = range.upper, !entry.key.lexicographicallyPrecedes(upper) { return }
-                        count += 1
+                        count += try IndexEntry.identifierCount(value: entry.value, index: index.name)
                         current = try cursor.next()
                     }
                 }
@@ -150,31 +156,73 @@ extension Store {
     }
 
     /// Walks one key range of an index, handing each record to `body`; false when `body` stopped.
+    ///
+    /// With `ordered`, records come in the order of their values' whole encodings, then
+    /// identifier: entries whose keys share a values part with a cut value (long values with a
+    /// common prefix) are read together and sorted by their records' values before they are handed on.
     @discardableResult
     private func walk(
         _ index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: some Transaction,
-        seen: inout Set<[UInt8]>?,
+        seen: inout Set<[UInt8]>?, ordered: Bool,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
-        try txn.withCursor(index.database) { cursor in
-            var current = try cursor.seek(atOrAfter: range.lower)
-            while let entry = current {
-                if let upper = range.upper, !entry.key.lexicographicallyPrecedes(upper) { return true }
-                var offset = 0
-                for _ in index.fieldPaths { _ = try IndexKey.decode(entry.key, offset: &offset) }
-                let id = UnsafeRawBufferPointer(rebasing: entry.key[offset...])
-                if seen != nil, seen!.insert(Array(id)).inserted == false {
-                    current = try cursor.next()
-                    continue
+        func record(_ id: [UInt8]) throws -> UnsafeRawBufferPointer {
+            guard let record = try txn.get(id, in: entity.database) else {
+                throw RillError(
+                    .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
+            }
+            return record
+        }
+        func emit(_ id: [UInt8], _ bytes: UnsafeRawBufferPointer? = nil) throws -> Bool {
+            if seen != nil, seen!.insert(id).inserted == false { return true }
+            let bytes = try bytes ?? record(id)
+            return try id.withUnsafeBytes { try body($0, bytes) }
+        }
+        // Records whose keys tie on a values part holding a cut value, waiting to be sorted.
+        var tied: (values: [UInt8], ids: [[UInt8]])?
+        func flushTied() throws -> Bool {
+            guard let group = tied else { return true }
+            tied = nil
+            var members: [(order: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
+            for id in group.ids {
+                let bytes = try record(id)
+                let value = try id.withUnsafeBytes { try Self.recordValue(bytes, key: $0, entity: entity.name) }
+                var order: [UInt8] = []
+                for path in index.fieldPaths {
+                    try IndexKey.append(QueryEvaluator.read(path, from: value), to: &order)
                 }
-                guard let record = try txn.get(id, in: entity.database) else {
-                    throw RillError(
-                        .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
-                }
-                guard try body(id, record) else { return false }
-                current = try cursor.next()
+                members.append((order + id, id, bytes))
+            }
+            members.sort { OrderKey.precedes($0.order, $1.order) }
+            for member in members {
+                guard try emit(member.id, member.bytes) else { return false }
             }
             return true
+        }
+        return try txn.withCursor(index.database) { cursor in
+            var current = try cursor.seek(atOrAfter: range.lower)
+            while let entry = current {
+                if let upper = range.upper, !entry.key.lexicographicallyPrecedes(upper) { break }
+                let extent = try index.valuesExtent(of: entry.key, entity: entity.name)
+                let ids = try IndexEntry.identifiers(
+                    key: entry.key, valuesLength: extent.length, value: entry.value, index: index.name)
+                if ordered, extent.hasCutValue {
+                    let values = Array(entry.key[..<extent.length])
+                    if let group = tied, group.values == values {
+                        tied!.ids += ids
+                    } else {
+                        guard try flushTied() else { return false }
+                        tied = (values, ids)
+                    }
+                } else {
+                    guard try flushTied() else { return false }
+                    for id in ids {
+                        guard try emit(id) else { return false }
+                    }
+                }
+                current = try cursor.next()
+            }
+            return try flushTied()
         }
     }
 

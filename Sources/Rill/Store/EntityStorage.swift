@@ -34,14 +34,20 @@ package struct EntityStorage: Sendable, Hashable {
 
 /// One index of an entity: which fields, in which database.
 ///
-/// Keys are the `IndexKey` encodings of the indexed values, one after the other, followed by the
-/// record's identifier key (which makes every key unique and breaks ties by identifier); values
-/// are empty.
+/// Keys are the `IndexKey` encodings of the indexed values, one after the other (long strings,
+/// URLs and data cut to `payloadLimit` bytes), followed by the record's identifier key (which
+/// makes every key unique and breaks ties by identifier); values are empty, except for entries
+/// whose identifier does not fit in the key (see `IndexEntry`).
 package struct IndexStorage: Sendable, Hashable {
     /// The index's name: its field paths, dot-joined, comma-separated (`author,address.city`).
     package let name: String
     package let fieldPaths: [[String]]
     package let database: Database
+
+    /// The bytes of a key the values may take together: 256, so that every integer and UUID
+    /// identifier, and string identifiers up to 254 bytes, stay whole in the key; more only for
+    /// indexes of more than 15 fields, whose values take at least 17 bytes each (a UUID's).
+    private static let valuesBudget = 256
 
     static func databaseName(entity: String, index: String) -> String { "index:\(entity):\(index)" }
     static func catalogPrefix(entity: String) -> String { "index:\(entity):" }
@@ -50,13 +56,25 @@ package struct IndexStorage: Sendable, Hashable {
         name.split(separator: ",").map { $0.split(separator: ".").map(String.init) }
     }
 
-    /// The index key of a record: its indexed values' encodings, then the identifier key.
-    package func key(for record: RecordValue, id: [UInt8], entity: String) throws -> [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(32 + id.count)
+    /// The most bytes of a string's, URL's or data's escaped payload this index's keys keep: an
+    /// equal share of the values' budget for each field, less a value's tag and terminator.
+    package var payloadLimit: Int { max(17, Self.valuesBudget / max(fieldPaths.count, 1)) - 3 }
+
+    /// The entry of a record whose identifier key is `id`.
+    ///
+    /// - Throws: `RillError(.invalidConfiguration)` naming the index and the field when a value has
+    ///   no key encoding (an array, a map), or when the index has so many fields that their
+    ///   values alone fill a key.
+    package func entry(for record: RecordValue, id: [UInt8], entity: String) throws -> IndexEntry {
+        var values: [UInt8] = []
+        values.reserveCapacity(32 + id.count)
+        var cut = false
+        let limit = payloadLimit
         for path in fieldPaths {
             do {
-                try IndexKey.append(QueryEvaluator.read(path, from: record), to: &key)
+                if try IndexKey.append(QueryEvaluator.read(path, from: record), to: &values, payloadLimit: limit) {
+                    cut = true
+                }
             } catch {
                 throw RillError(
                     .invalidConfiguration,
@@ -64,8 +82,31 @@ package struct IndexStorage: Sendable, Hashable {
                     underlyingError: error)
             }
         }
-        key += id
-        return key
+        guard values.count < IndexEntry.maxKeySize else {
+            throw RillError(
+                .invalidConfiguration,
+                "the index \(entity)(\(name)) has \(fieldPaths.count) fields, whose values take \(values.count) bytes: "
+                    + "more than an index key holds (\(IndexEntry.maxKeySize) bytes)")
+        }
+        return IndexEntry(values: values, hasCutValue: cut, id: id)
+    }
+
+    /// The length of the values part of a stored key, and whether some value in it is cut.
+    ///
+    /// - Throws: `RillError(.corruptStore)` naming the index when the key is malformed.
+    package func valuesExtent(of key: UnsafeRawBufferPointer, entity: String) throws -> (length: Int, hasCutValue: Bool)
+    {
+        var offset = 0
+        var cut = false
+        do {
+            for _ in fieldPaths {
+                if try IndexKey.skip(key, offset: &offset).isCut { cut = true }
+            }
+        } catch {
+            throw RillError(
+                .corruptStore, "the index \(entity)(\(name)) holds a malformed key: \(error)", underlyingError: error)
+        }
+        return (offset, cut)
     }
 
     /// The top-level fields the index reads; a change to none of them leaves its key as it was.

@@ -98,21 +98,36 @@ extension Store {
                 }
                 // Every index against the replayed records.
                 for index in entity.indexes {
-                    var wanted: Set<[UInt8]> = []
+                    // Entries as (key, identifier key) pairs: a key can list several identifiers.
+                    var wanted: Set<[[UInt8]]> = []
                     for (key, bytes) in records {
                         let record = try bytes.withUnsafeBytes { raw in
                             try key.withUnsafeBytes { try Store.recordValue(raw, key: $0, entity: name) }
                         }
-                        wanted.insert(try index.key(for: record, id: key, entity: name))
+                        wanted.insert([try index.entry(for: record, id: key, entity: name).key, key])
                     }
                     try txn.withCursor(index.database) { cursor in
                         var current = try cursor.first()
                         while let entry = current {
-                            report.indexKeys += 1
-                            if wanted.remove(Array(entry.key)) == nil {
+                            let ids: [[UInt8]]
+                            do {
+                                let extent = try index.valuesExtent(of: entry.key, entity: name)
+                                ids = try IndexEntry.identifiers(
+                                    key: entry.key, valuesLength: extent.length, value: entry.value,
+                                    index: index.name)
+                            } catch {
                                 report.add(
-                                    "index \(name)(\(index.name)) has a key no record of the log gives",
-                                    limit: reportLimit)
+                                    "index \(name)(\(index.name)) has a malformed entry: \(error)", limit: reportLimit)
+                                current = try cursor.next()
+                                continue
+                            }
+                            for id in ids {
+                                report.indexKeys += 1
+                                if wanted.remove([Array(entry.key), id]) == nil {
+                                    report.add(
+                                        "index \(name)(\(index.name)) has a key no record of the log gives",
+                                        limit: reportLimit)
+                                }
                             }
                             current = try cursor.next()
                         }

@@ -22,23 +22,10 @@ extension Store {
         let progress = BuildProgress(label: "building index \(entity.name)(\(name))")
         try environment.write { txn in
             try txn.removeAll(from: database)
-            let total = try txn.count(of: entity.database)
-            var done = 0
-            try txn.withCursor(entity.database) { cursor in
-                var current = try cursor.first()
-                while let entry = current {
-                    let record = try RecordValue(record: entry.value)
-                    let key = try index.key(for: record, id: Array(entry.key), entity: entity.name)
-                    try txn.put([], for: key, in: database)
-                    done += 1
-                    if done & 1023 == 0 { progress.report(done, of: total) }
-                    current = try cursor.next()
-                }
-            }
+            try Self.fill(index, from: entity.database, entity: entity.name, txn: txn, progress: progress)
             try txn.put([1], for: Array((IndexStorage.catalogPrefix(entity: entity.name) + name).utf8), in: meta)
             let version = try Self.catalogVersion(in: txn, meta: meta) + 1
             try txn.put(withUnsafeBytes(of: version.bigEndian) { Array($0) }, for: Self.catalogVersionKey, in: meta)
-            progress.finish(done)
         }
     }
 
@@ -62,11 +49,62 @@ extension Store {
         let before = try old.map { try RecordValue(record: $0) }
         let after = try new.map { try RecordValue(record: $0) }
         for index in affected {
-            let oldKey = try before.map { try index.key(for: $0, id: id, entity: entity.name) }
-            let newKey = try after.map { try index.key(for: $0, id: id, entity: entity.name) }
-            if oldKey == newKey { continue }
-            if let oldKey { try txn.delete(oldKey, in: index.database) }
-            if let newKey { try txn.put([], for: newKey, in: index.database) }
+            let oldEntry = try before.map { try index.entry(for: $0, id: id, entity: entity.name) }
+            let newEntry = try after.map { try index.entry(for: $0, id: id, entity: entity.name) }
+            if oldEntry?.key == newEntry?.key { continue }
+            if let oldEntry { try remove(oldEntry, from: index, in: txn) }
+            if let newEntry { try insert(newEntry, into: index, in: txn) }
+        }
+    }
+
+    /// Adds one record's entry to an index.
+    ///
+    /// A key shorter than the longest holds one identifier, its suffix. A key of the longest size
+    /// can be the key of a record whose identifier ends the key exactly and of records whose
+    /// identifiers only start there: their value then lists them all.
+    static func insert(_ entry: IndexEntry, into index: IndexStorage, in txn: WriteTransaction) throws {
+        guard entry.key.count == IndexEntry.maxKeySize else {
+            try txn.put([], for: entry.key, in: index.database)
+            return
+        }
+        var ids: [[UInt8]] = []
+        if let existing = try txn.get(entry.key, in: index.database) {
+            if existing.isEmpty {
+                // The key already stands for the record whose identifier is its suffix.
+                if !entry.isListed { return }
+                ids = [Array(entry.key[entry.valuesLength...])]
+            } else {
+                ids = try IndexEntry.list(existing, index: index.name)
+            }
+        } else if !entry.isListed {
+            try txn.put([], for: entry.key, in: index.database)
+            return
+        }
+        let position = ids.firstIndex { !$0.lexicographicallyPrecedes(entry.id) } ?? ids.endIndex
+        if position < ids.endIndex, ids[position] == entry.id { return }
+        ids.insert(entry.id, at: position)
+        try txn.put(IndexEntry.encodeList(ids), for: entry.key, in: index.database)
+    }
+
+    /// Removes one record's entry from an index (see `insert(_:into:in:)`).
+    static func remove(_ entry: IndexEntry, from index: IndexStorage, in txn: WriteTransaction) throws {
+        guard entry.key.count == IndexEntry.maxKeySize else {
+            try txn.delete(entry.key, in: index.database)
+            return
+        }
+        guard let existing = try txn.get(entry.key, in: index.database) else { return }
+        if existing.isEmpty {
+            // The key stands for the record whose identifier is its suffix, which is this one
+            // unless this one's identifier was cut.
+            if !entry.isListed { try txn.delete(entry.key, in: index.database) }
+            return
+        }
+        var ids = try IndexEntry.list(existing, index: index.name)
+        ids.removeAll { $0 == entry.id }
+        if ids.isEmpty {
+            try txn.delete(entry.key, in: index.database)
+        } else {
+            try txn.put(IndexEntry.encodeList(ids), for: entry.key, in: index.database)
         }
     }
 }

@@ -14,8 +14,10 @@ import Synchronization
 /// A `Store` is shared by the container and its contexts; the CLI uses it directly, without model
 /// types.
 package final class Store: Sendable {
-    /// The store format this version of Rill writes and reads.
-    package static let formatVersion: UInt32 = 1
+    /// The store format this version of Rill writes and reads. Format 2 cuts long values in index
+    /// keys (format 1 could not index them); a format-1 store is raised to it when opened (see
+    /// `upgradeFormat`).
+    package static let formatVersion: UInt32 = 2
 
     package let environment: Environment
     package let directory: String
@@ -64,6 +66,7 @@ package final class Store: Sendable {
             }
             log = try environment.database(named: "log", create: true)!
             let meta = self.meta
+            try Self.upgradeFormat(environment: environment, meta: meta)
             try environment.write { txn in
                 if try txn.get(Array("format".utf8), in: meta) == nil {
                     let version = withUnsafeBytes(of: Self.formatVersion.bigEndian) { Array($0) }

@@ -33,17 +33,21 @@ struct StoreAudit {
             }
             projected[name] = records
             for index in entity.indexes {
-                var expected: Set<[UInt8]> = []
+                // Entries as (key, identifier key) pairs: a key can list several identifiers.
+                var expected: Set<[[UInt8]]> = []
                 for (key, bytes) in records {
                     let record = try bytes.withUnsafeBytes { try RecordValue(record: $0) }
-                    expected.insert(try index.key(for: record, id: key, entity: name))
+                    expected.insert([try index.entry(for: record, id: key, entity: name).key, key])
                 }
-                var stored: Set<[UInt8]> = []
+                var stored: Set<[[UInt8]]> = []
                 try store.read { txn in
                     try txn.withCursor(index.database) { cursor in
                         var current = try cursor.first()
                         while let entry = current {
-                            stored.insert(Array(entry.key))
+                            let extent = try index.valuesExtent(of: entry.key, entity: name)
+                            let ids = try IndexEntry.identifiers(
+                                key: entry.key, valuesLength: extent.length, value: entry.value, index: index.name)
+                            for id in ids { stored.insert([Array(entry.key), id]) }
                             current = try cursor.next()
                         }
                     }

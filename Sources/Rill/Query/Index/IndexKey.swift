@@ -60,6 +60,15 @@ import Foundation
 ///
 /// Arrays and maps have no key encoding: `append(_:to:)` throws for them.
 ///
+/// **Cut values.** An index key holds at most 511 bytes, so `append(_:to:payloadLimit:)` keeps only the first
+/// `payloadLimit` bytes of a long string's, URL's or data's escaped payload (one byte fewer when the cut would split a
+/// `00 FF` pair) and ends it with `00 02` instead of `00 01`. The cut depends on the value alone, so keys stay in
+/// the values' order, not strictly: a value's whole encoding sorts before the cut one of every longer value it is a
+/// prefix of (`00 01` < `00 02`), a cut one before every value that continues past its prefix with a byte of its own
+/// (`00 02` < any non-zero byte, < `00 FF`), and long values that share the first bytes share a key prefix. Such
+/// ties are only between cut values, which a scan must re-check on the record. `00 02` keeps every encoding
+/// self-delimiting and prefix-free.
+///
 /// `decode(_:offset:)` accepts only what `append(_:to:)` writes, and returns values in canonical form: integral
 /// numbers in `Int64` range as `.int`, larger ones in `UInt64` range as `.uint`, other numbers (fractions,
 /// infinities, NaN, magnitudes beyond 64 bits) as `.double`; decimals come back as numbers, strings and URLs in NFC,
@@ -130,6 +139,45 @@ package enum IndexKey {
         return value
     }
 
+    /// Appends the encoding of `value`, with a string's, URL's or data's escaped payload cut to its first
+    /// `payloadLimit` bytes and ended by `00 02` when it is longer (see "Cut values" on `IndexKey`).
+    ///
+    /// - Returns: whether the value was cut; its key then stands for every value that starts with the same bytes.
+    package static func append(
+        _ value: RecordValue, to key: inout [UInt8], payloadLimit: Int
+    ) throws(IndexKeyError) -> Bool {
+        let start = key.count
+        try append(value, to: &key)
+        switch value {
+        case .string, .url, .data: break
+        default: return false
+        }
+        // The payload lies between the tag and the two-byte terminator.
+        guard key.count - start - 3 > payloadLimit else { return false }
+        var end = start + 1 + max(payloadLimit, 1)
+        // Only the first byte of a `00 FF` pair is zero: keep the pair whole or not at all.
+        if key[end - 1] == 0 { end -= 1 }
+        key.removeSubrange(end...)
+        key.append(0)
+        key.append(Escape.cut)
+        return true
+    }
+
+    /// Moves `offset` past one encoded value, whole or cut, checking only its structure (tags, escapes, lengths).
+    ///
+    /// - Returns: whether the value is a cut one, and the length of its escaped payload (0 for values without one).
+    package static func skip(
+        _ key: UnsafeRawBufferPointer, offset: inout Int
+    ) throws(IndexKeyError) -> (isCut: Bool, payload: Int) {
+        guard offset >= 0, offset <= key.count else {
+            throw .malformed(at: offset, "offset outside the key's \(key.count) bytes")
+        }
+        var reader = Reader(bytes: key, position: offset)
+        let extent = try reader.skip()
+        offset = reader.position
+        return extent
+    }
+
     /// The smallest key strictly greater than every key that starts with `prefix` (for range-scan upper bounds over
     /// a prefix); nil when there is none (all 0xFF).
     ///
@@ -170,6 +218,8 @@ extension IndexKey {
         static let zero: UInt8 = 0xFF
         /// `00 01` ends the value; lower than any continuation, so prefixes sort first.
         static let end: UInt8 = 0x01
+        /// `00 02` ends a value cut to its first bytes: after the whole prefix, before every continuation.
+        static let cut: UInt8 = 0x02
     }
 }
 
@@ -337,6 +387,52 @@ extension IndexKey {
             }
         }
 
+        /// Moves past one value, whole or cut, checking its structure only.
+        mutating func skip() throws(IndexKeyError) -> (isCut: Bool, payload: Int) {
+            let start = position
+            switch try next() {
+            case Tag.null, Tag.falseValue, Tag.trueValue, Tag.negativeInfinity, Tag.zero, Tag.positiveInfinity,
+                Tag.nan:
+                return (false, 0)
+            case Tag.negative, Tag.positive:
+                let flip: UInt8 = bytes[start] == Tag.negative ? 0xFF : 0
+                _ = try next()
+                _ = try next()
+                for _ in 0..<IndexKey.maxGroups {
+                    if (try next() ^ flip) & 1 == 0 { return (false, 0) }
+                }
+                throw .malformed(at: position - 1, "number has more than 63 fraction bits")
+            case Tag.string, Tag.url, Tag.data:
+                let payloadStart = position
+                while true {
+                    guard try next() == 0 else { continue }
+                    let at = position
+                    switch try next() {
+                    case Escape.zero: continue
+                    case Escape.end: return (false, at - 1 - payloadStart)
+                    case Escape.cut: return (true, at - 1 - payloadStart)
+                    default: throw .malformed(at: at, "a zero byte followed by neither 0xFF, 0x01 nor 0x02")
+                    }
+                }
+            case Tag.date:
+                return try skipBytes(8, "a date")
+            case Tag.uuid:
+                return try skipBytes(16, "a UUID")
+            case let tag:
+                throw .malformed(at: start, "unknown tag 0x\(String(tag, radix: 16, uppercase: true))")
+            }
+        }
+
+        private mutating func skipBytes(
+            _ count: Int, _ what: String
+        ) throws(IndexKeyError) -> (isCut: Bool, payload: Int) {
+            guard bytes.count - position >= count else {
+                throw .malformed(at: bytes.count, "the key ends inside \(what)")
+            }
+            position += count
+            return (false, 0)
+        }
+
         private mutating func finite(negative: Bool, start: Int) throws(IndexKeyError) -> RecordValue {
             let flip: UInt8 = negative ? 0xFF : 0
             let high = try next() ^ flip
@@ -390,6 +486,7 @@ extension IndexKey {
                 switch try next() {
                 case Escape.zero: result.append(0)
                 case Escape.end: return result
+                case Escape.cut: throw .malformed(at: at, "the value is cut to its first bytes, not whole")
                 default: throw .malformed(at: at, "a zero byte followed by neither 0xFF nor 0x01")
                 }
             }

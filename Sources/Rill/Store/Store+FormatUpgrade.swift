@@ -1,0 +1,93 @@
+import Foundation
+import RillStorage
+
+extension Store {
+    /// Raises a store of format 1 to format 2, in one write transaction.
+    ///
+    /// Format 2 cuts long strings, URLs and data in index keys to a prefix, and lists the
+    /// identifiers of entries whose key cannot hold them whole (see `IndexEntry`). A format-1
+    /// index holds only whole values, so every key whose values are short enough is already a
+    /// format-2 key; an index with a longer value (one format 2 would cut) is rebuilt from its
+    /// entity's records. The other indexes are only read. Nothing else changes.
+    static func upgradeFormat(environment: Environment, meta: Database) throws {
+        let formatKey = Array("format".utf8)
+        func storedFormat(_ txn: some Transaction) throws -> UInt32? {
+            guard let raw = try txn.get(formatKey, in: meta), raw.count == 4 else { return nil }
+            return raw.reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        guard try environment.read({ try storedFormat($0) }) == 1 else { return }
+        // Databases are opened outside the write transaction (opening one runs on the writer).
+        var indexes: [(entity: String, records: Database, index: IndexStorage)] = []
+        let entityNames = try environment.read { txn in
+            try keys(withPrefix: EntityStorage.catalogPrefix, in: meta, txn: txn)
+        }
+        for entity in entityNames {
+            let names = try environment.read { txn in
+                try keys(withPrefix: IndexStorage.catalogPrefix(entity: entity), in: meta, txn: txn)
+            }
+            guard !names.isEmpty,
+                let records = try environment.database(named: EntityStorage.databaseName(for: entity), create: false)
+            else { continue }
+            for name in names {
+                guard
+                    let database = try environment.database(
+                        named: IndexStorage.databaseName(entity: entity, index: name), create: false)
+                else { continue }
+                let index = IndexStorage(
+                    name: name, fieldPaths: IndexStorage.fieldPaths(fromName: name), database: database)
+                indexes.append((entity, records, index))
+            }
+        }
+        try environment.write { txn in
+            // Another process may have upgraded the store meanwhile.
+            guard try storedFormat(txn) == 1 else { return }
+            for (entity, records, index) in indexes {
+                guard try holdsLongerValues(index, txn: txn) else { continue }
+                try txn.removeAll(from: index.database)
+                let progress = BuildProgress(label: "rebuilding index \(entity)(\(index.name)) for store format 2")
+                try fill(index, from: records, entity: entity, txn: txn, progress: progress)
+            }
+            try txn.put(withUnsafeBytes(of: formatVersion.bigEndian) { Array($0) }, for: formatKey, in: meta)
+        }
+    }
+
+    /// Whether some key of `index` holds a value longer than format 2 keeps whole.
+    private static func holdsLongerValues(_ index: IndexStorage, txn: WriteTransaction) throws -> Bool {
+        let limit = index.payloadLimit
+        return try txn.withCursor(index.database) { cursor in
+            var current = try cursor.first()
+            while let entry = current {
+                var offset = 0
+                for _ in index.fieldPaths {
+                    do {
+                        if try IndexKey.skip(entry.key, offset: &offset).payload > limit { return true }
+                    } catch {
+                        // A key format 1 could not have written: rebuilding it does no harm.
+                        return true
+                    }
+                }
+                current = try cursor.next()
+            }
+            return false
+        }
+    }
+
+    /// Adds the entry of every record in `records` to `index`.
+    static func fill(
+        _ index: IndexStorage, from records: Database, entity: String, txn: WriteTransaction, progress: BuildProgress
+    ) throws {
+        let total = try txn.count(of: records)
+        var done = 0
+        try txn.withCursor(records) { cursor in
+            var current = try cursor.first()
+            while let entry = current {
+                let record = try RecordValue(record: entry.value)
+                try insert(try index.entry(for: record, id: Array(entry.key), entity: entity), into: index, in: txn)
+                done += 1
+                if done & 1023 == 0 { progress.report(done, of: total) }
+                current = try cursor.next()
+            }
+        }
+        progress.finish(done)
+    }
+}
