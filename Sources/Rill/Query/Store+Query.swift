@@ -158,8 +158,9 @@ extension Store {
     /// Walks one key range of an index, handing each record to `body`; false when `body` stopped.
     ///
     /// With `ordered`, records come in the order of their values' whole encodings, then
-    /// identifier: entries whose keys share a values part with a cut value (long values with a
-    /// common prefix) are read together and sorted by their records' values before they are handed on.
+    /// identifier: entries whose keys agree up to the end of a cut value (long values with a
+    /// common prefix, whatever the fields after it hold) are read together and sorted by their
+    /// records' values before they are handed on.
     @discardableResult
     private func walk(
         _ index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: some Transaction,
@@ -178,8 +179,8 @@ extension Store {
             let bytes = try bytes ?? record(id)
             return try id.withUnsafeBytes { try body($0, bytes) }
         }
-        // Records whose keys tie on a values part holding a cut value, waiting to be sorted.
-        var tied: (values: [UInt8], ids: [[UInt8]])?
+        // Records whose keys tie up to the end of a cut value, waiting to be sorted.
+        var tied: (prefix: [UInt8], ids: [[UInt8]])?
         func flushTied() throws -> Bool {
             guard let group = tied else { return true }
             tied = nil
@@ -206,9 +207,9 @@ extension Store {
                 let extent = try index.valuesExtent(of: entry.key, entity: entity.name)
                 let ids = try IndexEntry.identifiers(
                     key: entry.key, valuesLength: extent.length, value: entry.value, index: index.name)
-                if ordered, extent.hasCutValue {
-                    let values = Array(entry.key[..<extent.length])
-                    if let group = tied, group.values == values {
+                if ordered, let cutEnd = extent.cutEnd {
+                    let values = Array(entry.key[..<cutEnd])
+                    if let group = tied, group.prefix == values {
                         tied!.ids += ids
                     } else {
                         guard try flushTied() else { return false }

@@ -91,22 +91,23 @@ package struct IndexStorage: Sendable, Hashable {
         return IndexEntry(values: values, hasCutValue: cut, id: id)
     }
 
-    /// The length of the values part of a stored key, and whether some value in it is cut.
+    /// The length of the values part of a stored key, and where its first cut value ends (nil
+    /// when no value is cut): keys that share the bytes up to there are in no particular order
+    /// among themselves, since the values they were cut from differ beyond the cut.
     ///
     /// - Throws: `RillError(.corruptStore)` naming the index when the key is malformed.
-    package func valuesExtent(of key: UnsafeRawBufferPointer, entity: String) throws -> (length: Int, hasCutValue: Bool)
-    {
+    package func valuesExtent(of key: UnsafeRawBufferPointer, entity: String) throws -> (length: Int, cutEnd: Int?) {
         var offset = 0
-        var cut = false
+        var cutEnd: Int?
         do {
             for _ in fieldPaths {
-                if try IndexKey.skip(key, offset: &offset).isCut { cut = true }
+                if try IndexKey.skip(key, offset: &offset).isCut, cutEnd == nil { cutEnd = offset }
             }
         } catch {
             throw RillError(
                 .corruptStore, "the index \(entity)(\(name)) holds a malformed key: \(error)", underlyingError: error)
         }
-        return (offset, cut)
+        return (offset, cutEnd)
     }
 
     /// The top-level fields the index reads; a change to none of them leaves its key as it was.
