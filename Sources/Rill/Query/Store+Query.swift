@@ -167,17 +167,16 @@ extension Store {
         seen: inout Set<[UInt8]>?, ordered: Bool,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
-        func record(_ id: [UInt8]) throws -> UnsafeRawBufferPointer {
+        func record(_ id: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
             guard let record = try txn.get(id, in: entity.database) else {
                 throw RillError(
                     .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
             }
             return record
         }
-        func emit(_ id: [UInt8], _ bytes: UnsafeRawBufferPointer? = nil) throws -> Bool {
-            if seen != nil, seen!.insert(id).inserted == false { return true }
-            let bytes = try bytes ?? record(id)
-            return try id.withUnsafeBytes { try body($0, bytes) }
+        func emit(_ id: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer? = nil) throws -> Bool {
+            if seen != nil, seen!.insert(Array(id)).inserted == false { return true }
+            return try body(id, try bytes ?? record(id))
         }
         // Records whose keys tie up to the end of a cut value, waiting to be sorted.
         var tied: (prefix: [UInt8], ids: [[UInt8]])?
@@ -186,7 +185,7 @@ extension Store {
             tied = nil
             var members: [(order: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
             for id in group.ids {
-                let bytes = try record(id)
+                let bytes = try id.withUnsafeBytes { try record($0) }
                 let value = try id.withUnsafeBytes { try Self.recordValue(bytes, key: $0, entity: entity.name) }
                 var order: [UInt8] = []
                 for path in index.fieldPaths {
@@ -196,7 +195,7 @@ extension Store {
             }
             members.sort { OrderKey.precedes($0.order, $1.order) }
             for member in members {
-                guard try emit(member.id, member.bytes) else { return false }
+                guard try member.id.withUnsafeBytes({ try emit($0, member.bytes) }) else { return false }
             }
             return true
         }
@@ -205,20 +204,25 @@ extension Store {
             while let entry = current {
                 if let upper = range.upper, !entry.key.lexicographicallyPrecedes(upper) { break }
                 let extent = try index.valuesExtent(of: entry.key, entity: entity.name)
-                let ids = try IndexEntry.identifiers(
-                    key: entry.key, valuesLength: extent.length, value: entry.value, index: index.name)
                 if ordered, let cutEnd = extent.cutEnd {
-                    let values = Array(entry.key[..<cutEnd])
-                    if let group = tied, group.prefix == values {
+                    let ids = try IndexEntry.identifiers(
+                        key: entry.key, valuesLength: extent.length, value: entry.value, index: index.name)
+                    let prefix = Array(entry.key[..<cutEnd])
+                    if let group = tied, group.prefix == prefix {
                         tied!.ids += ids
                     } else {
                         guard try flushTied() else { return false }
-                        tied = (values, ids)
+                        tied = (prefix, ids)
                     }
                 } else {
                     guard try flushTied() else { return false }
-                    for id in ids {
-                        guard try emit(id) else { return false }
+                    if entry.value.isEmpty {
+                        // The common case: one identifier, the key's suffix, read in place.
+                        guard try emit(UnsafeRawBufferPointer(rebasing: entry.key[extent.length...])) else { return false }
+                    } else {
+                        for id in try IndexEntry.list(entry.value, index: index.name) {
+                            guard try id.withUnsafeBytes({ try emit($0) }) else { return false }
+                        }
                     }
                 }
                 current = try cursor.next()

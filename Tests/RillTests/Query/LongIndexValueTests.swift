@@ -245,6 +245,40 @@ import Testing
         #expect(query.map(\.year) == [0, 3, 5, 7])
     }
 
+    @Test func dataAndURLIndexesTakeLongValuesAndServeSorts() throws {
+        var random = SeededGenerator(label: "long data and URLs")
+        let store = try Store(directory: url.path, options: .init(), create: true)
+        let entity = try store.registerEntity(
+            named: "Blob", identifierKind: .integer, indexes: [[["bytes"]], [["link"]], [["link"], ["bytes"]]])
+        let sharedBytes = [UInt8](repeating: 7, count: 251) + [0]
+        let sharedPath = "https://example.com/" + String(repeating: "p", count: 240)
+        var changes: [PreparedChange] = []
+        for number in 0..<150 {
+            var bytes = Int.random(in: 0..<4, using: &random) == 0 ? [] : sharedBytes
+            for _ in 0..<Int.random(in: 0...6, using: &random) { bytes.append([0, 1, 7, 0xFF].randomElement(using: &random)!) }
+            if Int.random(in: 0..<10, using: &random) == 0 { bytes += [UInt8](repeating: 9, count: 5_000) }
+            var link = Int.random(in: 0..<4, using: &random) == 0 ? "https://example.com/" : sharedPath
+            for _ in 0..<Int.random(in: 0...6, using: &random) { link += ["a", "b", "%C3%A9", "/"].randomElement(using: &random)! }
+            let record = RecordValue.map([
+                RecordField(name: "id", value: .int(Int64(number))), RecordField(name: "bytes", value: .data(Data(bytes))),
+                RecordField(name: "link", value: .url(link)),
+            ])
+            changes.append(PreparedChange(entity: entity, key: number.storageKey, operation: .upsert(record.recordBytes())))
+        }
+        _ = try store.commit(changes, author: nil)
+        try checkIndexes(store)
+        for text in [
+            "Blob sort by bytes limit 40", "Blob sort by bytes limit 20 offset 60", "Blob sort by link limit 40",
+            "Blob sort by link, bytes limit 50", "Blob sort by link, bytes limit 30 offset 70",
+        ] {
+            let query = try QueryParser.parse(text)
+            #expect(try store.explain(query).contains("in the index's order"), "\(text)")
+            #expect(
+                try store.run(query).map(\.key) == store.run(query, forceScan: true).map(\.key),
+                "\(text), seed \(random.seed)")
+        }
+    }
+
     @Test func aFormatOneStoreIsRaisedToFormatTwo() throws {
         // A format-1 store: whole values in its keys, as long as a key could hold them.
         let titles = ["short", String(repeating: "w", count: 300), String(repeating: "v", count: 480), "other"]
