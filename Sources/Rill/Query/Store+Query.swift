@@ -218,7 +218,9 @@ extension Store {
                     guard try flushTied() else { return false }
                     if entry.value.isEmpty {
                         // The common case: one identifier, the key's suffix, read in place.
-                        guard try emit(UnsafeRawBufferPointer(rebasing: entry.key[extent.length...])) else { return false }
+                        guard try emit(UnsafeRawBufferPointer(rebasing: entry.key[extent.length...])) else {
+                            return false
+                        }
                     } else {
                         for id in try IndexEntry.list(entry.value, index: index.name) {
                             guard try id.withUnsafeBytes({ try emit($0) }) else { return false }

@@ -255,15 +255,21 @@ import Testing
         var changes: [PreparedChange] = []
         for number in 0..<150 {
             var bytes = Int.random(in: 0..<4, using: &random) == 0 ? [] : sharedBytes
-            for _ in 0..<Int.random(in: 0...6, using: &random) { bytes.append([0, 1, 7, 0xFF].randomElement(using: &random)!) }
+            for _ in 0..<Int.random(in: 0...6, using: &random) {
+                bytes.append([0, 1, 7, 0xFF].randomElement(using: &random)!)
+            }
             if Int.random(in: 0..<10, using: &random) == 0 { bytes += [UInt8](repeating: 9, count: 5_000) }
             var link = Int.random(in: 0..<4, using: &random) == 0 ? "https://example.com/" : sharedPath
-            for _ in 0..<Int.random(in: 0...6, using: &random) { link += ["a", "b", "%C3%A9", "/"].randomElement(using: &random)! }
+            for _ in 0..<Int.random(in: 0...6, using: &random) {
+                link += ["a", "b", "%C3%A9", "/"].randomElement(using: &random)!
+            }
             let record = RecordValue.map([
-                RecordField(name: "id", value: .int(Int64(number))), RecordField(name: "bytes", value: .data(Data(bytes))),
+                RecordField(name: "id", value: .int(Int64(number))),
+                RecordField(name: "bytes", value: .data(Data(bytes))),
                 RecordField(name: "link", value: .url(link)),
             ])
-            changes.append(PreparedChange(entity: entity, key: number.storageKey, operation: .upsert(record.recordBytes())))
+            changes.append(
+                PreparedChange(entity: entity, key: number.storageKey, operation: .upsert(record.recordBytes())))
         }
         _ = try store.commit(changes, author: nil)
         try checkIndexes(store)
