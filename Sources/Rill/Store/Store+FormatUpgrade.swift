@@ -38,21 +38,33 @@ extension Store {
                 indexes.append((entity, records, index))
             }
         }
-        try environment.write { txn in
-            // Another process may have upgraded the store meanwhile.
-            guard try storedFormat(txn) == 1 else { return }
-            for (entity, records, index) in indexes {
-                guard try holdsLongerValues(index, txn: txn) else { continue }
-                try txn.removeAll(from: index.database)
-                let progress = BuildProgress(label: "rebuilding index \(entity)(\(index.name)) for store format 2")
-                try fill(index, from: records, entity: entity, txn: txn, progress: progress)
+        do {
+            try environment.write { txn in
+                // Another process may have upgraded the store meanwhile.
+                guard try storedFormat(txn) == 1 else { return }
+                for (entity, records, index) in indexes {
+                    guard try holdsLongerValues(index, txn: txn) else { continue }
+                    try txn.removeAll(from: index.database)
+                    let progress = BuildProgress(label: "rebuilding index \(entity)(\(index.name)) for store format 2")
+                    try fill(index, from: records, entity: entity, txn: txn, progress: progress)
+                }
+                try txn.put(withUnsafeBytes(of: formatVersion.bigEndian) { Array($0) }, for: formatKey, in: meta)
             }
-            try txn.put(withUnsafeBytes(of: formatVersion.bigEndian) { Array($0) }, for: formatKey, in: meta)
+        } catch let error as LMDBError where [EACCES, EPERM, EROFS].contains(error.code) {
+            // Without write permission the store stays format 1, which is readable as format 2
+            // unless an index holds a value format 2 cuts.
+            let stale = try environment.read { txn in try indexes.first { try holdsLongerValues($0.index, txn: txn) } }
+            guard let stale else { return }
+            throw RillError(
+                .permissionDenied,
+                "the index \(stale.entity)(\(stale.index.name)) was written in store format 1 and must be rebuilt "
+                    + "for format 2: open the store once with permission to write",
+                underlyingError: error)
         }
     }
 
     /// Whether some key of `index` holds a value longer than format 2 keeps whole.
-    private static func holdsLongerValues(_ index: IndexStorage, txn: WriteTransaction) throws -> Bool {
+    private static func holdsLongerValues(_ index: IndexStorage, txn: some Transaction) throws -> Bool {
         let limit = index.payloadLimit
         return try txn.withCursor(index.database) { cursor in
             var current = try cursor.first()
