@@ -171,6 +171,8 @@ final class EnvironmentCore: @unchecked Sendable {
             case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
             case .noSync: flags |= UInt32(MDB_NOSYNC)
             }
+            try DataFileHeader.checkSize(directory: directory, creating: options.createIfMissing)
+            try Self.allocateLockFile(directory: directory, readers: options.maxReaders)
             try check(mdb_env_open(env, directory, flags, 0o600), directory)
         } catch {
             mdb_env_close(env)
@@ -184,6 +186,35 @@ final class EnvironmentCore: @unchecked Sendable {
         self.writer = WriterThread(name: "rill.writer")
         // Reader slots left behind by killed processes would pin old pages forever.
         _ = try? checkReaders()
+    }
+
+    /// Creates `lock.mdb` with its blocks allocated, when it is missing or empty.
+    ///
+    /// LMDB sizes the lock file with `ftruncate` and then writes into its mapping: on a full file
+    /// system the file is sparse and the first write kills the process with `SIGBUS`.
+    /// `posix_fallocate` reserves the blocks first, so a full disk is an error. The size is
+    /// LMDB's (`mdb_env_setup_locks`: a 192-byte header holding the first reader slot, then
+    /// 64 bytes a slot); a lock file that already has a size belongs to LMDB and is left alone,
+    /// since other processes may use it. Failing to create it (a read-only directory) is left
+    /// for LMDB to report.
+    private static func allocateLockFile(directory: String, readers: UInt32) throws {
+        let path = directory + "/lock.mdb"
+        var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let created = fd >= 0
+        if !created {
+            var info = stat()
+            guard errno == EEXIST, stat(path, &info) == 0, info.st_size == 0 else { return }
+            fd = open(path, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { return }
+        }
+        defer { Glibc.close(fd) }
+        let size = off_t(max(readers, 1) - 1) * 64 + 192
+        let rc = posix_fallocate(fd, 0, size)
+        guard rc == 0 || rc == EOPNOTSUPP || rc == EINVAL else {
+            // LMDB has not seen a file this call created: nothing else can be using it.
+            if created { unlink(path) }
+            throw LMDBError(code: rc, message: "\(String(cString: strerror(rc))): cannot allocate \(path)")
+        }
     }
 
     func close() {
@@ -365,15 +396,25 @@ final class EnvironmentRegistry: Sendable {
         // Opening and closing run under the lock, so an environment is never opened while
         // another one on the same file is still closing.
         try entries.withLock { entries in
-            let fileID = try Self.prepareDirectory(directory, create: options.createIfMissing)
-            if var entry = entries[fileID] {
+            let created = try Self.prepareDirectory(directory, create: options.createIfMissing)
+            if var entry = entries[created.fileID] {
                 entry.users += 1
-                entries[fileID] = entry
+                entries[created.fileID] = entry
                 return entry.core
             }
-            let core = try EnvironmentCore(directory: directory, fileID: fileID, options: options)
-            entries[fileID] = Entry(core: core, users: 1)
-            return core
+            do {
+                let core = try EnvironmentCore(directory: directory, fileID: created.fileID, options: options)
+                entries[created.fileID] = Entry(core: core, users: 1)
+                return core
+            } catch {
+                // A store that could not be created in a directory this open made leaves nothing
+                // behind (not a lock file alone): no other process had a reason to look there.
+                if !created.directories.isEmpty {
+                    for file in ["data.mdb", "lock.mdb"] { unlink(directory + "/" + file) }
+                    for made in created.directories.reversed() { rmdir(made) }
+                }
+                throw error
+            }
         }
     }
 
@@ -390,22 +431,19 @@ final class EnvironmentRegistry: Sendable {
         }
     }
 
-    private static func prepareDirectory(_ directory: String, create: Bool) throws -> FileID {
+    /// Checks that `directory` is a directory, creating it (and missing parents, mode 0700) when
+    /// asked; returns its identity and the directories it created, outermost first.
+    private static func prepareDirectory(
+        _ directory: String, create: Bool
+    ) throws -> (fileID: FileID, directories: [String]) {
         var info = stat()
+        var made: [String] = []
         if stat(directory, &info) != 0 {
             let error = errno
             guard error == ENOENT, create else {
                 throw LMDBError(code: error, message: "\(String(cString: strerror(error))): \(directory)")
             }
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory,
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
-                )
-            } catch {
-                throw LMDBError(code: EACCES, message: "cannot create directory \(directory): \(error)")
-            }
+            made = try makeDirectories(directory)
             guard stat(directory, &info) == 0 else {
                 throw LMDBError(code: errno, message: "\(String(cString: strerror(errno))): \(directory)")
             }
@@ -413,6 +451,29 @@ final class EnvironmentRegistry: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw LMDBError(code: ENOTDIR, message: "not a directory: \(directory)")
         }
-        return FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return (FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), made)
+    }
+
+    /// `mkdir -p` with mode 0700, reporting the `errno` of the step that failed (`ENOSPC`,
+    /// `EACCES`, `EROFS`, …) rather than one code for every failure.
+    private static func makeDirectories(_ directory: String) throws -> [String] {
+        var missing: [String] = []
+        var path = directory
+        while !path.isEmpty, path != "/", access(path, F_OK) != 0 {
+            missing.append(path)
+            path = (path as NSString).deletingLastPathComponent
+        }
+        var made: [String] = []
+        for path in missing.reversed() {
+            if mkdir(path, 0o700) == 0 {
+                made.append(path)
+            } else if errno != EEXIST {
+                let error = errno
+                for path in made.reversed() { rmdir(path) }
+                throw LMDBError(
+                    code: error, message: "\(String(cString: strerror(error))): cannot create directory \(path)")
+            }
+        }
+        return made
     }
 }

@@ -103,6 +103,16 @@ do {
             say("error \(error.code) \(error.message)")
         }
 
+    case "create":
+        // create <store>: creates a store (a container with Counters); prints "opened" or
+        // "error <code> <message> | <underlying error>".
+        do {
+            _ = try container(rest[0])
+            say("opened")
+        } catch let error as RillError {
+            say("error \(error.code) \(error.message) | \(error.underlyingError.map { "\($0)" } ?? "")")
+        }
+
     default:
         fail("unknown command \(command)")
     }

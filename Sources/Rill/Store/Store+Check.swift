@@ -51,14 +51,28 @@ extension Store {
                         current = try cursor.next()
                         continue
                     }
-                    if sequence != expected {
+                    // Every number here comes from the file: damaged keys may be out of order,
+                    // zero or the largest UInt64, and none of that may trap.
+                    if sequence > expected {
                         report.add(
                             "the log jumps from commit \(expected - 1) to \(sequence): \(sequence - expected) missing",
                             limit: reportLimit)
+                    } else if sequence < expected {
+                        report.add(
+                            "the log's commit \(sequence) comes after commit \(expected - 1): its key is out of order",
+                            limit: reportLimit)
                     }
-                    expected = sequence + 1
                     report.commits += 1
                     current = try cursor.next()
+                    guard sequence < UInt64.max else {
+                        if current != nil {
+                            report.add(
+                                "the log has keys after commit \(sequence), the largest possible: they are out of order",
+                                limit: reportLimit)
+                        }
+                        break
+                    }
+                    expected = max(expected, sequence + 1)
                 }
             }
             for name in Set(replayed.keys).union(names).sorted() {

@@ -230,6 +230,9 @@ package final class Store: Sendable {
                 .diskFull, "the disk holding \(directory) is full or failed a write", underlyingError: error)
         case LMDBError.invalid.code:
             return RillError(.notAStore, "\(directory) does not hold a valid store file", underlyingError: error)
+        case LMDBError.corrupted.code:
+            return RillError(
+                .corruptStore, "the store in \(directory) is damaged: \(error.message)", underlyingError: error)
         case LMDBError.versionMismatch.code:
             return RillError(
                 .unsupportedFormat, "\(directory) was written by another LMDB version", underlyingError: error)
