@@ -15,6 +15,13 @@ import Synchronization
 ///   `MDB_MAP_FULL`, the transaction is aborted, the map doubled, and the closure run again from
 ///   the start, so the closure must derive everything it writes from the transaction it is given.
 /// - A map grown by another process is adopted when LMDB reports `MDB_MAP_RESIZED`.
+/// - A read-only use (``EnvironmentOptions/readOnly``) of a store this process may not write is
+///   opened with `MDB_RDONLY`. LMDB still writes `lock.mdb` then: a reader takes a slot in it, so
+///   that writers in other processes do not reuse the pages it reads. Only on a read-only file
+///   system (`EROFS` opening the lock file) does LMDB use no lock file, which is safe because
+///   nothing can write the store there. A lock file the process may not write on a writable file
+///   system is refused (`EACCES`, naming `lock.mdb`), not opened with `MDB_NOLOCK`: a writer
+///   may exist, and a reader it cannot see could read pages being overwritten.
 package final class Environment: Sendable {
     private let core: EnvironmentCore
 
@@ -86,6 +93,9 @@ package final class Environment: Sendable {
     /// The options the environment was first opened with in this process.
     package var options: EnvironmentOptions { core.options }
 
+    /// Whether the environment was opened read-only (`MDB_RDONLY`): the process may not write it.
+    package var isReadOnly: Bool { core.isReadOnly }
+
     /// The largest key LMDB accepts, in bytes.
     package var maxKeySize: Int { core.maxKeySize }
 
@@ -148,6 +158,8 @@ final class EnvironmentCore: @unchecked Sendable {
     let options: EnvironmentOptions
     let fileID: FileID
     let maxKeySize: Int
+    /// Opened with `MDB_RDONLY`, because the process may not write the store.
+    let isReadOnly: Bool
     let writer: WriterThread
     /// Keeps `mdb_env_set_mapsize` away from live transactions. LMDB allows changing the map
     /// size only while the process has no transaction open, and does not check it. Every
@@ -158,6 +170,48 @@ final class EnvironmentCore: @unchecked Sendable {
     private let databases = Mutex<[String: Database]>([:])
 
     init(directory: String, fileID: FileID, options: EnvironmentOptions) throws {
+        do {
+            (env, isReadOnly) = (
+                try Self.openEnvironment(directory: directory, options: options, readOnly: false), false
+            )
+        } catch let error as LMDBError where options.readOnly && [EACCES, EPERM, EROFS].contains(error.code) {
+            do {
+                (env, isReadOnly) = (
+                    try Self.openEnvironment(directory: directory, options: options, readOnly: true), true
+                )
+            } catch let second as LMDBError
+                where [EACCES, EPERM].contains(second.code) && !Self.canWriteLock(directory)
+            {
+                throw LMDBError(
+                    code: second.code,
+                    message: "\(String(cString: strerror(second.code))): cannot read \(directory) without write "
+                        + "permission on \(directory)/lock.mdb (or on the directory, to create it), where readers register so that writers do not "
+                        + "reuse the pages they read")
+            }
+        }
+        self.directory = directory
+        self.options = options
+        self.fileID = fileID
+        self.maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        self.writer = WriterThread(name: "rill.writer")
+        // Reader slots left behind by killed processes would pin old pages forever.
+        _ = try? checkReaders()
+    }
+
+    /// Whether the process may open `lock.mdb` for writing, or create it.
+    private static func canWriteLock(_ directory: String) -> Bool {
+        let fd = Glibc.open(directory + "/lock.mdb", O_RDWR | O_CLOEXEC)
+        if fd >= 0 {
+            Glibc.close(fd)
+            return true
+        }
+        return errno == ENOENT && access(directory, W_OK) == 0
+    }
+
+    /// Creates and opens an `MDB_env`; closes it again when opening fails.
+    private static func openEnvironment(
+        directory: String, options: EnvironmentOptions, readOnly: Bool
+    ) throws -> OpaquePointer {
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(code: ENOMEM) }
@@ -171,21 +225,15 @@ final class EnvironmentCore: @unchecked Sendable {
             case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
             case .noSync: flags |= UInt32(MDB_NOSYNC)
             }
-            try DataFileHeader.checkSize(directory: directory, creating: options.createIfMissing)
-            try Self.allocateLockFile(directory: directory, readers: options.maxReaders)
+            if readOnly { flags |= UInt32(MDB_RDONLY) }
+            try DataFileHeader.checkSize(directory: directory, creating: options.createIfMissing && !readOnly)
+            if !readOnly { try allocateLockFile(directory: directory, readers: options.maxReaders) }
             try check(mdb_env_open(env, directory, flags, 0o600), directory)
         } catch {
             mdb_env_close(env)
             throw error
         }
-        self.env = env
-        self.directory = directory
-        self.options = options
-        self.fileID = fileID
-        self.maxKeySize = Int(mdb_env_get_maxkeysize(env))
-        self.writer = WriterThread(name: "rill.writer")
-        // Reader slots left behind by killed processes would pin old pages forever.
-        _ = try? checkReaders()
+        return env
     }
 
     /// Creates `lock.mdb` with its blocks allocated, when it is missing or empty.
@@ -266,8 +314,14 @@ final class EnvironmentCore: @unchecked Sendable {
         }
     }
 
+    /// Thrown by writes to an environment opened read-only.
+    private var readOnlyError: LMDBError {
+        LMDBError(code: EROFS, message: "\(directory) is open read-only in this process, which may not write it")
+    }
+
     func write<R>(_ body: (WriteTransaction) throws -> R, meanwhile: () -> Void) throws -> R {
-        try writer.runAndWait(
+        guard !isReadOnly else { throw readOnlyError }
+        return try writer.runAndWait(
             {
                 var growths = 0
                 while true {
@@ -325,6 +379,7 @@ final class EnvironmentCore: @unchecked Sendable {
             if let known = databases.withLock({ $0[name] }) { return known }
             var handle: MDB_dbi = 0
             if create {
+                guard !isReadOnly else { throw readOnlyError }
                 return try writeOnWriterThread { txn in
                     try check(mdb_dbi_open(txn.pointer, name, UInt32(MDB_CREATE), &handle), "opening database \(name)")
                     return Database(handle: handle, name: name)
@@ -398,6 +453,10 @@ final class EnvironmentRegistry: Sendable {
         try entries.withLock { entries in
             let created = try Self.prepareDirectory(directory, create: options.createIfMissing)
             if var entry = entries[created.fileID] {
+                guard options.readOnly || !entry.core.isReadOnly else {
+                    throw LMDBError(
+                        code: EROFS, message: "\(directory) is open read-only in this process, which may not write it")
+                }
                 entry.users += 1
                 entries[created.fileID] = entry
                 return entry.core
