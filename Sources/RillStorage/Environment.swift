@@ -168,6 +168,9 @@ final class EnvironmentCore: @unchecked Sendable {
     /// holds it exclusively.
     private let gate = ReadWriteLock()
     private let databases = Mutex<[String: Database]>([:])
+    /// The file's last page in use when stale reader slots were last cleared (see
+    /// `clearStaleReadersIfGrown`); only the writer thread touches it.
+    private let lastPageAtReaderCheck = Atomic<Int>(0)
 
     init(directory: String, fileID: FileID, options: EnvironmentOptions) throws {
         do {
@@ -196,6 +199,7 @@ final class EnvironmentCore: @unchecked Sendable {
         self.writer = WriterThread(name: "rill.writer")
         // Reader slots left behind by killed processes would pin old pages forever.
         _ = try? checkReaders()
+        lastPageAtReaderCheck.store(lastPageInUse(), ordering: .relaxed)
     }
 
     /// Whether the process may open `lock.mdb` for writing, or create it.
@@ -276,6 +280,31 @@ final class EnvironmentCore: @unchecked Sendable {
         return Int(dead)
     }
 
+    /// The last page number in use, according to the newest meta page.
+    private func lastPageInUse() -> Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_last_pgno
+    }
+
+    /// Clears the reader slots of dead processes after a commit that made the file longer than
+    /// it was at the last check. Runs on the writer thread, after the commit.
+    ///
+    /// A slot left by a killed process pins the snapshot it was reading: no page freed since can
+    /// be reused, so every commit takes new pages at the end of the file. LMDB clears such slots
+    /// only when asked (`mdb_reader_check`), and a process that opened the store before the
+    /// reader died would never ask. Checking whenever the file has grown bounds the growth a
+    /// dead reader causes to one commit's new pages: the first commit that extends the file
+    /// clears the slot, and the next one reuses the pages it had pinned. Without a stale reader a
+    /// file grows only with its data, and the check (one `fcntl` lock test per other process in
+    /// the reader table) costs microseconds.
+    private func clearStaleReadersIfGrown() {
+        let last = lastPageInUse()
+        guard last > lastPageAtReaderCheck.load(ordering: .relaxed) else { return }
+        lastPageAtReaderCheck.store(last, ordering: .relaxed)
+        _ = try? checkReaders()
+    }
+
     func currentMapSize() -> Int {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
@@ -348,6 +377,7 @@ final class EnvironmentCore: @unchecked Sendable {
                         continue
                     }
                     try check(rc, "mdb_txn_commit")
+                    clearStaleReadersIfGrown()
                     return result
                 }
             }, meanwhile: meanwhile)

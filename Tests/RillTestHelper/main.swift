@@ -103,6 +103,14 @@ do {
             say("error \(error.code) \(error.message)")
         }
 
+    case "hold-read":
+        // hold-read <store>: opens a read transaction, prints "reading", and holds it until killed.
+        let reader = try container(rest[0])
+        try reader.store.read { _ in
+            say("reading")
+            while true { pause() }
+        }
+
     case "create":
         // create <store>: creates a store (a container with Counters); prints "opened" or
         // "error <code> <message> | <underlying error>".
