@@ -135,6 +135,93 @@ import Testing
         }
     }
 
+    @Test func damagedStoredBytesAreErrorsForEveryReader() throws {
+        var random = SeededGenerator(label: "damagedStoredBytesAreErrorsForEveryReader")
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Gadget.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = ModelContext(container)
+        for id in 0..<40 { context.insert(Gadget.random(id: id, using: &random)) }
+        try context.save()
+        for id in 0..<40 where id % 3 == 0 { context.insert(Gadget.random(id: id, using: &random)) }
+        try context.save()
+        let store = container.store
+        let entity = try #require(try store.entity(named: "Gadget"))
+        func damage(_ bytes: [UInt8]) -> [UInt8] {
+            var bytes = bytes
+            if bytes.isEmpty { return [UInt8.random(in: 0...255, using: &random)] }
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: bytes.removeLast(Int.random(in: 1...bytes.count, using: &random))
+            case 1: bytes[Int.random(in: 0..<bytes.count, using: &random)] = .max
+            default:
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
+                }
+            }
+            return bytes
+        }
+        let (log, records) = (store.log, entity.database)
+        let logValues = try store.read { txn in
+            try (1...2).map { Array(try #require(try txn.get(LogEntry.key(for: UInt64($0)), in: log))) }
+        }
+        var recordValues: [[UInt8]] = []
+        var indexKeys: [[UInt8]] = []
+        try store.forEachRecord(of: entity) { _, record in
+            recordValues.append(Array(record))
+            return true
+        }
+        try store.read { txn in
+            for index in entity.indexes {
+                try txn.withCursor(index.database) { cursor in
+                    var current = try cursor.first()
+                    while let entry = current {
+                        indexKeys.append(Array(entry.key))
+                        current = try cursor.next()
+                    }
+                }
+            }
+        }
+        // Each decoder on damaged bytes: a thrown error or a value, never a trap.
+        for _ in 0..<2_000 {
+            let entry = damage(logValues.randomElement(using: &random)!)
+            _ = try? entry.withUnsafeBytes { try LogEntry(sequence: 1, bytes: $0) }
+            let record = damage(recordValues.randomElement(using: &random)!)
+            _ = try? record.withUnsafeBytes { try RecordValue(record: $0) }
+            _ = try? RecordCoder.decode(Gadget.self, from: record)
+            let key = damage(indexKeys.randomElement(using: &random)!)
+            key.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count, (try? IndexKey.decode(raw, offset: &offset)) != nil {}
+                _ = AnyIdentifier(storageKey: UnsafeRawBufferPointer(rebasing: raw[min(offset, raw.count)...]))
+            }
+        }
+        // Damaged records and log entries in the store: every reader gives an answer or a
+        // typed error.
+        var stored: [([UInt8], [UInt8])] = []
+        try store.forEachRecord(of: entity) { key, record in
+            stored.append((Array(key), Array(record)))
+            return true
+        }
+        let damaged = stored.enumerated().filter { $0.offset % 4 == 0 }.map { ($0.element.0, damage($0.element.1)) }
+        let damagedEntry = damage(logValues[1])
+        try store.write { txn in
+            for (key, value) in damaged { try txn.put(value, for: key, in: records) }
+            try txn.put(damagedEntry, for: LogEntry.key(for: 2), in: log)
+        }
+        // The check reports the damage rather than stopping at it.
+        let report = try store.check()
+        #expect(!report.isHealthy)
+        _ = try? context.fetch(FetchDescriptor<Gadget>(predicate: #Predicate { $0.stock > 10 }))
+        _ = try? store.run(QueryParser.parse("Gadget where price > 10 sort by name"))
+        _ = try? store.entries(after: 0)
+        for arguments in [
+            ["check", path], ["export", path], ["query", path, "Gadget where stock > 3"], ["log", path],
+        ] {
+            let run = try runBuilt("rill", arguments)
+            #expect(run.status == 0 || run.status == 1, "rill \(arguments[0]): status \(run.status) \(run.error)")
+        }
+    }
+
     @Test func fullDiskAtStoreCreationIsAnErrorAndLeavesNothing() throws {
         let outcome = try createOnFullDisk(options: "size=256k")
         #expect(outcome.created.hasPrefix("error diskFull"), "\(outcome.created)")

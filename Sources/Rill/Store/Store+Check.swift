@@ -114,10 +114,18 @@ extension Store {
                 for index in entity.indexes {
                     var wanted: Set<[UInt8]> = []
                     for (key, bytes) in records {
-                        let record = try bytes.withUnsafeBytes { raw in
-                            try key.withUnsafeBytes { try Store.recordValue(raw, key: $0, entity: name) }
+                        // A damaged record is a problem to report, not the end of the check.
+                        do {
+                            let record = try bytes.withUnsafeBytes { raw in
+                                try key.withUnsafeBytes { try Store.recordValue(raw, key: $0, entity: name) }
+                            }
+                            wanted.insert(try index.key(for: record, id: key, entity: name))
+                        } catch {
+                            report.add(
+                                "the log's last version of \(describe(key)) cannot be indexed by "
+                                    + "\(name)(\(index.name)): \(error)",
+                                limit: reportLimit)
                         }
-                        wanted.insert(try index.key(for: record, id: key, entity: name))
                     }
                     try txn.withCursor(index.database) { cursor in
                         var current = try cursor.first()
