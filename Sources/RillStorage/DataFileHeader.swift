@@ -63,8 +63,8 @@ struct DataFileHeader {
         guard !overflow, !tooLarge, size >= needed else {
             let claim = overflow || tooLarge ? "more than 2^64 bytes" : "\(needed) bytes"
             throw corrupted(
-                "\(path) is \(size) bytes, but its meta page (transaction \(current.transactionID)) says it holds "
-                    + "\(current.lastPage) pages of \(first.pageSize) bytes after the first, \(claim): "
+                "\(path) is \(size) bytes, but its meta page (transaction \(current.transactionID)) names page "
+                    + "\(current.lastPage) of \(first.pageSize) bytes as its last, so it needs \(claim): "
                     + "the file was cut short")
         }
     }

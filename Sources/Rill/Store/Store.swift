@@ -241,7 +241,8 @@ package final class Store: Sendable {
             return RillError(.permissionDenied, permissionMessage(error, directory: directory), underlyingError: error)
         case ENOSPC, EIO, EDQUOT:
             return RillError(
-                .diskFull, "the disk holding \(directory) is full or failed a write", underlyingError: error)
+                .diskFull, "the disk holding \(directory) is full or failed a write (\(error.message))",
+                underlyingError: error)
         case LMDBError.invalid.code:
             return RillError(.notAStore, "\(directory) does not hold a valid store file", underlyingError: error)
         case LMDBError.corrupted.code:
