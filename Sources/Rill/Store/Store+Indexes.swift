@@ -28,8 +28,9 @@ extension Store {
                 var current = try cursor.first()
                 while let entry = current {
                     let record = try RecordValue(record: entry.value)
-                    let key = try index.key(for: record, id: Array(entry.key), entity: entity.name)
-                    try txn.put([], for: key, in: database)
+                    let id = Array(entry.key)
+                    let key = try index.key(for: record, id: id, entity: entity.name)
+                    try Self.put(key, of: record, in: index, entity: entity.name, id: id, txn: txn)
                     done += 1
                     if done & 1023 == 0 { progress.report(done, of: total) }
                     current = try cursor.next()
@@ -66,7 +67,31 @@ extension Store {
             let newKey = try after.map { try index.key(for: $0, id: id, entity: entity.name) }
             if oldKey == newKey { continue }
             if let oldKey { try txn.delete(oldKey, in: index.database) }
-            if let newKey { try txn.put([], for: newKey, in: index.database) }
+            if let newKey, let after { try put(newKey, of: after, in: index, entity: entity.name, id: id, txn: txn) }
+        }
+    }
+
+    /// Stores the key of `record` in `index`; a key LMDB cannot hold is an error naming the
+    /// record, the index and how long each indexed value made it.
+    private static func put(
+        _ key: [UInt8], of record: RecordValue, in index: IndexStorage, entity: String, id: [UInt8],
+        txn: WriteTransaction
+    ) throws {
+        do {
+            try txn.put([], for: key, in: index.database)
+        } catch let error as LMDBError where error.code == LMDBError.badValueSize.code {
+            let name = id.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "with a damaged id"
+            let sizes = index.fieldPaths.map { path in
+                var encoded: [UInt8] = []
+                try? IndexKey.append(QueryEvaluator.read(path, from: record), to: &encoded)
+                return "`\(path.joined(separator: "."))` \(encoded.count) bytes"
+            }
+            throw RillError(
+                .invalidRecord,
+                "\(entity) \(name) does not fit the index \(entity)(\(index.name)): its key would be \(key.count) "
+                    + "bytes (\(sizes.joined(separator: ", ")), the identifier \(id.count)), "
+                    + "and index keys hold at most \(txn.maxKeySize)",
+                underlyingError: error)
         }
     }
 }

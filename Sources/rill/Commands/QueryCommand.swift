@@ -25,7 +25,7 @@ struct QueryCommand: Command {
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
         guard let query = parseQueryArgument(arguments.positionals[1]) else { return ExitStatus.usage }
-        let store = try openStore(arguments.positionals[0])
+        let store = try openStore(arguments.positionals[0], readOnly: true)
         if arguments.has("explain") {
             guard let plan = try reportingBadQuery({ try store.explain(query) }) else { return ExitStatus.usage }
             output.line(plan)
