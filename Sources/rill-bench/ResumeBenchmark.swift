@@ -206,17 +206,19 @@ struct ResumeBenchmark {
         // The last change printed is the newest commit that changed the results: a change at the
         // head, or no output for a while after the last one.
         var last = start
-        var buffer = Data()
         let reader = output.fileHandleForReading
         let lastChange = try expectedLastChange(store: store, query: query, since: since)
+        let marker = Data((json ? "{\"seq\":\(lastChange ?? 0)," : "── commit \(lastChange ?? 0):").utf8)
+        // Only the newest output is searched (with the end of the output before it, where the
+        // marker may begin), so reading keeps pace with the watch.
+        var tail = Data()
         while true {
             let chunk = reader.availableData
             if chunk.isEmpty { break }
-            buffer.append(chunk)
             last = now()
-            let marker = json ? "{\"seq\":\(lastChange ?? 0)," : "── commit \(lastChange ?? 0):"
-            if lastChange != nil, buffer.range(of: Data(marker.utf8)) != nil { break }
-            if buffer.count > 64 << 20 { buffer.removeFirst(buffer.count - 1024) }
+            tail.append(chunk)
+            if lastChange != nil, tail.range(of: marker) != nil { break }
+            tail = tail.suffix(marker.count)
         }
         process.terminate()
         process.waitUntilExit()

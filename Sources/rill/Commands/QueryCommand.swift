@@ -90,8 +90,11 @@ struct RecordTable {
             max(columns[index].count, cells.map { $0[index].count }.max() ?? 0)
         }
         func line(_ values: [String]) -> String {
-            zip(values, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            var line = zip(values, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+            // No trailing blanks (a regular expression here cost a table more than its cells).
+            while let last = line.last, last.isWhitespace { line.removeLast() }
+            return line
         }
         return [line(columns), line(widths.map { String(repeating: "─", count: $0) })] + cells.map(line)
     }
