@@ -102,6 +102,8 @@ final class Server: @unchecked Sendable {
         finished.wait()
         readerCheck.cancel()
         withExtendedLifetime(signals) {}
+        // The last lines ("stopped") get out, unless standard error is not being read.
+        Log.flush()
     }
 
     /// Stops: no new connections; idle ones close, busy ones after their request, streams end.
