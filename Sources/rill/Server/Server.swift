@@ -22,11 +22,30 @@ struct ServerOptions: Sendable {
     /// The most commits a subscription resumes across (`Last-Event-ID`); further behind, it is
     /// reset to the current results instead.
     var resumeLimit: UInt64 = 100_000
-    /// The most connections served at once; past it a new one is answered 503 and closed.
+    /// The most connections served at once on the Unix socket, and as many again over TCP once
+    /// they have authenticated; past it a new one is answered 503 and closed.
     var maxConnections = 512
-    /// How long a connection may sit between requests, and a client may take to read.
+    /// The most TCP connections not yet authenticated (no request with the token yet): their
+    /// own budget, so that they cannot use up the connections of local and authenticated
+    /// clients. Past it, the one that has waited longest is closed to make room.
+    var maxUnauthenticated = 16
+    /// How long a connection may sit between requests (an unauthenticated one: `requestSeconds`).
     var idleSeconds = 60.0
+    /// How long a request's head may take from its first byte; its body has as long again, or
+    /// the time to send it at `bodyBytesPerSecond`, whichever is longer.
+    var requestSeconds = 10.0
+    /// How long a client may take to read what it is sent.
     var sendSeconds = 30.0
+    /// An event stream sends a comment after this long without events.
+    var keepAliveSeconds = 15.0
+
+    /// The slowest body upload a request's deadline allows for.
+    static let bodyBytesPerSecond = 256 << 10
+
+    /// How long the body of a request of `length` bytes may take to arrive.
+    func bodySeconds(_ length: Int) -> Double {
+        max(requestSeconds, Double(length) / Double(Self.bodyBytesPerSecond))
+    }
 }
 
 /// `rill serve`: HTTP/1.1 on a Unix socket (and optionally TCP) in front of one store.
@@ -43,10 +62,29 @@ final class Server: @unchecked Sendable {
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
+    /// The connections a connection counts against, each with its own limit.
+    enum Budget: CaseIterable {
+        /// Unix-socket clients.
+        case local
+        /// TCP clients that have shown the token (or any, when none is asked).
+        case remote
+        /// TCP clients that have not yet shown the token.
+        case unauthenticated
+    }
+
     private struct State {
         var stopping = false
-        var connections: [Int32: Connection] = [:]
-        var nextConnection: Int32 = 0
+        var connections: [Int32: Entry] = [:]
+        var open: [Budget: Int] = [:]
+        var accepted: UInt64 = 0
+    }
+
+    private struct Entry {
+        let connection: Connection
+        /// Nil once it was closed to make room: it counts against no budget while it ends.
+        var budget: Budget?
+        /// Its place in the order of acceptance.
+        let order: UInt64
     }
 
     init(store: Store, options: ServerOptions) throws {
@@ -111,7 +149,7 @@ final class Server: @unchecked Sendable {
         let connections = state.withLock { state -> [Connection]? in
             guard !state.stopping else { return nil }
             state.stopping = true
-            return Array(state.connections.values)
+            return state.connections.values.map(\.connection)
         }
         guard let connections else { return }
         for listener in listeners { shutdown(listener.fd, Int32(SHUT_RDWR)) }
@@ -130,7 +168,30 @@ final class Server: @unchecked Sendable {
 
     var isStopping: Bool { state.withLock { $0.stopping } }
 
+    func limit(of budget: Budget) -> Int {
+        switch budget {
+        case .local, .remote: options.maxConnections
+        case .unauthenticated: options.maxUnauthenticated
+        }
+    }
+
+    /// Moves `connection`, which has just shown the token, from the unauthenticated budget to
+    /// the remote one; false when that one is full (the request is then refused).
+    func authenticated(_ connection: Connection) -> Bool {
+        state.withLock { state in
+            guard state.connections[connection.fd]?.connection === connection,
+                state.connections[connection.fd]?.budget == .unauthenticated
+            else { return true }
+            guard state.open[.remote, default: 0] < limit(of: .remote) else { return false }
+            state.open[.unauthenticated, default: 0] -= 1
+            state.open[.remote, default: 0] += 1
+            state.connections[connection.fd]?.budget = .remote
+            return true
+        }
+    }
+
     private func accept(on fd: Int32, needsToken: Bool) {
+        let budget: Budget = !needsToken ? .local : options.token == nil ? .remote : .unauthenticated
         while true {
             let client = Glibc.accept(fd, nil, nil)
             if client < 0 {
@@ -143,18 +204,40 @@ final class Server: @unchecked Sendable {
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             let connection = Connection(fd: client, server: self, needsToken: needsToken)
-            enum Admission { case accepted, full, stopping }
+            enum Admission { case accepted, evicted, full, stopping }
             let admission = state.withLock { state -> Admission in
                 guard !state.stopping else { return .stopping }
-                guard state.connections.count < options.maxConnections else { return .full }
-                state.connections[client] = connection
-                return .accepted
+                var admission = Admission.accepted
+                if state.open[budget, default: 0] >= limit(of: budget) {
+                    guard budget == .unauthenticated else { return .full }
+                    // A client that has not authenticated yet may be one that never will: the
+                    // oldest makes room, so that a new client always gets its chance to.
+                    guard
+                        let oldest = state.connections.values.filter({ $0.budget == .unauthenticated })
+                            .min(by: { $0.order < $1.order })
+                    else { return .full }
+                    state.connections[oldest.connection.fd]?.budget = nil
+                    state.open[.unauthenticated, default: 0] -= 1
+                    // Its thread removes it, and closes the descriptor, under this lock: it is still open.
+                    shutdown(oldest.connection.fd, Int32(SHUT_RDWR))
+                    admission = .evicted
+                }
+                state.accepted += 1
+                state.connections[client] = Entry(connection: connection, budget: budget, order: state.accepted)
+                state.open[budget, default: 0] += 1
+                return admission
             }
             switch admission {
             case .accepted:
                 break
+            case .evicted:
+                Log.warning(
+                    "closed the unauthenticated TCP connection that waited longest: \(options.maxUnauthenticated) "
+                        + "were open (--max-unauthenticated)")
             case .full:
-                Log.warning("refused a connection: \(options.maxConnections) are open (--max-connections)")
+                Log.warning(
+                    "refused a \(budget == .local ? "local" : "TCP") connection: \(options.maxConnections) are open "
+                        + "(--max-connections)")
                 Socket.setTimeouts(client, receive: 1, send: 1)
                 let busy = HTTPError(
                     status: 503, code: "tooManyConnections",
@@ -166,9 +249,14 @@ final class Server: @unchecked Sendable {
                 close(client)
                 return
             }
+            if needsToken { Socket.setNoDelay(client) }
             let thread = Thread { [self] in
                 connection.serve()
-                state.withLock { _ = $0.connections.removeValue(forKey: client) }
+                state.withLock { state in
+                    if let entry = state.connections.removeValue(forKey: client), let budget = entry.budget {
+                        state.open[budget, default: 0] -= 1
+                    }
+                }
                 close(client)
                 checkFinished()
             }
