@@ -128,6 +128,23 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    @Test func aBurstOfClientsWithTheTokenIsQueuedNotClosed() throws {
+        let path = try makeStore()
+        let port = Self.freePort()
+        let daemon = try ServeTests.Daemon(
+            store: path, arguments: ["--listen", ":\(port)", "--max-unauthenticated", "2"],
+            environment: ["RILL_TOKEN": token], log: directory.path("serve.log"))
+        // Twenty connections at once, ten times the unauthenticated budget, each showing the token.
+        let clients = try (0..<20).map { _ in Self.bounded(try ServeTests.Client(port: port)) }
+        for client in clients {
+            client.send(Array("GET /v1/health HTTP/1.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8))
+        }
+        for (index, client) in clients.enumerated() {
+            #expect(client.response()?.status == 200, "client \(index)")
+        }
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func everyRequestHasADeadline() throws {
         let path = try makeStore()
         let port = Self.freePort()

@@ -31,7 +31,7 @@ struct ServeCommand: Command {
                 name: "max-unauthenticated", valueName: "n",
                 help:
                     "TCP connections not yet authenticated, a budget of their own; past it the oldest is closed "
-                    + "(default: 16)."),
+                    + "after a second (default: 16)."),
             .init(
                 name: "request-timeout", valueName: "seconds",
                 help:

@@ -27,7 +27,8 @@ struct ServerOptions: Sendable {
     var maxConnections = 512
     /// The most TCP connections not yet authenticated (no request with the token yet): their
     /// own budget, so that they cannot use up the connections of local and authenticated
-    /// clients. Past it, the one that has waited longest is closed to make room.
+    /// clients. Past it, new TCP connections wait in the listen backlog, and the one that has
+    /// waited longest is closed to make room once it has had a second to authenticate.
     var maxUnauthenticated = 16
     /// How long a connection may sit between requests (an unauthenticated one: `requestSeconds`).
     var idleSeconds = 60.0
@@ -76,16 +77,20 @@ final class Server: @unchecked Sendable {
         var stopping = false
         var connections: [Int32: Entry] = [:]
         var open: [Budget: Int] = [:]
-        var accepted: UInt64 = 0
     }
 
     private struct Entry {
         let connection: Connection
         /// Nil once it was closed to make room: it counts against no budget while it ends.
         var budget: Budget?
-        /// Its place in the order of acceptance.
-        let order: UInt64
+        /// When it was accepted (`DispatchTime.uptimeNanoseconds`).
+        let accepted: UInt64
     }
+
+    /// How long an unauthenticated connection is left to show the token before it may be closed
+    /// to make room for a new one. A client with the token shows it in its first request, within
+    /// milliseconds; until then a burst of such clients waits its turn in the listen backlog.
+    static let unauthenticatedGrace = 1.0
 
     init(store: Store, options: ServerOptions) throws {
         self.store = store
@@ -190,9 +195,43 @@ final class Server: @unchecked Sendable {
         }
     }
 
+    /// Waits until the unauthenticated budget has room, making it by closing the connection that
+    /// has waited longest once it has had `unauthenticatedGrace` to authenticate. Meanwhile new
+    /// connections wait in the kernel's listen backlog, in the order they came.
+    private func makeRoomForUnauthenticated() {
+        while true {
+            let wait = state.withLock { state -> Double? in
+                guard !state.stopping, state.open[.unauthenticated, default: 0] >= limit(of: .unauthenticated) else {
+                    return nil
+                }
+                guard
+                    let oldest = state.connections.values.filter({ $0.budget == .unauthenticated })
+                        .min(by: { $0.accepted < $1.accepted })
+                else { return nil }
+                let age = Double(DispatchTime.now().uptimeNanoseconds - oldest.accepted) / 1e9
+                guard age >= Self.unauthenticatedGrace else { return Self.unauthenticatedGrace - age }
+                state.connections[oldest.connection.fd]?.budget = nil
+                state.open[.unauthenticated, default: 0] -= 1
+                // Its thread removes it, and closes the descriptor, under this lock: it is still open.
+                shutdown(oldest.connection.fd, Int32(SHUT_RDWR))
+                return 0
+            }
+            guard let wait else { return }
+            if wait == 0 {
+                Log.warning(
+                    "closed the unauthenticated TCP connection that waited longest: \(options.maxUnauthenticated) "
+                        + "were open (--max-unauthenticated)")
+                return
+            }
+            // Connections that authenticate or end make room too: look again soon.
+            usleep(UInt32(min(wait, 0.01) * 1e6))
+        }
+    }
+
     private func accept(on fd: Int32, needsToken: Bool) {
         let budget: Budget = !needsToken ? .local : options.token == nil ? .remote : .unauthenticated
         while true {
+            if budget == .unauthenticated { makeRoomForUnauthenticated() }
             let client = Glibc.accept(fd, nil, nil)
             if client < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
@@ -204,36 +243,21 @@ final class Server: @unchecked Sendable {
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             let connection = Connection(fd: client, server: self, needsToken: needsToken)
-            enum Admission { case accepted, evicted, full, stopping }
+            enum Admission { case accepted, full, stopping }
             let admission = state.withLock { state -> Admission in
                 guard !state.stopping else { return .stopping }
-                var admission = Admission.accepted
-                if state.open[budget, default: 0] >= limit(of: budget) {
-                    guard budget == .unauthenticated else { return .full }
-                    // A client that has not authenticated yet may be one that never will: the
-                    // oldest makes room, so that a new client always gets its chance to.
-                    guard
-                        let oldest = state.connections.values.filter({ $0.budget == .unauthenticated })
-                            .min(by: { $0.order < $1.order })
-                    else { return .full }
-                    state.connections[oldest.connection.fd]?.budget = nil
-                    state.open[.unauthenticated, default: 0] -= 1
-                    // Its thread removes it, and closes the descriptor, under this lock: it is still open.
-                    shutdown(oldest.connection.fd, Int32(SHUT_RDWR))
-                    admission = .evicted
+                // The unauthenticated budget was made room in above, and only this thread fills it.
+                guard budget == .unauthenticated || state.open[budget, default: 0] < limit(of: budget) else {
+                    return .full
                 }
-                state.accepted += 1
-                state.connections[client] = Entry(connection: connection, budget: budget, order: state.accepted)
+                state.connections[client] = Entry(
+                    connection: connection, budget: budget, accepted: DispatchTime.now().uptimeNanoseconds)
                 state.open[budget, default: 0] += 1
-                return admission
+                return .accepted
             }
             switch admission {
             case .accepted:
                 break
-            case .evicted:
-                Log.warning(
-                    "closed the unauthenticated TCP connection that waited longest: \(options.maxUnauthenticated) "
-                        + "were open (--max-unauthenticated)")
             case .full:
                 Log.warning(
                     "refused a \(budget == .local ? "local" : "TCP") connection: \(options.maxConnections) are open "
