@@ -232,7 +232,7 @@ final class Server: @unchecked Sendable {
         let budget: Budget = !needsToken ? .local : options.token == nil ? .remote : .unauthenticated
         while true {
             if budget == .unauthenticated { makeRoomForUnauthenticated() }
-            let client = Glibc.accept(fd, nil, nil)
+            let client = Socket.accept(fd, tcp: needsToken)
             if client < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 if isStopping { return }
@@ -241,7 +241,6 @@ final class Server: @unchecked Sendable {
                 usleep(100_000)
                 continue
             }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             let connection = Connection(fd: client, server: self, needsToken: needsToken)
             enum Admission { case accepted, full, stopping }
             let admission = state.withLock { state -> Admission in
@@ -273,7 +272,6 @@ final class Server: @unchecked Sendable {
                 close(client)
                 return
             }
-            if needsToken { Socket.setNoDelay(client) }
             let thread = Thread { [self] in
                 connection.serve()
                 state.withLock { state in

@@ -158,6 +158,16 @@ enum Socket {
         }
     }
 
+    /// The next connection on `listener`, close-on-exec, with Nagle's algorithm off when it is
+    /// TCP; -1 with `errno` set when `accept` fails.
+    static func accept(_ listener: Int32, tcp: Bool) -> Int32 {
+        let fd = Glibc.accept(listener, nil, nil)
+        guard fd >= 0 else { return fd }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        if tcp { setNoDelay(fd) }
+        return fd
+    }
+
     /// Turns off Nagle's algorithm on a TCP socket. A request or a response is written whole in
     /// one call, so there is nothing to coalesce; left on, a small segment written while the
     /// previous one is unacknowledged waits for the peer's delayed ACK (up to 40 ms on Linux).
