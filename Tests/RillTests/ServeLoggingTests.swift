@@ -59,6 +59,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: daemon.socket), "the socket file is removed on exit")
     }
 
+    @Test func aDaemonStartedWithStandardErrorClosedLogsIntoNoFileOfTheStore() throws {
+        let path = try makeStore()
+        let socket = path + "/rill.sock"
+        // `2>&-`: descriptor 2 is closed, and the next file opened would get it.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", #"exec "$0" serve "$1" 2>&-"#, buildProductsDirectory.appendingPathComponent("rill").path, path,
+        ]
+        try process.run()
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: socket), process.isRunning, Date() < deadline { usleep(10_000) }
+        usleep(50_000)
+        for round in 0..<20 {
+            let response = try Self.client(socket).request("GET", "/v1/nowhere-\(round)")
+            #expect(response?.status == 404, "request \(round) with standard error closed")
+        }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: socket), "the socket file is removed on exit")
+        for file in try FileManager.default.contentsOfDirectory(atPath: path) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path + "/" + file))
+            #expect(bytes.range(of: Data("nowhere".utf8)) == nil, "a log line was written into \(file)")
+        }
+    }
+
     @Test func aDaemonWhoseStandardErrorIsNeverReadServesOn() throws {
         let path = try makeStore()
         let pipe = Pipe()

@@ -59,6 +59,8 @@ struct ServeCommand: Command {
     )
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        // Before any file is opened: a closed standard error would otherwise be the next one.
+        StandardDescriptors.reserve()
         let path = arguments.positionals[0]
         if let level = arguments.value("log-level") {
             guard let parsed = Log.Level(name: level) else {
