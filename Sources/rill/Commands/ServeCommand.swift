@@ -39,7 +39,9 @@ struct ServeCommand: Command {
                     + "or its size at 256 KiB/s (default: 10)."),
             .init(
                 name: "idle-timeout", valueName: "seconds",
-                help: "Connections silent this long between requests are closed (default: 60)."),
+                help:
+                    "Connections silent this long between requests are closed (default: 60; TCP connections "
+                    + "not yet authenticated: the request timeout)."),
             .init(
                 name: "keep-alive", valueName: "seconds",
                 help: "An event stream sends a comment after this long without events (default: 15)."),
@@ -114,7 +116,7 @@ struct ServeCommand: Command {
     static func seconds(_ arguments: ParsedArguments, _ option: String) throws -> Double? {
         guard let text = arguments.value(option) else { return nil }
         guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
-            throw UsageError("--\(option) takes a number of seconds from 0 to 86400 (above 0); got '\(text)'")
+            throw UsageError("--\(option) takes a number of seconds above 0, at most 86400; got '\(text)'")
         }
         return seconds
     }
