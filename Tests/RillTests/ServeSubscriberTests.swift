@@ -85,6 +85,34 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    @Test func theDaemonRaisesItsLimitOfOpenDescriptors() throws {
+        let path = try makeStore(records: 1, payload: 1)
+        // A soft limit of 64 would allow some twenty subscribers (each holds three descriptors).
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", #"ulimit -Sn 64 && exec "$0" serve "$1" 2>/dev/null"#,
+            buildProductsDirectory.appendingPathComponent("rill").path, path,
+        ]
+        try process.run()
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        let socket = path + "/rill.sock"
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: socket), process.isRunning, Date() < deadline { usleep(10_000) }
+        let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+        let line = try #require(limits.components(separatedBy: "\n").first { $0.hasPrefix("Max open files") })
+        let numbers = line.split(separator: " ").compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] == numbers[1] && numbers[0] > 64, "\(line)")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
     @Test func subscribingAndLeavingGivesTheMemoryBack() throws {
         // Each subscription holds the whole entity: 5,000 rows of some 300 bytes.
         let path = try makeStore(records: 2_000, payload: 300)

@@ -63,6 +63,7 @@ struct ServeCommand: Command {
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
         // Before any file is opened: a closed standard error would otherwise be the next one.
         StandardDescriptors.reserve()
+        DescriptorLimit.raise()
         let path = arguments.positionals[0]
         if let level = arguments.value("log-level") {
             guard let parsed = Log.Level(name: level) else {
