@@ -51,7 +51,7 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Samples
 
-## Benchmarks (release build): make bench BENCH=save (or query, live, serve)
+## Benchmarks (release build): make bench BENCH=save (or query, live, serve, resume)
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/rill-bench $(BENCH)

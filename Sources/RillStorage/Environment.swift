@@ -15,6 +15,13 @@ import Synchronization
 ///   `MDB_MAP_FULL`, the transaction is aborted, the map doubled, and the closure run again from
 ///   the start, so the closure must derive everything it writes from the transaction it is given.
 /// - A map grown by another process is adopted when LMDB reports `MDB_MAP_RESIZED`.
+/// - A read-only use (``EnvironmentOptions/readOnly``) of a store this process may not write is
+///   opened with `MDB_RDONLY`. LMDB still writes `lock.mdb` then: a reader takes a slot in it, so
+///   that writers in other processes do not reuse the pages it reads. Only on a read-only file
+///   system (`EROFS` opening the lock file) does LMDB use no lock file, which is safe because
+///   nothing can write the store there. A lock file the process may not write on a writable file
+///   system is refused (`EACCES`, naming `lock.mdb`), not opened with `MDB_NOLOCK`: a writer
+///   may exist, and a reader it cannot see could read pages being overwritten.
 package final class Environment: Sendable {
     private let core: EnvironmentCore
 
@@ -86,6 +93,9 @@ package final class Environment: Sendable {
     /// The options the environment was first opened with in this process.
     package var options: EnvironmentOptions { core.options }
 
+    /// Whether the environment was opened read-only (`MDB_RDONLY`): the process may not write it.
+    package var isReadOnly: Bool { core.isReadOnly }
+
     /// The largest key LMDB accepts, in bytes.
     package var maxKeySize: Int { core.maxKeySize }
 
@@ -148,6 +158,8 @@ final class EnvironmentCore: @unchecked Sendable {
     let options: EnvironmentOptions
     let fileID: FileID
     let maxKeySize: Int
+    /// Opened with `MDB_RDONLY`, because the process may not write the store.
+    let isReadOnly: Bool
     let writer: WriterThread
     /// Keeps `mdb_env_set_mapsize` away from live transactions. LMDB allows changing the map
     /// size only while the process has no transaction open, and does not check it. Every
@@ -156,8 +168,54 @@ final class EnvironmentCore: @unchecked Sendable {
     /// holds it exclusively.
     private let gate = ReadWriteLock()
     private let databases = Mutex<[String: Database]>([:])
+    /// The file's last page in use when stale reader slots were last cleared (see
+    /// `clearStaleReadersIfGrown`); only the writer thread touches it.
+    private let lastPageAtReaderCheck = Atomic<Int>(0)
 
     init(directory: String, fileID: FileID, options: EnvironmentOptions) throws {
+        do {
+            (env, isReadOnly) = (
+                try Self.openEnvironment(directory: directory, options: options, readOnly: false), false
+            )
+        } catch let error as LMDBError where options.readOnly && [EACCES, EPERM, EROFS].contains(error.code) {
+            do {
+                (env, isReadOnly) = (
+                    try Self.openEnvironment(directory: directory, options: options, readOnly: true), true
+                )
+            } catch let second as LMDBError
+                where [EACCES, EPERM].contains(second.code) && !Self.canWriteLock(directory)
+            {
+                throw LMDBError(
+                    code: second.code,
+                    message: "\(String(cString: strerror(second.code))): cannot read \(directory) without write "
+                        + "permission on \(directory)/lock.mdb (or on the directory, to create it), where readers register so that writers do not "
+                        + "reuse the pages they read")
+            }
+        }
+        self.directory = directory
+        self.options = options
+        self.fileID = fileID
+        self.maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        self.writer = WriterThread(name: "rill.writer")
+        // Reader slots left behind by killed processes would pin old pages forever.
+        _ = try? checkReaders()
+        lastPageAtReaderCheck.store(lastPageInUse(), ordering: .relaxed)
+    }
+
+    /// Whether the process may open `lock.mdb` for writing, or create it.
+    private static func canWriteLock(_ directory: String) -> Bool {
+        let fd = Glibc.open(directory + "/lock.mdb", O_RDWR | O_CLOEXEC)
+        if fd >= 0 {
+            Glibc.close(fd)
+            return true
+        }
+        return errno == ENOENT && access(directory, W_OK) == 0
+    }
+
+    /// Creates and opens an `MDB_env`; closes it again when opening fails.
+    private static func openEnvironment(
+        directory: String, options: EnvironmentOptions, readOnly: Bool
+    ) throws -> OpaquePointer {
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(code: ENOMEM) }
@@ -171,19 +229,44 @@ final class EnvironmentCore: @unchecked Sendable {
             case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
             case .noSync: flags |= UInt32(MDB_NOSYNC)
             }
+            if readOnly { flags |= UInt32(MDB_RDONLY) }
+            try DataFileHeader.checkSize(directory: directory, creating: options.createIfMissing && !readOnly)
+            if !readOnly { try allocateLockFile(directory: directory, readers: options.maxReaders) }
             try check(mdb_env_open(env, directory, flags, 0o600), directory)
         } catch {
             mdb_env_close(env)
             throw error
         }
-        self.env = env
-        self.directory = directory
-        self.options = options
-        self.fileID = fileID
-        self.maxKeySize = Int(mdb_env_get_maxkeysize(env))
-        self.writer = WriterThread(name: "rill.writer")
-        // Reader slots left behind by killed processes would pin old pages forever.
-        _ = try? checkReaders()
+        return env
+    }
+
+    /// Creates `lock.mdb` with its blocks allocated, when it is missing or empty.
+    ///
+    /// LMDB sizes the lock file with `ftruncate` and then writes into its mapping: on a full file
+    /// system the file is sparse and the first write kills the process with `SIGBUS`.
+    /// `posix_fallocate` reserves the blocks first, so a full disk is an error. The size is
+    /// LMDB's (`mdb_env_setup_locks`: a 192-byte header holding the first reader slot, then
+    /// 64 bytes a slot); a lock file that already has a size belongs to LMDB and is left alone,
+    /// since other processes may use it. Failing to create it (a read-only directory) is left
+    /// for LMDB to report.
+    private static func allocateLockFile(directory: String, readers: UInt32) throws {
+        let path = directory + "/lock.mdb"
+        var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let created = fd >= 0
+        if !created {
+            var info = stat()
+            guard errno == EEXIST, stat(path, &info) == 0, info.st_size == 0 else { return }
+            fd = open(path, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { return }
+        }
+        defer { Glibc.close(fd) }
+        let size = off_t(max(readers, 1) - 1) * 64 + 192
+        let rc = posix_fallocate(fd, 0, size)
+        guard rc == 0 || rc == EOPNOTSUPP || rc == EINVAL else {
+            // LMDB has not seen a file this call created: nothing else can be using it.
+            if created { unlink(path) }
+            throw LMDBError(code: rc, message: "\(String(cString: strerror(rc))): cannot allocate \(path)")
+        }
     }
 
     func close() {
@@ -195,6 +278,31 @@ final class EnvironmentCore: @unchecked Sendable {
         var dead: Int32 = 0
         try check(mdb_reader_check(env, &dead), "mdb_reader_check")
         return Int(dead)
+    }
+
+    /// The last page number in use, according to the newest meta page.
+    private func lastPageInUse() -> Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_last_pgno
+    }
+
+    /// Clears the reader slots of dead processes after a commit that made the file longer than
+    /// it was at the last check. Runs on the writer thread, after the commit.
+    ///
+    /// A slot left by a killed process pins the snapshot it was reading: no page freed since can
+    /// be reused, so every commit takes new pages at the end of the file. LMDB clears such slots
+    /// only when asked (`mdb_reader_check`), and a process that opened the store before the
+    /// reader died would never ask. Checking whenever the file has grown bounds the growth a
+    /// dead reader causes to one commit's new pages: the first commit that extends the file
+    /// clears the slot, and the next one reuses the pages it had pinned. Without a stale reader a
+    /// file grows only with its data, and the check (one `fcntl` lock test per other process in
+    /// the reader table) costs microseconds.
+    private func clearStaleReadersIfGrown() {
+        let last = lastPageInUse()
+        guard last > lastPageAtReaderCheck.load(ordering: .relaxed) else { return }
+        lastPageAtReaderCheck.store(last, ordering: .relaxed)
+        _ = try? checkReaders()
     }
 
     func currentMapSize() -> Int {
@@ -235,8 +343,14 @@ final class EnvironmentCore: @unchecked Sendable {
         }
     }
 
+    /// Thrown by writes to an environment opened read-only.
+    private var readOnlyError: LMDBError {
+        LMDBError(code: EROFS, message: "\(directory) is open read-only in this process, which may not write it")
+    }
+
     func write<R>(_ body: (WriteTransaction) throws -> R, meanwhile: () -> Void) throws -> R {
-        try writer.runAndWait(
+        guard !isReadOnly else { throw readOnlyError }
+        return try writer.runAndWait(
             {
                 var growths = 0
                 while true {
@@ -263,6 +377,7 @@ final class EnvironmentCore: @unchecked Sendable {
                         continue
                     }
                     try check(rc, "mdb_txn_commit")
+                    clearStaleReadersIfGrown()
                     return result
                 }
             }, meanwhile: meanwhile)
@@ -294,6 +409,7 @@ final class EnvironmentCore: @unchecked Sendable {
             if let known = databases.withLock({ $0[name] }) { return known }
             var handle: MDB_dbi = 0
             if create {
+                guard !isReadOnly else { throw readOnlyError }
                 return try writeOnWriterThread { txn in
                     try check(mdb_dbi_open(txn.pointer, name, UInt32(MDB_CREATE), &handle), "opening database \(name)")
                     return Database(handle: handle, name: name)
@@ -365,15 +481,29 @@ final class EnvironmentRegistry: Sendable {
         // Opening and closing run under the lock, so an environment is never opened while
         // another one on the same file is still closing.
         try entries.withLock { entries in
-            let fileID = try Self.prepareDirectory(directory, create: options.createIfMissing)
-            if var entry = entries[fileID] {
+            let created = try Self.prepareDirectory(directory, create: options.createIfMissing)
+            if var entry = entries[created.fileID] {
+                guard options.readOnly || !entry.core.isReadOnly else {
+                    throw LMDBError(
+                        code: EROFS, message: "\(directory) is open read-only in this process, which may not write it")
+                }
                 entry.users += 1
-                entries[fileID] = entry
+                entries[created.fileID] = entry
                 return entry.core
             }
-            let core = try EnvironmentCore(directory: directory, fileID: fileID, options: options)
-            entries[fileID] = Entry(core: core, users: 1)
-            return core
+            do {
+                let core = try EnvironmentCore(directory: directory, fileID: created.fileID, options: options)
+                entries[created.fileID] = Entry(core: core, users: 1)
+                return core
+            } catch {
+                // A store that could not be created in a directory this open made leaves nothing
+                // behind (not a lock file alone): no other process had a reason to look there.
+                if !created.directories.isEmpty {
+                    for file in ["data.mdb", "lock.mdb"] { unlink(directory + "/" + file) }
+                    for made in created.directories.reversed() { rmdir(made) }
+                }
+                throw error
+            }
         }
     }
 
@@ -390,22 +520,19 @@ final class EnvironmentRegistry: Sendable {
         }
     }
 
-    private static func prepareDirectory(_ directory: String, create: Bool) throws -> FileID {
+    /// Checks that `directory` is a directory, creating it (and missing parents, mode 0700) when
+    /// asked; returns its identity and the directories it created, outermost first.
+    private static func prepareDirectory(
+        _ directory: String, create: Bool
+    ) throws -> (fileID: FileID, directories: [String]) {
         var info = stat()
+        var made: [String] = []
         if stat(directory, &info) != 0 {
             let error = errno
             guard error == ENOENT, create else {
                 throw LMDBError(code: error, message: "\(String(cString: strerror(error))): \(directory)")
             }
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory,
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
-                )
-            } catch {
-                throw LMDBError(code: EACCES, message: "cannot create directory \(directory): \(error)")
-            }
+            made = try makeDirectories(directory)
             guard stat(directory, &info) == 0 else {
                 throw LMDBError(code: errno, message: "\(String(cString: strerror(errno))): \(directory)")
             }
@@ -413,6 +540,29 @@ final class EnvironmentRegistry: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw LMDBError(code: ENOTDIR, message: "not a directory: \(directory)")
         }
-        return FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return (FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), made)
+    }
+
+    /// `mkdir -p` with mode 0700, reporting the `errno` of the step that failed (`ENOSPC`,
+    /// `EACCES`, `EROFS`, …) rather than one code for every failure.
+    private static func makeDirectories(_ directory: String) throws -> [String] {
+        var missing: [String] = []
+        var path = directory
+        while !path.isEmpty, path != "/", access(path, F_OK) != 0 {
+            missing.append(path)
+            path = (path as NSString).deletingLastPathComponent
+        }
+        var made: [String] = []
+        for path in missing.reversed() {
+            if mkdir(path, 0o700) == 0 {
+                made.append(path)
+            } else if errno != EEXIST {
+                let error = errno
+                for path in made.reversed() { rmdir(path) }
+                throw LMDBError(
+                    code: error, message: "\(String(cString: strerror(error))): cannot create directory \(path)")
+            }
+        }
+        return made
     }
 }

@@ -22,19 +22,26 @@ package struct EnvironmentOptions: Sendable, Hashable {
     package var maxReaders: UInt32
     /// Whether a missing directory is created (mode 0700).
     package var createIfMissing: Bool
+    /// Whether this use of the environment only reads. The environment is still opened for
+    /// writing when the process may write; only when it may not (no write permission, a
+    /// read-only file system) is it opened read-only (`MDB_RDONLY`) instead of failing. See
+    /// `Environment` for what LMDB then needs.
+    package var readOnly: Bool
 
     package init(
         syncMode: SyncMode = .full,
         initialMapSize: Int = 64 << 20,
         maxDatabases: UInt32 = 256,
         maxReaders: UInt32 = 510,
-        createIfMissing: Bool = true
+        createIfMissing: Bool = true,
+        readOnly: Bool = false
     ) {
         self.syncMode = syncMode
         self.initialMapSize = initialMapSize
         self.maxDatabases = maxDatabases
         self.maxReaders = maxReaders
         self.createIfMissing = createIfMissing
+        self.readOnly = readOnly
     }
 }
 

@@ -33,6 +33,8 @@ package struct LMDBError: Error, Equatable, CustomStringConvertible {
     package static let databasesFull = LMDBError(code: MDB_DBS_FULL)
     package static let versionMismatch = LMDBError(code: MDB_VERSION_MISMATCH)
     package static let badValueSize = LMDBError(code: MDB_BAD_VALSIZE)
+    /// `MDB_CORRUPTED`: the file is damaged (also thrown before LMDB maps a file cut short).
+    package static let corrupted = LMDBError(code: MDB_CORRUPTED)
 }
 
 /// Turns an LMDB return code into a thrown `LMDBError`.

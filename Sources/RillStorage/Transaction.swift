@@ -40,7 +40,7 @@ package struct WriteTransaction: Transaction {
 extension Transaction {
     /// The value stored under `key`, or nil.
     package func get(_ key: UnsafeRawBufferPointer, in database: Database) throws -> UnsafeRawBufferPointer? {
-        try validate(key: key)
+        try validate(key: key, in: database)
         var k = MDB_val(key)
         var v = MDB_val()
         let rc = mdb_get(pointer, database.handle, &k, &v)
@@ -70,12 +70,13 @@ extension Transaction {
         return try body(&cursor)
     }
 
-    /// Throws unless `key` has 1…`maxKeySize` bytes, before LMDB sees it.
-    package func validate(key: UnsafeRawBufferPointer) throws {
+    /// Throws unless `key` has 1…`maxKeySize` bytes, before LMDB sees it; the error names the
+    /// database.
+    package func validate(key: UnsafeRawBufferPointer, in database: Database) throws {
         guard key.count >= 1, key.count <= maxKeySize else {
             throw LMDBError(
                 code: MDB_BAD_VALSIZE,
-                message: "a key of \(key.count) bytes; keys must be 1…\(maxKeySize) bytes"
+                message: "a key of \(key.count) bytes in \(database.name); keys must be 1…\(maxKeySize) bytes"
             )
         }
     }
@@ -93,7 +94,7 @@ extension WriteTransaction {
         in database: Database,
         append: Bool = false
     ) throws {
-        try validate(key: key)
+        try validate(key: key, in: database)
         var k = MDB_val(key)
         var v = MDB_val(value)
         let rc = mdb_put(pointer, database.handle, &k, &v, append ? UInt32(MDB_APPEND) : 0)
@@ -115,7 +116,7 @@ extension WriteTransaction {
         for key: UnsafeRawBufferPointer,
         in database: Database
     ) throws -> UnsafeRawBufferPointer? {
-        try validate(key: key)
+        try validate(key: key, in: database)
         var k = MDB_val(key)
         var v = MDB_val(value)
         let rc = mdb_put(pointer, database.handle, &k, &v, UInt32(MDB_NOOVERWRITE))
@@ -131,7 +132,7 @@ extension WriteTransaction {
         in database: Database,
         append: Bool = false
     ) throws -> UnsafeMutableRawBufferPointer {
-        try validate(key: key)
+        try validate(key: key, in: database)
         var k = MDB_val(key)
         var v = MDB_val(mv_size: count, mv_data: nil)
         let flags = UInt32(MDB_RESERVE) | (append ? UInt32(MDB_APPEND) : 0)
@@ -143,7 +144,7 @@ extension WriteTransaction {
     /// Deletes `key`; returns whether it was there.
     @discardableResult
     package func delete(_ key: UnsafeRawBufferPointer, in database: Database) throws -> Bool {
-        try validate(key: key)
+        try validate(key: key, in: database)
         var k = MDB_val(key)
         let rc = mdb_del(pointer, database.handle, &k, nil)
         if rc == MDB_NOTFOUND { return false }

@@ -52,12 +52,14 @@ struct ComparisonTable {
 
     var title: String
     var baselineName: String
+    /// The heading of the measured column.
+    var rillName = "rill"
     var rows: [Row] = []
     /// How the ratio was computed, printed under the table.
     var note: String?
 
     func render() -> String {
-        let header = ["measure", "rill", baselineName, "ratio", "target"]
+        let header = ["measure", rillName, baselineName, "ratio", "target"]
         var lines = [header]
         for row in rows {
             lines.append([

@@ -95,6 +95,96 @@ struct ResumeBenchmark {
             "ratio: replay ÷ the two writers' rate (\(Int(commits)) commits in \(String(format: "%.1f", writing)) s); "
             + "the watch replays every commit after the one it resumes from"
         print(table.render())
+        try catchUpWhileWriting(container: container, url: url, identifiers: identifiers, since: before)
+    }
+
+    /// `rill watch --json --since` resumed from before the backlog while the two writers go on:
+    /// when it first prints the head's change, and how far behind it is when they stop.
+    private func catchUpWhileWriting(
+        container: ModelContainer, url: URL, identifiers: [UUID], since: UInt64
+    ) throws {
+        // Every update changes the titles' order, so every commit prints a change.
+        let text = "Book sort by title"
+        let backlog = try container.lastSequence() - since
+        let writers = Thread {
+            DispatchQueue.concurrentPerform(iterations: 2) { writer in
+                let context = ModelContext(container)
+                var random = SeededGenerator(seed: UInt64(writer + 11))
+                for _ in 0..<savesPerWriter {
+                    let index = Int.random(in: 0..<identifiers.count, using: &random)
+                    context.insert(
+                        Book(
+                            id: identifiers[index], title: "Title \(Int.random(in: 0..<records, using: &random))",
+                            author: "Author 1", pages: 1, isRead: false))
+                    try! context.save()
+                }
+            }
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("rill")
+        process.arguments = ["watch", url.path, text, "--json", "--since", String(since)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let latest = Counter()
+        let lock = NSLock()
+        let start = now()
+        writers.start()
+        try process.run()
+        let reader = Thread {
+            let handle = output.fileHandleForReading
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                guard let newline = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
+                // The last whole line's sequence.
+                let lines = pending[pending.startIndex..<newline]
+                let lastLine = lines.split(separator: UInt8(ascii: "\n")).last ?? lines[...]
+                if let seq = Self.sequence(of: lastLine) { lock.withLock { latest.count = Int(seq) } }
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+        }
+        reader.start()
+        var caughtUp: Double?
+        var finished: Double?
+        var finalLag = 0.0
+        let deadline = start + 300
+        while now() < deadline {
+            let head = try container.lastSequence()
+            let seen = UInt64(lock.withLock { latest.count })
+            if caughtUp == nil, seen >= head { caughtUp = now() - start }
+            if finished == nil, writers.isFinished { finished = now() }
+            if let finished, seen >= head {
+                finalLag = now() - finished
+                break
+            }
+            usleep(2_000)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        let total = try container.lastSequence() - since
+        print(
+            "\nrill watch --json --since, resumed \(backlog) commits back while 2 writers make \(2 * savesPerWriter) more "
+                + "(\(text), \(identifiers.count) rows):")
+        print(
+            "  caught up with the writers after "
+                + (caughtUp.map { String(format: "%.2f s", $0) } ?? "— (not while they wrote)")
+                + String(format: "; %.0f ms behind the last commit when they stopped", finalLag * 1000)
+                + "; \(total) commits replayed or followed")
+    }
+
+    private static func sequence(of line: Data.SubSequence) -> UInt64? {
+        let prefix = Array("{\"seq\":".utf8)
+        guard line.starts(with: prefix) else { return nil }
+        var value: UInt64 = 0
+        for byte in line.dropFirst(prefix.count) {
+            guard (0x30...0x39).contains(byte) else { break }
+            value = value * 10 + UInt64(byte - 0x30)
+        }
+        return value
     }
 
     private final class Counter: @unchecked Sendable {
@@ -116,17 +206,19 @@ struct ResumeBenchmark {
         // The last change printed is the newest commit that changed the results: a change at the
         // head, or no output for a while after the last one.
         var last = start
-        var buffer = Data()
         let reader = output.fileHandleForReading
         let lastChange = try expectedLastChange(store: store, query: query, since: since)
+        let marker = Data((json ? "{\"seq\":\(lastChange ?? 0)," : "── commit \(lastChange ?? 0):").utf8)
+        // Only the newest output is searched (with the end of the output before it, where the
+        // marker may begin), so reading keeps pace with the watch.
+        var tail = Data()
         while true {
             let chunk = reader.availableData
             if chunk.isEmpty { break }
-            buffer.append(chunk)
             last = now()
-            let marker = json ? "{\"seq\":\(lastChange ?? 0)," : "── commit \(lastChange ?? 0):"
-            if lastChange != nil, buffer.range(of: Data(marker.utf8)) != nil { break }
-            if buffer.count > 64 << 20 { buffer.removeFirst(buffer.count - 1024) }
+            tail.append(chunk)
+            if lastChange != nil, tail.range(of: marker) != nil { break }
+            tail = tail.suffix(marker.count)
         }
         process.terminate()
         process.waitUntilExit()

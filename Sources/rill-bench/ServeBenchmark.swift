@@ -9,12 +9,15 @@ import Synchronization
 /// `rill-bench serve`: the built `rill serve` with many Server-Sent Event subscribers, each on a
 /// query of its own, while writers save as fast as they can over HTTP. Beside it, in the same
 /// run, the same queries as live queries in one process and the same saves through the library:
-/// what the daemon and its sockets add.
+/// what the daemon and its sockets add. Then the same over TCP beside the Unix socket, with one
+/// writer and with several: what TCP adds.
 struct ServeBenchmark {
     var subscribers = 100
     var records = 10_000
     var seconds = 10.0
     var writers = 4
+    /// Rounds of TCP and the Unix socket, back to back.
+    var transportRounds = 3
 
     /// The query of subscriber `index`: a band of quantities, sorted, windowed.
     func query(_ index: Int) -> String {
@@ -46,24 +49,42 @@ struct ServeBenchmark {
                 baseline.latencies.count, percentile(baseline.latencies, 0.5) * 1000,
                 percentile(baseline.latencies, 0.99) * 1000))
 
-        // The daemon.
+        // The daemon, on its Unix socket and on TCP.
         let served = scratch.appendingPathComponent("served")
         let servedIDs = try populate(served)
+        let port = try Self.freePort()
+        let token = UUID().uuidString
         let daemon = Process()
         daemon.executableURL = executable
-        daemon.arguments = ["serve", served.path, "--log-level", "warning"]
+        daemon.arguments = ["serve", served.path, "--log-level", "warning", "--listen", "127.0.0.1:\(port)"]
+        daemon.environment = ProcessInfo.processInfo.environment.merging(["RILL_TOKEN": token]) { $1 }
         try daemon.run()
         let socket = served.appendingPathComponent("rill.sock").path
         while !FileManager.default.fileExists(atPath: socket), daemon.isRunning { usleep(10_000) }
         usleep(100_000)
-        let result = try runServed(socket: socket, ids: servedIDs)
+        let unix = Transport(name: "unix socket", connect: { try connectUnix(socket) }, header: "")
+        let tcp = Transport(
+            name: "tcp", connect: { try connectTCP(port) }, header: "Authorization: Bearer \(token)\r\n")
+        let result = try runServed(unix, writers: writers, seconds: seconds, ids: servedIDs)
+        report(result, transport: unix, writers: writers)
+        // TCP beside the Unix socket: short runs of each, back to back, in rounds that alternate
+        // which goes first, so that the disk's and the machine's moods fall on both alike.
+        let roundSeconds = max(2, seconds / 3)
+        var pairs: [(writers: Int, tcp: Outcome, unix: Outcome)] = []
+        for round in 0..<transportRounds {
+            for count in [1, writers] {
+                var outcomes: [String: Outcome] = [:]
+                for transport in round % 2 == 0 ? [unix, tcp] : [tcp, unix] {
+                    let outcome = try runServed(transport, writers: count, seconds: roundSeconds, ids: servedIDs)
+                    report(outcome, transport: transport, writers: count)
+                    outcomes[transport.name] = outcome
+                }
+                pairs.append((count, outcomes[tcp.name]!, outcomes[unix.name]!))
+            }
+        }
         kill(daemon.processIdentifier, SIGTERM)
         daemon.waitUntilExit()
-        print(
-            String(
-                format: "served:     %.0f saves/s, %d events, p50 %.2f ms, p99 %.2f ms, resets %d, daemon exit %d",
-                result.savesPerSecond, result.latencies.count, percentile(result.latencies, 0.5) * 1000,
-                percentile(result.latencies, 0.99) * 1000, result.resets, daemon.terminationStatus))
+        print("daemon exit \(daemon.terminationStatus)")
 
         var table = ComparisonTable(
             title: "\nserve (\(subscribers) SSE subscribers, \(writers) HTTP writers, durable saves)",
@@ -85,6 +106,69 @@ struct ServeBenchmark {
             "in process: the same saves through ModelContext.save() and the same queries as live queries, "
             + "save() returned → handler called"
         print(table.render())
+
+        var transports = ComparisonTable(
+            title:
+                "serve over TCP beside the Unix socket (\(subscribers) SSE subscribers, durable saves, "
+                + "\(transportRounds) rounds of \(Int(roundSeconds)) s each)",
+            baselineName: "unix socket")
+        transports.rillName = "tcp"
+        for count in [1, writers] {
+            let rounds = pairs.filter { $0.writers == count }
+            let label = count == 1 ? "1 writer" : "\(count) writers"
+            // Each column the median over rounds; the ratio the median of the rounds' ratios.
+            func row(
+                _ name: String, unit: String, higherIsBetter: Bool, _ value: (Outcome) -> Double
+            )
+                -> ComparisonTable.Row
+            {
+                .init(
+                    name: "\(label): \(name)", rill: median(rounds.map { value($0.tcp) }),
+                    baseline: median(rounds.map { value($0.unix) }), unit: unit, higherIsBetter: higherIsBetter,
+                    target: higherIsBetter ? "≥ 0.67×" : "≤ 1.5×",
+                    ratio: median(rounds.map { value($0.tcp) / value($0.unix) }))
+            }
+            transports.rows += [
+                row("saves", unit: "saves/s", higherIsBetter: true) { $0.savesPerSecond },
+                row("p50 save round trip", unit: "ms", higherIsBetter: false) {
+                    percentile($0.roundTrips, 0.5) * 1000
+                },
+                row("p99 save round trip", unit: "ms", higherIsBetter: false) {
+                    percentile($0.roundTrips, 0.99) * 1000
+                },
+                row("p50 save acknowledged → event received", unit: "ms", higherIsBetter: false) {
+                    percentile($0.latencies, 0.5) * 1000
+                },
+            ]
+        }
+        transports.note =
+            "ratio: median over rounds of tcp ÷ unix socket, each pair measured back to back on the same daemon; "
+            + "save round trip: request sent → response read by the writer"
+        print(transports.render())
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+
+    /// How the benchmark's clients reach the daemon.
+    struct Transport {
+        var name: String
+        var connect: () throws -> Int32
+        /// Headers every request carries (the token over TCP).
+        var header: String
+    }
+
+    private func report(_ outcome: Outcome, transport: Transport, writers: Int) {
+        print(
+            String(
+                format:
+                    "served:     %@, %d writer(s): %.0f saves/s, round trip p50 %.2f ms; %d events, p50 %.2f ms, p99 %.2f ms, resets %d",
+                transport.name, writers, outcome.savesPerSecond, percentile(outcome.roundTrips, 0.5) * 1000,
+                outcome.latencies.count, percentile(outcome.latencies, 0.5) * 1000,
+                percentile(outcome.latencies, 0.99) * 1000, outcome.resets))
     }
 
     private func populate(_ directory: URL) throws -> [UUID] {
@@ -97,7 +181,10 @@ struct ServeBenchmark {
 
     struct Outcome {
         var savesPerSecond: Double
+        /// Save acknowledged → event received, per event.
         var latencies: [Double]
+        /// Request sent → response read, per save.
+        var roundTrips: [Double] = []
         var resets = 0
     }
 
@@ -144,16 +231,16 @@ struct ServeBenchmark {
         return Outcome(savesPerSecond: Double(acks.count) / elapsed, latencies: latencies)
     }
 
-    private func runServed(socket: String, ids: [UUID]) throws -> Outcome {
+    private func runServed(_ transport: Transport, writers: Int, seconds: Double, ids: [UUID]) throws -> Outcome {
         let received = Mutex<[(sequence: UInt64, time: Double)]>([])
         let resets = Atomic<Int>(0)
         let ready = Atomic<Int>(0)
         var connections: [Int32] = []
         for index in 0..<subscribers {
-            let fd = try connectUnix(socket)
+            let fd = try transport.connect()
             connections.append(fd)
             let encoded = query(index).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            sendAll(fd, "GET /v1/subscribe?q=\(encoded) HTTP/1.1\r\nHost: rill\r\n\r\n")
+            sendAll(fd, "GET /v1/subscribe?q=\(encoded) HTTP/1.1\r\nHost: rill\r\n\(transport.header)\r\n")
             Thread {
                 var buffer = [UInt8](repeating: 0, count: 1 << 16)
                 var pending = ""
@@ -186,10 +273,12 @@ struct ServeBenchmark {
         let deadline = now() + 60
         while ready.load(ordering: .relaxed) < subscribers, now() < deadline { usleep(10_000) }
         let acknowledged = Mutex<[UInt64: Double]>([:])
+        let roundTrips = Mutex<[Double]>([])
         let start = now()
         let done = DispatchSemaphore(value: 0)
+        let header = transport.header
         for _ in 0..<writers {
-            let fd = try connectUnix(socket)
+            let fd = try transport.connect()
             Thread {
                 defer { done.signal() }
                 var random = SystemRandomNumberGenerator()
@@ -198,12 +287,16 @@ struct ServeBenchmark {
                     let id = ids.randomElement(using: &random)!
                     let body =
                         #"[{"op":"update","entity":"Item","record":{"id":"\#(id)","quantity":\#(Int.random(in: 0..<1000, using: &random)),"price":\#(Double(Int.random(in: 0..<10_000, using: &random)) / 100)}}]"#
+                    let sent = now()
                     sendAll(
-                        fd, "POST /v1/save HTTP/1.1\r\nHost: rill\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                        fd,
+                        "POST /v1/save HTTP/1.1\r\nHost: rill\r\n\(header)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                    )
                     // The response is small: one read holds it.
                     let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                     guard count > 0 else { return }
                     let time = now()
+                    roundTrips.withLock { $0.append(time - sent) }
                     let text = String(decoding: buffer[0..<count], as: UTF8.self)
                     guard let range = text.range(of: #""seq":"#) else { continue }
                     let digits = text[range.upperBound...].prefix { $0.isNumber }
@@ -221,7 +314,46 @@ struct ServeBenchmark {
             acks[event.sequence].map { max(0, event.time - $0) }
         }
         return Outcome(
-            savesPerSecond: Double(acks.count) / elapsed, latencies: latencies, resets: resets.load(ordering: .relaxed))
+            savesPerSecond: Double(acks.count) / elapsed, latencies: latencies, roundTrips: roundTrips.withLock { $0 },
+            resets: resets.load(ordering: .relaxed))
+    }
+
+    /// A TCP port free at the moment (bound to 0, read, let go).
+    private static func freePort() throws -> UInt16 {
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(probe) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let status = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(probe, $0, length) == 0 ? getsockname(probe, $0, &length) : -1
+            }
+        }
+        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// A connection to 127.0.0.1:`port`, with Nagle's algorithm off as in every client of Rill's.
+    private func connectTCP(_ port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard status == 0 else {
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        var yes: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        return fd
     }
 
     private func connectUnix(_ path: String) throws -> Int32 {

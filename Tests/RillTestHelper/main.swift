@@ -103,6 +103,42 @@ do {
             say("error \(error.code) \(error.message)")
         }
 
+    case "hold-read":
+        // hold-read <store>: opens a read transaction, prints "reading", and holds it until killed.
+        let reader = try container(rest[0])
+        try reader.store.read { _ in
+            say("reading")
+            while true { pause() }
+        }
+
+    case "create":
+        // create <store>: creates a store (a container with Counters); prints "opened" or
+        // "error <code> <message> | <underlying error>".
+        do {
+            _ = try container(rest[0])
+            say("opened")
+        } catch let error as RillError {
+            say("error \(error.code) \(error.message) | \(error.underlyingError.map { "\($0)" } ?? "")")
+        }
+
+    case "read-only":
+        // read-only <store>: a container that does not allow saving fetches and follows the
+        // Counters, then tries to save; prints "count <n> live <n>" and the save's outcome.
+        do {
+            let reader = try ModelContainer(
+                for: Counter.self,
+                configurations: ModelConfiguration(url: URL(fileURLWithPath: rest[0]), allowsSave: false))
+            let context = ModelContext(reader)
+            let count = try context.fetchCount(FetchDescriptor<Counter>())
+            let live = try LiveQuery(FetchDescriptor<Counter>(), in: reader)
+            say("count \(count) live \(live.count)")
+            context.insert(Counter(id: 1_000, value: 1))
+            _ = try context.save()
+            say("saved")
+        } catch let error as RillError {
+            say("error \(error.code) \(error.message)")
+        }
+
     default:
         fail("unknown command \(command)")
     }

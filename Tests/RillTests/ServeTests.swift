@@ -22,7 +22,12 @@ import Testing
         let socket: String
         let log: String
 
-        init(store: String, arguments: [String] = [], environment: [String: String] = [:], log: String) throws {
+        /// Starts `rill serve store arguments…`, its standard error into the file `log`, or into
+        /// `standardError` when one is given.
+        init(
+            store: String, arguments: [String] = [], environment: [String: String] = [:], log: String,
+            standardError: Pipe? = nil
+        ) throws {
             socket = store + "/rill.sock"
             self.log = log
             process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
@@ -31,7 +36,7 @@ import Testing
             for (key, value) in environment { env[key] = value }
             process.environment = env
             _ = FileManager.default.createFile(atPath: log, contents: nil)
-            process.standardError = FileHandle(forWritingAtPath: log)
+            process.standardError = standardError ?? FileHandle(forWritingAtPath: log)
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             let deadline = Date().addingTimeInterval(20)

@@ -141,7 +141,8 @@ final class CommitContext {
             let last = entries.last?.sequence ?? snapshot
             beyond =
                 last < snapshot
-                ? try LogFollower.entries(after: last, limit: .max, log: store.log, in: transaction) : []
+                ? try LogFollower.entries(
+                    after: last, limit: .max, log: store.log, in: transaction, directory: store.directory) : []
         }
         var keys: Set<[UInt8]> = []
         for entry in entries[(index + 1)...] + (beyond ?? []) {

@@ -296,7 +296,8 @@ final class LogFollower: @unchecked Sendable {
             try store.read { txn in
                 let head = try Store.lastSequence(in: txn, log: store.log)
                 if head > applied, !queries.isEmpty {
-                    let entries = try Self.entries(after: applied, limit: Self.batchSize, log: store.log, in: txn)
+                    let entries = try Self.entries(
+                        after: applied, limit: Self.batchSize, log: store.log, in: txn, directory: store.directory)
                     let context = CommitContext(
                         store: store, transaction: txn, entries: entries, index: 0, snapshot: head, images: images)
                     let started = DispatchTime.now().uptimeNanoseconds
@@ -444,14 +445,28 @@ final class LogFollower: @unchecked Sendable {
     }
 
     /// Up to `limit` commits after `sequence`, in order.
+    ///
+    /// - Throws: `.corruptStore` when a key is not greater than the one before it (a damaged
+    ///   key: LMDB's search then lands anywhere), so that no reader of the log pages through it
+    ///   forever or applies a commit twice.
     static func entries(
-        after sequence: UInt64, limit: Int, log: Database, in txn: ReadTransaction
+        after sequence: UInt64, limit: Int, log: Database, in txn: some Transaction, directory: String
     ) throws -> [LogEntry] {
-        try txn.withCursor(log) { cursor in
+        guard sequence < UInt64.max, limit > 0 else { return [] }
+        return try txn.withCursor(log) { cursor in
             var entries: [LogEntry] = []
+            var previous = sequence
             var current = try cursor.seek(atOrAfter: LogEntry.key(for: sequence + 1))
             while let raw = current, entries.count < limit {
-                entries.append(try LogEntry(sequence: try LogEntry.sequence(fromKey: raw.key), bytes: raw.value))
+                let number = try LogEntry.sequence(fromKey: raw.key)
+                guard number > previous else {
+                    throw RillError(
+                        .corruptStore,
+                        "the log of \(directory)/data.mdb is out of order: commit \(number) follows commit \(previous) "
+                            + "(a damaged key; run rill check)")
+                }
+                entries.append(try LogEntry(sequence: number, bytes: raw.value))
+                previous = number
                 current = try cursor.next()
             }
             return entries

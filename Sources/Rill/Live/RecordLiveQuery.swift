@@ -67,7 +67,8 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 )
             }
             // The results as they were at `since`, then each later commit applied in turn.
-            let entries = try LogFollower.entries(after: since, limit: .max, log: store.log, in: txn)
+            let entries = try LogFollower.entries(
+                after: since, limit: .max, log: store.log, in: txn, directory: store.directory)
             let context = CommitContext(
                 store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)
             try link.query.load(before: context)

@@ -68,7 +68,8 @@ public final class ModelContainer: Sendable {
         }
         let options = EnvironmentOptions(
             syncMode: configuration.durability.syncMode,
-            initialMapSize: configuration.initialMapSize
+            initialMapSize: configuration.initialMapSize,
+            readOnly: !configuration.allowsSave
         )
         let store = try Store(directory: configuration.url.path, options: options, create: configuration.allowsSave)
         var entities: [String: EntityStorage] = [:]

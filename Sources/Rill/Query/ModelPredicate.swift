@@ -23,8 +23,12 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         self.predicate = predicate
         let translation = predicate.map { PredicateTranslator.translate($0) }
         self.translation = translation
-        exact = translation.flatMap { $0.isComplete ? $0.node : nil }
-        mayFail = predicate.map { TotalEvaluation.mayFail($0.expression) } ?? false
+        let exact = translation.flatMap { $0.isComplete ? $0.node : nil }
+        self.exact = exact
+        // Looking through the tree costs more than a whole indexed fetch: only a predicate that
+        // will be evaluated on models is looked at (one with a complete translation is
+        // evaluated, if ever, with total semantics).
+        mayFail = predicate.map { exact != nil || TotalEvaluation.mayFail($0.expression) } ?? false
     }
 
     /// Whether `record`, the stored form of a model, matches; only for a complete translation.

@@ -63,14 +63,17 @@ package struct IndexStorage: Sendable, Hashable {
     /// The entry of a record whose identifier key is `id`.
     ///
     /// - Throws: `RillError(.invalidConfiguration)` naming the index and the field when a value has
-    ///   no key encoding (an array, a map), or when the index has so many fields that their
-    ///   values alone fill a key.
+    ///   no key encoding (an array, a map); `RillError(.invalidRecord)` naming the record, the
+    ///   index and how long each indexed value made the key, when the index has so many fields
+    ///   that their values alone fill a key (values of any length fit an index of up to 29 fields).
     package func entry(for record: RecordValue, id: [UInt8], entity: String) throws -> IndexEntry {
         var values: [UInt8] = []
         values.reserveCapacity(32 + id.count)
         var cut = false
+        var sizes: [Int] = []
         let limit = payloadLimit
         for path in fieldPaths {
+            let start = values.count
             do {
                 if try IndexKey.append(QueryEvaluator.read(path, from: record), to: &values, payloadLimit: limit) {
                     cut = true
@@ -81,12 +84,16 @@ package struct IndexStorage: Sendable, Hashable {
                     "the index \(entity)(\(name)) cannot hold the value of `\(path.joined(separator: "."))`: \(error)",
                     underlyingError: error)
             }
+            sizes.append(values.count - start)
         }
         guard values.count < IndexEntry.maxKeySize else {
+            let record = id.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "with a damaged id"
+            let fields = zip(fieldPaths, sizes).map { "`\($0.joined(separator: "."))` \($1) bytes" }
             throw RillError(
-                .invalidConfiguration,
-                "the index \(entity)(\(name)) has \(fieldPaths.count) fields, whose values take \(values.count) bytes: "
-                    + "more than an index key holds (\(IndexEntry.maxKeySize) bytes)")
+                .invalidRecord,
+                "\(entity) \(record) does not fit the index \(entity)(\(name)): its key would be "
+                    + "\(values.count + id.count) bytes (\(fields.joined(separator: ", ")), the identifier \(id.count)), "
+                    + "and index keys hold at most \(IndexEntry.maxKeySize)")
         }
         return IndexEntry(values: values, hasCutValue: cut, id: id)
     }

@@ -51,14 +51,28 @@ extension Store {
                         current = try cursor.next()
                         continue
                     }
-                    if sequence != expected {
+                    // Every number here comes from the file: damaged keys may be out of order,
+                    // zero or the largest UInt64, and none of that may trap.
+                    if sequence > expected {
                         report.add(
                             "the log jumps from commit \(expected - 1) to \(sequence): \(sequence - expected) missing",
                             limit: reportLimit)
+                    } else if sequence < expected {
+                        report.add(
+                            "the log's commit \(sequence) comes after commit \(expected - 1): its key is out of order",
+                            limit: reportLimit)
                     }
-                    expected = sequence + 1
                     report.commits += 1
                     current = try cursor.next()
+                    guard sequence < UInt64.max else {
+                        if current != nil {
+                            report.add(
+                                "the log has keys after commit \(sequence), the largest possible: they are out of order",
+                                limit: reportLimit)
+                        }
+                        break
+                    }
+                    expected = max(expected, sequence + 1)
                 }
             }
             for name in Set(replayed.keys).union(names).sorted() {
@@ -101,10 +115,18 @@ extension Store {
                     // Entries as (key, identifier key) pairs: a key can list several identifiers.
                     var wanted: Set<[[UInt8]]> = []
                     for (key, bytes) in records {
-                        let record = try bytes.withUnsafeBytes { raw in
-                            try key.withUnsafeBytes { try Store.recordValue(raw, key: $0, entity: name) }
+                        // A damaged record is a problem to report, not the end of the check.
+                        do {
+                            let record = try bytes.withUnsafeBytes { raw in
+                                try key.withUnsafeBytes { try Store.recordValue(raw, key: $0, entity: name) }
+                            }
+                            wanted.insert([try index.entry(for: record, id: key, entity: name).key, key])
+                        } catch {
+                            report.add(
+                                "the log's last version of \(describe(key)) cannot be indexed by "
+                                    + "\(name)(\(index.name)): \(error)",
+                                limit: reportLimit)
                         }
-                        wanted.insert([try index.entry(for: record, id: key, entity: name).key, key])
                     }
                     try txn.withCursor(index.database) { cursor in
                         var current = try cursor.first()

@@ -94,7 +94,7 @@ extension Store {
                     }
                 }
                 guard !applied.isEmpty else { return nil }
-                let sequence = try Self.lastSequence(in: txn, log: log) + 1
+                let sequence = try Self.nextSequence(in: txn, log: log, directory: directory)
                 let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
                 // Written once, straight into the page that keeps it.
                 let space = try LogEntry.key(for: sequence).withUnsafeBytes { key in
@@ -197,6 +197,21 @@ extension Store {
         }
     }
 
+    /// The sequence number the next commit takes.
+    ///
+    /// - Throws: `.corruptStore` when the last log key is the largest sequence number (a damaged
+    ///   key: no store makes that many commits), rather than wrapping around or trapping.
+    static func nextSequence(in txn: some Transaction, log: Database, directory: String) throws -> UInt64 {
+        let last = try lastSequence(in: txn, log: log)
+        guard last < UInt64.max else {
+            throw RillError(
+                .corruptStore,
+                "the log of \(directory)/data.mdb ends with commit \(last), the largest possible number: "
+                    + "its last key is damaged (run rill check), and no commit can follow it")
+        }
+        return last + 1
+    }
+
     // MARK: - Reading the log
 
     /// The sequence number of the last commit in `txn`'s snapshot, 0 for an empty log.
@@ -212,19 +227,9 @@ extension Store {
 
     /// Up to `limit` commits with sequence numbers greater than `sequence`, in order.
     package func entries(after sequence: UInt64, limit: Int = .max) throws -> [LogEntry] {
-        let log = self.log
-        guard limit > 0, sequence < UInt64.max else { return [] }
+        let (log, directory) = (self.log, self.directory)
         return try read { txn in
-            var entries: [LogEntry] = []
-            try txn.withCursor(log) { cursor in
-                var current = try cursor.seek(atOrAfter: LogEntry.key(for: sequence + 1))
-                while let entry = current, entries.count < limit {
-                    let number = try LogEntry.sequence(fromKey: entry.key)
-                    entries.append(try LogEntry(sequence: number, bytes: entry.value))
-                    current = try cursor.next()
-                }
-            }
-            return entries
+            try LogFollower.entries(after: sequence, limit: limit, log: log, in: txn, directory: directory)
         }
     }
 

@@ -64,13 +64,19 @@ package final class Store: Sendable {
                 }
                 self.meta = try environment.database(named: "meta", create: true)!
             }
-            log = try environment.database(named: "log", create: true)!
+            // An existing store is opened without writing, so that a read-only one can be read.
+            log =
+                try environment.database(named: "log", create: false)
+                ?? environment.database(named: "log", create: true)!
             let meta = self.meta
             try Self.upgradeFormat(environment: environment, meta: meta)
-            try environment.write { txn in
-                if try txn.get(Array("format".utf8), in: meta) == nil {
-                    let version = withUnsafeBytes(of: Self.formatVersion.bigEndian) { Array($0) }
-                    try txn.put(version, for: Array("format".utf8), in: meta)
+            let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }
+            if !marked {
+                try environment.write { txn in
+                    if try txn.get(Array("format".utf8), in: meta) == nil {
+                        let version = withUnsafeBytes(of: Self.formatVersion.bigEndian) { Array($0) }
+                        try txn.put(version, for: Array("format".utf8), in: meta)
+                    }
                 }
             }
         } catch {
@@ -218,6 +224,15 @@ package final class Store: Sendable {
 
     // MARK: - Errors
 
+    /// What a permission error means: a read-only store written to, a store this process may not
+    /// read, or one it may not open for writing.
+    private static func permissionMessage(_ error: LMDBError, directory: String) -> String {
+        if error.code == EROFS { return "\(directory) is read-only for this process: it can be read, not written" }
+        // The storage layer's refusal to read without a writable lock file says why itself.
+        if error.message.contains("lock.mdb") { return error.message }
+        return "no permission to open \(directory) for writing"
+    }
+
     /// Turns a storage error into a `RillError` that names the store.
     package static func translate(_ error: any Error, directory: String) -> any Error {
         guard let error = error as? LMDBError else { return error }
@@ -227,13 +242,16 @@ package final class Store: Sendable {
         case ENOTDIR:
             return RillError(.notAStore, "\(directory) is not a directory", underlyingError: error)
         case EACCES, EPERM, EROFS:
-            return RillError(
-                .permissionDenied, "no permission to open \(directory) for writing", underlyingError: error)
+            return RillError(.permissionDenied, permissionMessage(error, directory: directory), underlyingError: error)
         case ENOSPC, EIO, EDQUOT:
             return RillError(
-                .diskFull, "the disk holding \(directory) is full or failed a write", underlyingError: error)
+                .diskFull, "the disk holding \(directory) is full or failed a write (\(error.message))",
+                underlyingError: error)
         case LMDBError.invalid.code:
             return RillError(.notAStore, "\(directory) does not hold a valid store file", underlyingError: error)
+        case LMDBError.corrupted.code:
+            return RillError(
+                .corruptStore, "the store in \(directory) is damaged: \(error.message)", underlyingError: error)
         case LMDBError.versionMismatch.code:
             return RillError(
                 .unsupportedFormat, "\(directory) was written by another LMDB version", underlyingError: error)

@@ -16,7 +16,7 @@ struct CheckCommand: Command {
     )
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let store = try openStore(arguments.positionals[0])
+        let store = try openStore(arguments.positionals[0], readOnly: true)
         let report = try store.check()
         if arguments.has("json") {
             let value = RecordValue.map([

@@ -15,7 +15,7 @@ struct GetCommand: Command {
     )
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let store = try openStore(arguments.positionals[0])
+        let store = try openStore(arguments.positionals[0], readOnly: true)
         let name = arguments.positionals[1]
         guard let entity = try store.entity(named: name) else {
             let known = try store.entityNames()

@@ -20,7 +20,7 @@ struct ExportCommand: Command {
     )
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let store = try openStore(arguments.positionals[0])
+        let store = try openStore(arguments.positionals[0], readOnly: true)
         var names = Array(arguments.positionals.dropFirst())
         let known = try store.entityNames()
         if names.isEmpty { names = known }

@@ -24,7 +24,7 @@ struct LogCommand: Command {
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
         let since = try arguments.integer("since") ?? 0
         var remaining = try arguments.integer("limit") ?? Int.max
-        let store = try openStore(arguments.positionals[0])
+        let store = try openStore(arguments.positionals[0], readOnly: true)
         var after = UInt64(since)
         let follow = arguments.has("follow")
         let watcher = follow ? StoreFileWatcher(directory: store.directory) : nil
@@ -78,7 +78,8 @@ final class StoreFileWatcher {
     }
 }
 
-/// Opens an existing store for the CLI (never creates one).
-func openStore(_ path: String) throws -> Store {
-    try Store(directory: path, options: EnvironmentOptions(), create: false)
+/// Opens an existing store for the CLI (never creates one). A command that only reads says so,
+/// and can then read a store the process may not write (see `Environment`).
+func openStore(_ path: String, readOnly: Bool = false) throws -> Store {
+    try Store(directory: path, options: EnvironmentOptions(readOnly: readOnly), create: false)
 }

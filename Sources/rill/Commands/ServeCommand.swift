@@ -24,7 +24,27 @@ struct ServeCommand: Command {
                 help: "Events a subscriber may fall behind by before it is reset (default: 1024)."),
             .init(
                 name: "max-connections", valueName: "n",
-                help: "Connections served at once; more are answered 503 (default: 512)."),
+                help:
+                    "Connections served at once on the Unix socket, and as many over TCP once authenticated; "
+                    + "more are answered 503 (default: 512)."),
+            .init(
+                name: "max-unauthenticated", valueName: "n",
+                help:
+                    "TCP connections not yet authenticated, a budget of their own; past it the oldest is closed "
+                    + "after a second (default: 16)."),
+            .init(
+                name: "request-timeout", valueName: "seconds",
+                help:
+                    "A request's head must arrive within this of its first byte, its body within as long again "
+                    + "or its size at 256 KiB/s (default: 10)."),
+            .init(
+                name: "idle-timeout", valueName: "seconds",
+                help:
+                    "Connections silent this long between requests are closed (default: 60; TCP connections "
+                    + "not yet authenticated: the request timeout)."),
+            .init(
+                name: "keep-alive", valueName: "seconds",
+                help: "An event stream sends a comment after this long without events (default: 15)."),
             .init(
                 name: "resume-limit", valueName: "commits",
                 help: "The most commits a subscription resumes across; further behind, a reset (default: 100000)."),
@@ -41,6 +61,9 @@ struct ServeCommand: Command {
     )
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        // Before any file is opened: a closed standard error would otherwise be the next one.
+        StandardDescriptors.reserve()
+        DescriptorLimit.raise()
         let path = arguments.positionals[0]
         if let level = arguments.value("log-level") {
             guard let parsed = Log.Level(name: level) else {
@@ -69,6 +92,12 @@ struct ServeCommand: Command {
             options.resumeLimit = UInt64(commits)
         }
         if let count = try arguments.integer("max-connections", in: 1...100_000) { options.maxConnections = count }
+        if let count = try arguments.integer("max-unauthenticated", in: 1...100_000) {
+            options.maxUnauthenticated = count
+        }
+        if let seconds = try Self.seconds(arguments, "request-timeout") { options.requestSeconds = seconds }
+        if let seconds = try Self.seconds(arguments, "idle-timeout") { options.idleSeconds = seconds }
+        if let seconds = try Self.seconds(arguments, "keep-alive") { options.keepAliveSeconds = seconds }
 
         let store = try openStore(path)
         let server: Server
@@ -82,6 +111,15 @@ struct ServeCommand: Command {
         Log.info("serving \(path) (last commit \(head))")
         server.run()
         return ExitStatus.success
+    }
+
+    /// The option's value as a positive number of seconds (fractions allowed), or nil when absent.
+    static func seconds(_ arguments: ParsedArguments, _ option: String) throws -> Double? {
+        guard let text = arguments.value(option) else { return nil }
+        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+            throw UsageError("--\(option) takes a number of seconds above 0, at most 86400; got '\(text)'")
+        }
+        return seconds
     }
 
     /// The token from `file`, else from `RILL_TOKEN`; never from the command line, where other

@@ -12,7 +12,7 @@ struct StatsCommand: Command {
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
         let path = arguments.positionals[0]
-        let store = try openStore(path)
+        let store = try openStore(path, readOnly: true)
         var entities: [(String, Int)] = []
         for name in try store.entityNames() {
             guard let entity = try store.entity(named: name) else { continue }

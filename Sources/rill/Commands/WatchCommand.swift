@@ -58,7 +58,7 @@ struct WatchCommand: Command {
                 rendering: rendering)
         }
         guard arguments.positionals.count == 2 else { throw UsageError("missing <store> (or --connect)") }
-        let store = try openStore(arguments.positionals[0])
+        let store = try openStore(arguments.positionals[0], readOnly: true)
         guard try store.entity(named: query.entity) != nil else {
             let known = try store.entityNames()
             Output.error(

@@ -9,13 +9,21 @@ import Synchronization
 
 /// One client connection of `rill serve`, served on its own thread: requests one after the
 /// other (keep-alive), or one event stream.
+///
+/// Every read has a deadline: the connection's idle time between requests, then a request's
+/// head within `requestSeconds` of its first byte, then its body in proportion to its length
+/// (``ServerOptions``). A client that dribbles its bytes therefore holds its connection for a
+/// bounded time, however steadily it sends.
 final class Connection: @unchecked Sendable {
-    // Sendable: `phase` is behind its lock; `subscription` is set once, before it is shared.
+    // Sendable: `phase` is behind its lock; `subscription` is set once, before it is shared;
+    // `authenticated` is used by the connection's own thread only.
     let fd: Int32
     unowned let server: Server
     let needsToken: Bool
     private let phase = Mutex(Phase.idle)
     private var subscription: Subscription?
+    /// A TCP connection is unauthenticated until a request of it shows the token.
+    private var authenticated = false
 
     private enum Phase {
         case idle, busy, streaming, stopped
@@ -43,9 +51,13 @@ final class Connection: @unchecked Sendable {
 
     func serve() {
         let options = server.options
+        // Reads wait on deadlines of their own (below); a send may block up to `sendSeconds`.
         Socket.setTimeouts(fd, receive: options.idleSeconds, send: options.sendSeconds)
         var reader = HTTPRequestReader(limits: options.limits)
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var waitingSince = Self.now()
+        var requestStarted: UInt64?
+        var bodyDeadline: UInt64?
         while true {
             let request: HTTPRequest?
             do {
@@ -59,22 +71,57 @@ final class Connection: @unchecked Sendable {
                 guard begin() else { return }
                 let keepAlive = handle(request)
                 guard end(), keepAlive else { return }
+                waitingSince = Self.now()
+                requestStarted = reader.buffer.isEmpty ? nil : waitingSince
+                bodyDeadline = nil
                 continue
             }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if let head = reader.head, bodyDeadline == nil {
+                // Over TCP the token is checked as soon as the head is in: a client without it
+                // does not get to send a body.
+                if needsToken, !authenticated, head.method != "OPTIONS" {
+                    do {
+                        try authorize(head)
+                    } catch {
+                        _ = respond(to: head, with: .error(error), started: Self.now(), keepAlive: false)
+                        return
+                    }
+                }
+                bodyDeadline = Self.now() + Self.nanoseconds(options.bodySeconds(reader.bodyLength ?? 0))
+            }
+            let deadline: UInt64
+            if let bodyDeadline {
+                deadline = bodyDeadline
+            } else if let requestStarted {
+                deadline = requestStarted + Self.nanoseconds(options.requestSeconds)
+            } else {
+                // Waiting for a request: a connection that has not authenticated may wait as long
+                // as a request may take, no longer.
+                let trusted = !needsToken || authenticated || options.token == nil
+                deadline = waitingSince + Self.nanoseconds(trusted ? options.idleSeconds : options.requestSeconds)
+            }
+            if Socket.wait(fd, until: deadline) == .timedOut {
+                if !reader.buffer.isEmpty {
+                    let timeout = HTTPError(
+                        status: 408, code: "requestTimeout", message: "the request was not sent in time")
+                    _ = Socket.write(fd, HTTPResponse.error(timeout).serialized(keepAlive: false))
+                }
+                return
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {
                 buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                if requestStarted == nil { requestStarted = Self.now() }
                 continue
             }
-            if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK, !reader.buffer.isEmpty {
-                let timeout = HTTPError(
-                    status: 408, code: "requestTimeout", message: "the request was not sent in time")
-                _ = Socket.write(fd, HTTPResponse.error(timeout).serialized(keepAlive: false))
-            }
+            if count < 0, errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
             return
         }
     }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    private static func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(seconds, 0) * 1e9) }
 
     /// Marks the connection busy; false when it is stopping.
     private func begin() -> Bool {
@@ -98,11 +145,8 @@ final class Connection: @unchecked Sendable {
 
     /// Handles one request; returns whether the connection stays open.
     private func handle(_ request: HTTPRequest) -> Bool {
-        let started = DispatchTime.now().uptimeNanoseconds
-        var cors: [(String, String)] = []
-        if needsToken, let origin = request.headers["origin"], server.options.allowedOrigins.contains(origin) {
-            cors = [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
-        }
+        let started = Self.now()
+        let cors = corsHeaders(request)
         if request.method == "OPTIONS" {
             // A browser's preflight: answered without a token, as CORS requires.
             var response = HTTPResponse(status: 204, headers: cors)
@@ -116,8 +160,19 @@ final class Connection: @unchecked Sendable {
             return Socket.write(fd, response.serialized(keepAlive: request.keepAlive)) && request.keepAlive
         }
         var response: HTTPResponse
+        var closes = false
         do {
             try authorize(request)
+            if needsToken, !authenticated {
+                guard server.authenticated(self) else {
+                    throw HTTPError(
+                        status: 503, code: "tooManyConnections",
+                        message:
+                            "the daemon serves \(server.options.maxConnections) TCP connections at most; try again later",
+                        closesConnection: true)
+                }
+                authenticated = true
+            }
             if request.path == "/v1/subscribe" {
                 guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
                 try stream(request, cors: cors)
@@ -126,13 +181,31 @@ final class Connection: @unchecked Sendable {
             response = try route(request)
         } catch let error as HTTPError {
             response = .error(error)
+            closes = error.closesConnection
         } catch let error as RillError {
             response = .error(Self.httpError(error))
         } catch {
             response = .error(HTTPError(status: 500, code: "internal", message: "\(error)"))
         }
-        response.headers += cors
-        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+        let keepAlive = request.keepAlive && !closes && !server.isStopping
+        return respond(to: request, with: response, started: started, keepAlive: keepAlive) && keepAlive
+    }
+
+    /// CORS headers for a request over TCP from an allowed origin.
+    private func corsHeaders(_ request: HTTPRequest) -> [(String, String)] {
+        guard needsToken, let origin = request.headers["origin"], server.options.allowedOrigins.contains(origin)
+        else { return [] }
+        return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+    }
+
+    /// Logs the request's outcome and writes `response` (with CORS headers) in one write; false
+    /// when the client is gone.
+    private func respond(
+        to request: HTTPRequest, with response: HTTPResponse, started: UInt64, keepAlive: Bool
+    ) -> Bool {
+        var response = response
+        response.headers += corsHeaders(request)
+        let milliseconds = Double(Self.now() - started) / 1e6
         let line = "\(request.method) \(request.path) \(response.status) (\(String(format: "%.1f", milliseconds)) ms)"
         if response.status >= 500 {
             Log.error(line + ": " + String(decoding: response.body, as: UTF8.self))
@@ -141,11 +214,10 @@ final class Connection: @unchecked Sendable {
         } else {
             Log.debug(line)
         }
-        let keepAlive = request.keepAlive && !server.isStopping
-        return Socket.write(fd, response.serialized(keepAlive: keepAlive)) && keepAlive
+        return Socket.write(fd, response.serialized(keepAlive: keepAlive))
     }
 
-    private func authorize(_ request: HTTPRequest) throws {
+    private func authorize(_ request: HTTPRequest) throws(HTTPError) {
         guard needsToken, let token = server.options.token else { return }
         var given: String?
         if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") {
@@ -309,7 +381,7 @@ final class Connection: @unchecked Sendable {
                 status: 404, code: "unknownEntity",
                 message: "the store has no entity \(query.entity) (it has: \(names.joined(separator: ", ")))")
         }
-        let subscription = Subscription(limit: server.options.subscriberQueue)
+        let subscription = try Subscription(limit: server.options.subscriberQueue)
         let live = try RecordLiveQuery(query, store: server.store, since: since) { event in
             subscription.push(event)
         }
@@ -332,32 +404,41 @@ final class Connection: @unchecked Sendable {
         defer {
             Log.info("subscriber \(fd) ended\(resets > 0 ? " (\(resets) reset(s))" : "")")
             withExtendedLifetime(live) {}
+            // The live query goes with this scope, and its rows with it.
+            MemoryTrim.soon()
         }
-        while let items = subscription.next(timeout: 15) {
+        while true {
             var text = ""
-            if items.isEmpty { text = ": keep-alive\n\n" }
-            for item in items {
-                switch item {
-                case .event(.initial(let rows, let sequence)):
-                    text += Self.event(
-                        resetInstead ? "reset" : "results", id: sequence,
-                        RecordLiveQuery.resultsJSON(rows, sequence: sequence))
-                    lastSent = sequence
-                case .event(.change(let change)):
-                    guard change.sequence > lastSent else { continue }
-                    text += Self.event("change", id: change.sequence, RecordLiveQuery.changeJSON(change))
-                    lastSent = change.sequence
-                case .event(.failed(let error)):
-                    let body =
-                        #"{"error":{"code":\#(jsonQuoted(error.code.description)),"message":\#(jsonQuoted(error.message))}}"#
-                    _ = Socket.write(fd, Array("event: error\ndata: \(body)\n\n".utf8))
-                    return
-                case .reset:
-                    // The subscriber fell too far behind: a fresh snapshot replaces what it missed.
-                    resets += 1
-                    let (rows, sequence) = live.results
-                    text += Self.event("reset", id: sequence, RecordLiveQuery.resultsJSON(rows, sequence: sequence))
-                    lastSent = sequence
+            switch subscription.next(watching: fd, timeout: server.options.keepAliveSeconds) {
+            case .ended:
+                return
+            case .idle:
+                text = ": keep-alive\n\n"
+            case .items(let items):
+                for item in items {
+                    switch item {
+                    case .event(.initial(let rows, let sequence)):
+                        text += Self.event(
+                            resetInstead ? "reset" : "results", id: sequence,
+                            RecordLiveQuery.resultsJSON(rows, sequence: sequence))
+                        lastSent = sequence
+                    case .event(.change(let change)):
+                        guard change.sequence > lastSent else { continue }
+                        text += Self.event("change", id: change.sequence, RecordLiveQuery.changeJSON(change))
+                        lastSent = change.sequence
+                    case .event(.failed(let error)):
+                        let body =
+                            #"{"error":{"code":\#(jsonQuoted(error.code.description)),"message":\#(jsonQuoted(error.message))}}"#
+                        _ = Socket.write(fd, Array((text + "event: error\ndata: \(body)\n\n").utf8))
+                        return
+                    case .reset:
+                        // The subscriber fell too far behind: a fresh snapshot replaces what it missed.
+                        resets += 1
+                        let (rows, sequence) = live.results
+                        text += Self.event(
+                            "reset", id: sequence, RecordLiveQuery.resultsJSON(rows, sequence: sequence))
+                        lastSent = sequence
+                    }
                 }
             }
             guard text.isEmpty || Socket.write(fd, Array(text.utf8)) else { return }
@@ -366,54 +447,5 @@ final class Connection: @unchecked Sendable {
 
     private static func event(_ name: String, id: UInt64, _ data: RecordValue) -> String {
         "event: \(name)\nid: \(id)\ndata: \(data.jsonString())\n\n"
-    }
-}
-
-/// The events of one subscriber, queued by the follower and written by the connection.
-final class Subscription: @unchecked Sendable {
-    // Sendable: everything is behind `condition`.
-    enum Item {
-        case event(RecordLiveQuery.Event)
-        /// The queue overflowed and was dropped: send a fresh snapshot.
-        case reset
-    }
-
-    private let condition = NSCondition()
-    private var items: [Item] = []
-    private var closed = false
-    private let limit: Int
-
-    init(limit: Int) { self.limit = max(limit, 1) }
-
-    /// Queues an event; never blocks for long (the follower calls it).
-    func push(_ event: RecordLiveQuery.Event) {
-        condition.lock()
-        if items.count >= limit {
-            items = [.reset]
-        } else {
-            items.append(.event(event))
-        }
-        condition.signal()
-        condition.unlock()
-    }
-
-    func close() {
-        condition.lock()
-        closed = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// The queued items (empty after `timeout` seconds without any); nil once closed.
-    func next(timeout: Double) -> [Item]? {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while items.isEmpty, !closed {
-            if !condition.wait(until: deadline) { break }
-        }
-        if closed { return nil }
-        defer { items = [] }
-        return items
     }
 }

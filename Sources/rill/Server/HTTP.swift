@@ -35,13 +35,37 @@ struct HTTPLimits {
 struct HTTPRequestReader {
     private(set) var buffer: [UInt8] = []
     let limits: HTTPLimits
+    /// The request whose head is whole and whose body is still arriving (its `body` empty), and
+    /// where that body starts in `buffer`.
+    private var pending: (request: HTTPRequest, bodyStart: Int, length: Int)?
 
     init(limits: HTTPLimits) { self.limits = limits }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.append(contentsOf: bytes) }
 
+    /// The request being read once its head is whole, before its body is (the `body` empty), so
+    /// that it can be refused without reading the body.
+    var head: HTTPRequest? { pending?.request }
+
+    /// The length of the body still arriving, once the head is whole.
+    var bodyLength: Int? { pending?.length }
+
     /// The next whole request in the buffer, removed from it; nil when more bytes are needed.
     mutating func next() throws(HTTPError) -> HTTPRequest? {
+        if pending == nil {
+            guard let head = try readHead() else { return nil }
+            pending = head
+        }
+        guard let (head, bodyStart, length) = pending, buffer.count - bodyStart >= length else { return nil }
+        var request = head
+        request.body = Array(buffer[bodyStart..<bodyStart + length])
+        buffer.removeSubrange(0..<bodyStart + length)
+        pending = nil
+        return request
+    }
+
+    /// The head at the start of the buffer, parsed; nil when it is not whole yet.
+    private func readHead() throws(HTTPError) -> (request: HTTPRequest, bodyStart: Int, length: Int)? {
         guard let headerEnd = Self.find([13, 10, 13, 10], in: buffer, limit: limits.headerBytes + 4) else {
             if buffer.count > limits.headerBytes {
                 throw HTTPError(
@@ -88,10 +112,6 @@ struct HTTPRequestReader {
                 status: 413, code: "bodyTooLarge", message: "the body exceeds \(limits.bodyBytes) bytes",
                 closesConnection: true)
         }
-        let bodyStart = headerEnd + 4
-        guard buffer.count - bodyStart >= length else { return nil }
-        let body = Array(buffer[bodyStart..<bodyStart + length])
-        buffer.removeSubrange(0..<bodyStart + length)
 
         let target = String(requestLine[1])
         let (rawPath, query) =
@@ -108,9 +128,10 @@ struct HTTPRequestReader {
         }
         let connection = headers["connection"]?.lowercased() ?? ""
         let keepAlive = version == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
-        return HTTPRequest(
-            method: String(requestLine[0]), path: path, parameters: parameters, headers: headers, body: body,
+        let request = HTTPRequest(
+            method: String(requestLine[0]), path: path, parameters: parameters, headers: headers, body: [],
             keepAlive: keepAlive)
+        return (request, headerEnd + 4, length)
     }
 
     private func malformed(_ message: String) -> HTTPError {

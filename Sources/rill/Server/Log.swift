@@ -1,9 +1,14 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The daemon's log: one line per event on standard error, with its level.
 ///
-/// Under systemd (`JOURNAL_STREAM` set) each line starts with the syslog priority (`<6>`), which
+/// Lines go through a ``LogWriter``: logging never blocks the caller and never fails it, whatever
+/// became of standard error (a full pipe, a reader gone, closed). Under systemd (`JOURNAL_STREAM` set) each line starts with the syslog priority (`<6>`), which
 /// journald reads as the level and strips; elsewhere with an ISO-8601 time and the level's name.
 enum Log {
     enum Level: Int, Comparable, Sendable {
@@ -36,7 +41,7 @@ enum Log {
 
     private static let minimum = Atomic<Int>(Level.info.rawValue)
     private static let journal = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
-    private static let lock = Mutex(())
+    private static let writer = LogWriter(fd: STDERR_FILENO, capacity: 256 << 10)
 
     static func setLevel(_ level: Level) { minimum.store(level.rawValue, ordering: .relaxed) }
 
@@ -52,6 +57,9 @@ enum Log {
             journal
             ? "<\(level.rawValue)>\(text)\n"
             : "\(Date().formatted(.iso8601)) \(level.name) \(text)\n"
-        lock.withLock { _ in FileHandle.standardError.write(Data(line.utf8)) }
+        writer.write(line)
     }
+
+    /// Waits up to `timeout` seconds for the lines logged so far to be written.
+    static func flush(timeout: Double = 1) { writer.flush(timeout: timeout) }
 }

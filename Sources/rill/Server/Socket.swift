@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -94,8 +95,7 @@ enum Socket {
                     guard Glibc.connect(fd, address, length) == 0 else {
                         throw SocketError("connect \(host):\(port)")
                     }
-                    var yes: Int32 = 1
-                    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+                    setNoDelay(fd)
                 }
             }
         }
@@ -155,6 +155,53 @@ enum Socket {
         for (option, seconds) in [(SO_RCVTIMEO, receive), (SO_SNDTIMEO, send)] {
             var time = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
             setsockopt(fd, SOL_SOCKET, option, &time, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
+    /// The next connection on `listener`, close-on-exec, with Nagle's algorithm off when it is
+    /// TCP; -1 with `errno` set when `accept` fails.
+    static func accept(_ listener: Int32, tcp: Bool) -> Int32 {
+        let fd = Glibc.accept(listener, nil, nil)
+        guard fd >= 0 else { return fd }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        if tcp { setNoDelay(fd) }
+        return fd
+    }
+
+    /// Turns off Nagle's algorithm on a TCP socket. A request or a response is written whole in
+    /// one call, so there is nothing to coalesce; left on, a small segment written while the
+    /// previous one is unacknowledged waits for the peer's delayed ACK (up to 40 ms on Linux).
+    static func setNoDelay(_ fd: Int32) {
+        var yes: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// What ``wait(_:until:alsoFor:)`` saw.
+    enum Readiness: Equatable {
+        /// `fd` can be read (bytes, or the end of the stream), or the peer hung up.
+        case readable
+        /// The other descriptor can be read.
+        case other
+        case timedOut
+    }
+
+    /// Waits until `fd` can be read or its peer hangs up, `other` (if not -1) can be read, or
+    /// the monotonic clock reaches `deadline` (`DispatchTime.uptimeNanoseconds`).
+    static func wait(_ fd: Int32, until deadline: UInt64, alsoFor other: Int32 = -1) -> Readiness {
+        // POLLRDHUP (Linux): the peer shut down its side, even before its last bytes are read.
+        let peerHangUp = Int16(0x2000)
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return .timedOut }
+            let milliseconds = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+            var entries = [pollfd(fd: fd, events: Int16(POLLIN) | peerHangUp, revents: 0)]
+            if other >= 0 { entries.append(pollfd(fd: other, events: Int16(POLLIN), revents: 0)) }
+            let count = poll(&entries, nfds_t(entries.count), milliseconds)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { return .readable }  // Let the read that follows report it.
+            if count == 0 { continue }  // Rounded up: the deadline is checked again.
+            if entries[0].revents != 0 { return .readable }
+            return .other
         }
     }
 

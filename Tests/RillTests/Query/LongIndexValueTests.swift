@@ -285,37 +285,39 @@ import Testing
         }
     }
 
-    @Test func aFormatOneStoreIsRaisedToFormatTwo() throws {
-        // A format-1 store: whole values in its keys, as long as a key could hold them.
-        let titles = ["short", String(repeating: "w", count: 300), String(repeating: "v", count: 480), "other"]
-        do {
-            let container = try ModelContainer(for: Memo.self, configurations: ModelConfiguration(url: url))
-            for (number, title) in titles.enumerated() {
-                container.mainContext.insert(Memo(id: "m\(number)", title: title, year: number))
-            }
-            try container.mainContext.save()
-            let store = container.store
-            let entity = try #require(try store.entity(named: "Memo"))
-            try store.write { txn in
-                for index in entity.indexes {
-                    try txn.removeAll(from: index.database)
-                    for (number, title) in titles.enumerated() {
-                        let record = RecordValue.map([
-                            RecordField(name: "title", value: .string(title)),
-                            RecordField(name: "year", value: .int(Int64(number))),
-                        ])
-                        var key: [UInt8] = []
-                        for path in index.fieldPaths {
-                            try IndexKey.append(QueryEvaluator.read(path, from: record), to: &key)
-                        }
-                        key += "m\(number)".storageKey
-                        guard key.count <= IndexEntry.maxKeySize else { continue }
-                        try txn.put([], for: key, in: index.database)
-                    }
-                }
-                try txn.put([0, 0, 0, 1], for: Array("format".utf8), in: store.meta)
-            }
+    /// A store as format 1 wrote it: memos titled `titles`, whole values in their index keys.
+    static func makeFormatOneStore(at url: URL, titles: [String]) throws {
+        let container = try ModelContainer(for: Memo.self, configurations: ModelConfiguration(url: url))
+        for (number, title) in titles.enumerated() {
+            container.mainContext.insert(Memo(id: "m\(number)", title: title, year: number))
         }
+        try container.mainContext.save()
+        let store = container.store
+        let entity = try #require(try store.entity(named: "Memo"))
+        try store.write { txn in
+            for index in entity.indexes {
+                try txn.removeAll(from: index.database)
+                for (number, title) in titles.enumerated() {
+                    let record = RecordValue.map([
+                        RecordField(name: "title", value: .string(title)),
+                        RecordField(name: "year", value: .int(Int64(number))),
+                    ])
+                    var key: [UInt8] = []
+                    for path in index.fieldPaths {
+                        try IndexKey.append(QueryEvaluator.read(path, from: record), to: &key)
+                    }
+                    key += "m\(number)".storageKey
+                    try txn.put([], for: key, in: index.database)
+                }
+            }
+            try txn.put([0, 0, 0, 1], for: Array("format".utf8), in: store.meta)
+        }
+    }
+
+    @Test func aFormatOneStoreIsRaisedToFormatTwo() throws {
+        // Values as long as a format-1 key could hold them.
+        let titles = ["short", String(repeating: "w", count: 300), String(repeating: "v", count: 480), "other"]
+        try Self.makeFormatOneStore(at: url, titles: titles)
         let container = try ModelContainer(for: Memo.self, configurations: ModelConfiguration(url: url))
         let format = try container.store.read { txn in
             try txn.get(Array("format".utf8), in: container.store.meta).map(Array.init)
@@ -329,6 +331,41 @@ import Testing
                     title
                 ])
             #expect(try context.fetchCount(FetchDescriptor<Memo>(predicate: #Predicate { $0.title == title })) == 1)
+        }
+    }
+
+    /// A format-1 store this process may not write (run as the user nobody) is read as it is when
+    /// no index holds a value format 2 cuts, and is refused, naming the index, when one does.
+    @Test func aFormatOneStoreThatCannotBeWritten() throws {
+        for (name, titles) in [("short", ["a", "b", "c"]), ("long", ["a", String(repeating: "w", count: 300)])] {
+            let store = directory.url.appendingPathComponent(name)
+            try Self.makeFormatOneStore(at: store, titles: titles)
+            chmod(directory.url.path, 0o755)
+            chmod(store.path, 0o755)
+            chmod(store.path + "/data.mdb", 0o644)
+            chmod(store.path + "/lock.mdb", 0o666)
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+                try Test.cancel("needs setpriv to run as nobody")
+            }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = [
+                "--reuid=65534", "--regid=65534", "--clear-groups", buildProductsDirectory.path + "/rill", "query",
+                store.path, "Memo where title == \"a\"",
+            ]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            if name == "short" {
+                #expect(process.terminationStatus == 0, "\(output)")
+                #expect(output.contains("m0"), "\(output)")
+            } else {
+                #expect(process.terminationStatus == 1, "\(output)")
+                #expect(output.contains("Memo(title)") && output.contains("write"), "\(output)")
+            }
         }
     }
 
