@@ -26,13 +26,15 @@ package struct IndexEntry: Hashable, Sendable {
 
     /// The entry of the record whose values encode as `values` (with `hasCutValue` saying whether
     /// some were cut) and whose identifier key is `id`.
-    init(values: [UInt8], hasCutValue: Bool, id: [UInt8]) {
-        valuesLength = values.count
+    init(values: consuming [UInt8], hasCutValue: Bool, id: [UInt8]) {
+        let length = values.count
+        valuesLength = length
         self.hasCutValue = hasCutValue
         self.id = id
-        isListed = values.count + id.count > Self.maxKeySize
+        isListed = length + id.count > Self.maxKeySize
+        // The values become the key's first bytes, without a copy.
         key = values
-        key += isListed ? id.prefix(max(Self.maxKeySize - values.count, 0)) : id[...]
+        key += isListed ? id.prefix(max(Self.maxKeySize - length, 0)) : id[...]
     }
 
     // MARK: - Identifier lists

@@ -19,9 +19,9 @@ import Foundation
 /// | `0x23`      | positive finite number             | exponent and fraction                      |
 /// | `0x24`      | +infinity                          | none                                       |
 /// | `0x25`      | NaN (every NaN, of any payload)    | none                                       |
-/// | `0x30`      | string                             | escaped NFC UTF-8, then `00 01`            |
-/// | `0x38`      | URL (its text)                     | escaped NFC UTF-8, then `00 01`            |
-/// | `0x40`      | data                               | escaped bytes, then `00 01`                |
+/// | `0x30`      | string                             | escaped NFC UTF-8, then `00 01` (or a cut) |
+/// | `0x38`      | URL (its text)                     | escaped NFC UTF-8, then `00 01` (or a cut) |
+/// | `0x40`      | data                               | escaped bytes, then `00 01` (or a cut)     |
 /// | `0x50`      | date                               | 8 bytes                                    |
 /// | `0x60`      | UUID                               | its 16 bytes                               |
 ///
