@@ -186,7 +186,9 @@ extension Store {
             var members: [(order: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
             for id in group.ids {
                 let bytes = try id.withUnsafeBytes { try record($0) }
-                let value = try id.withUnsafeBytes { try Self.recordValue(bytes, key: $0, entity: entity.name) }
+                let value = try id.withUnsafeBytes {
+                    try Self.recordValue(bytes, key: $0, entity: entity.name, fields: index.topLevelFields)
+                }
                 var order: [UInt8] = []
                 for path in index.fieldPaths {
                     try IndexKey.append(QueryEvaluator.read(path, from: value), to: &order)
