@@ -16,7 +16,8 @@ import Testing
         let k = Int.random(in: -5...200, using: &random)
         let j = Int.random(in: k...210, using: &random)
         let x = Double(Int.random(in: -500...50_000, using: &random)) / 100
-        let maker: String? = ["Acme", "acmé", "Bolt", nil].randomElement(using: &random)!
+        let maker: String? = (["Acme", "acmé", "Bolt", nil] + TextQueryOracleTests.longMakers).randomElement(
+            using: &random)!
         let tag = ["new", "sale", "Eco", "x"].randomElement(using: &random)!
         let needle = ["ca", "fé", "Mö", "z"].randomElement(using: &random)!
         let weight = Int.random(in: 0...1000, using: &random)
@@ -83,7 +84,10 @@ import Testing
         var saved: [Int: Gadget] = [:]
         let records = OracleScale.records(default: 1_500)
         for id in 0..<records {
-            let gadget = Gadget.random(id: id, using: &random)
+            var gadget = Gadget.random(id: id, using: &random)
+            if Int.random(in: 0..<6, using: &random) == 0 {
+                gadget.maker = TextQueryOracleTests.longMakers.randomElement(using: &random)!
+            }
             context.insert(gadget)
             saved[id] = gadget
         }
