@@ -45,7 +45,8 @@ struct WatchCommand: Command {
             --since), then for each commit that changed the results
             {"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}; each entry
             has its offset(s), "id" and "record". `--since` with a "seq" printed earlier resumes
-            with no change lost or repeated.
+            with no change lost or repeated; a "seq" past the log's last commit is an error
+            (status 1), as for rill log --since.
             """
     )
 

@@ -24,14 +24,15 @@ struct WriteCommand: Command {
                 "Delete records by id, in one atomic save.", "id", #"rill delete store Book b1 '"b2"' 42"#
             )
         }
-        let lines =
+        let forms =
             operation == .delete
-            ? """
-            one per line on standard input when there is none. An id is a whole number, a word
-            that is not JSON (b1), or JSON: a string ("b1", for an id that looks like a number
-            or a word like true), or an object {"id":…} (or a change, as rill import reads).
-            """
-            : "one per line on standard input (NDJSON) when there is none."
+            ? "\n\n"
+                + """
+                An id is a whole number, a word that is not JSON (b1), or JSON: a string ("b1",
+                for an id that looks like a number or a word like true), or an object {"id":…}
+                (or a change, as rill import reads), on a line as in an argument.
+                """
+            : ""
         return CommandDescription(
             name: operation.rawValue,
             abstract: abstract,
@@ -42,11 +43,11 @@ struct WriteCommand: Command {
             options: [.init(name: "author", valueName: "name", help: "The author recorded in the commit.")],
             trailing: item,
             discussion: """
-                Give each \(item) as an argument after the entity, or
-                \(lines)
-                Every one is checked against the entity's stored
-                records (known fields, kinds of values) before anything is written; any error
-                leaves the store unchanged. Prints {"seq":N} (null when nothing changed).
+                Give each \(item) as an argument after the entity, or one per line on standard
+                input when there is none (NDJSON; blank lines are skipped, an error names the
+                line). Every one is checked against the entity's stored records (known fields,
+                kinds of values) before anything is written; any error leaves the store
+                unchanged. Prints {"seq":N} (null when nothing changed).\(forms)
 
                   \(example)
                 """)
