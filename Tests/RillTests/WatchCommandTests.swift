@@ -279,7 +279,11 @@ import Testing
             container.mainContext.insert(Counter(id: id, value: id, payload: String(repeating: "x", count: 200)))
         }
         try container.mainContext.save()
-        for arguments in [["watch", "--json", path, "Counter"], ["watch", path, "Counter"]] {
+        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
+        for arguments in [
+            ["watch", "--json", path, "Counter"], ["watch", path, "Counter"],
+            ["watch", "--json", "--connect", path, "Counter"], ["watch", "--connect", path, "Counter"],
+        ] {
             let process = Process()
             process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
             process.arguments = arguments
@@ -305,6 +309,7 @@ import Testing
             let written = output.fileHandleForReading.readDataToEndOfFile()
             #expect(written.starts(with: Data((arguments.contains("--json") ? #"{"seq":1,"# : "id").utf8)))
         }
+        #expect(daemon.stop() == 0)
     }
 
     @Test func connectingWhereNoDaemonAnswersFailsUnlessRetrying() throws {
