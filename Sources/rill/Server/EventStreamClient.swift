@@ -20,9 +20,11 @@ struct EventStreamClient {
     }
 
     /// A failure the server reported (an HTTP error with its JSON message): not retried.
-    struct Refused: Error {
+    struct Refused: Error, CustomStringConvertible {
         var status: Int
         var message: String
+
+        var description: String { "HTTP \(status): \(message)" }
     }
 
     /// No daemon answered at the address (and the client is not retrying).
@@ -76,7 +78,8 @@ struct EventStreamClient {
                     delivered = true
                     handle(event)
                 }
-            } catch let refused as Refused {
+            } catch let refused as Refused where !(retrying && refused.status == 503) {
+                // A refusal is an answer, not an absence: only a full daemon's (503) is waited out.
                 throw refused
             } catch {
                 if !connected, !retrying {
@@ -85,7 +88,8 @@ struct EventStreamClient {
                 if connected, failures == 0 {
                     Output.error("lost the connection to \(address) (\(error)); reconnecting")
                 } else if !connected, failures == 0, !everConnected {
-                    Output.error("no daemon answers at \(address) (\(error)); retrying until one does")
+                    let what = error is Refused ? "the daemon at \(address) is full" : "no daemon answers at \(address)"
+                    Output.error("\(what) (\(error)); retrying")
                 }
                 everConnected = everConnected || connected
                 failures = delivered ? 0 : failures + 1
