@@ -108,11 +108,7 @@ extension Store {
                     (entity, shape, fresh) = known
                 } else {
                     guard let found = try self.entity(named: change.entity) else {
-                        let names = try entityNames()
-                        throw RillError(
-                            .unknownEntity,
-                            "the store has no entity \(change.entity)"
-                                + (names.isEmpty ? "" : " (it has: \(names.joined(separator: ", ")))"))
+                        throw try unknownEntityError(change.entity)
                     }
                     (entity, shape, fresh) = (
                         found, try recordShape(of: found, declared: declaredShapes, fresh: false), false

@@ -26,10 +26,7 @@ struct ExportCommand: Command {
         if names.isEmpty { names = known }
         var entities: [EntityStorage] = []
         for name in names {
-            guard let entity = try store.entity(named: name) else {
-                throw RillError(
-                    .unknownEntity, "the store has no entity \(name) (it has: \(known.joined(separator: ", ")))")
-            }
+            guard let entity = try store.entity(named: name) else { throw try store.unknownEntityError(name) }
             entities.append(entity)
         }
         let total = try entities.reduce(0) { $0 + (try store.recordCount(of: $1)) }
