@@ -241,7 +241,9 @@ final class EnvironmentCore: @unchecked Sendable {
                 var growths = 0
                 while true {
                     let txn = try begin(readOnly: false)
-                    let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize)
+                    let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize) { name in
+                        self.databases.withLock { $0[name] }
+                    }
                     let result: R
                     do {
                         result = try body(transaction)
@@ -263,6 +265,8 @@ final class EnvironmentCore: @unchecked Sendable {
                         continue
                     }
                     try check(rc, "mdb_txn_commit")
+                    let opened = transaction.state.openedDatabases
+                    if !opened.isEmpty { databases.withLock { $0.merge(opened) { known, _ in known } } }
                     return result
                 }
             }, meanwhile: meanwhile)
