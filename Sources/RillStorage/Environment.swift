@@ -67,7 +67,9 @@ package final class Environment: Sendable {
     package func databaseNames() throws -> [String] {
         try core.read { txn in
             var names: [String] = []
-            try txn.withCursor(Database(handle: 0, name: "")) { cursor in
+            // The main database (LMDB's MAIN_DBI, handle 1; handle 0 is the free list) holds one key per named
+            // database, its name.
+            try txn.withCursor(Database(handle: 1, name: "")) { cursor in
                 var entry = try cursor.first()
                 while let current = entry {
                     names.append(String(decoding: current.key, as: UTF8.self))

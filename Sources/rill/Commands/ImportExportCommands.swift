@@ -108,7 +108,10 @@ struct ImportCommand: Command {
         do {
             lines = try JSONReader.parseNumberedLines(data)
         } catch {
-            throw RillError(.invalidRecord, (file.map { "\($0): " } ?? "") + "\(error)")
+            throw RillError(
+                .invalidRecord,
+                "line \(error.line)\(file.map { " of \($0)" } ?? ""): invalid JSON at column \(error.column): \(error.message)"
+            )
         }
         // Everything is read and checked before the store is touched, then written in one transaction.
         var progress = Progress(verb: "read", total: lines.count)
