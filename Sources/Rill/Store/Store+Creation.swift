@@ -66,11 +66,11 @@ extension Store {
                 missing.append(ancestor)
                 ancestor = (ancestor as NSString).deletingLastPathComponent
             }
-            for directory in missing.reversed() {
-                guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-                    throw creationError(errno, directory)
+            for missingParent in missing.reversed() {
+                guard mkdir(missingParent, 0o700) == 0 || errno == EEXIST else {
+                    throw creationError(errno, missingParent)
                 }
-                created.append(directory)
+                created.append(missingParent)
             }
             template =
                 (parent.isEmpty ? "" : parent + "/") + "." + (path as NSString).lastPathComponent
@@ -117,8 +117,15 @@ extension Store {
         close(descriptor)
     }
 
-    private static func creationError(_ code: Int32, _ directory: String) -> any Error {
-        translate(
-            LMDBError(code: code, message: "\(String(cString: strerror(code))): \(directory)"), directory: directory)
+    /// A failure to make a directory or a name for the new store, with its cause.
+    private static func creationError(_ code: Int32, _ path: String) -> any Error {
+        let underlying = LMDBError(code: code, message: "\(String(cString: strerror(code))): \(path)")
+        let message = "cannot create \(path): \(String(cString: strerror(code)))"
+        switch code {
+        case EACCES, EPERM, EROFS: return RillError(.permissionDenied, message, underlyingError: underlying)
+        case ENOSPC, EDQUOT: return RillError(.diskFull, message, underlyingError: underlying)
+        case ENOTDIR: return RillError(.notAStore, message, underlyingError: underlying)
+        default: return RillError(.storage, message, underlyingError: underlying)
+        }
     }
 }
