@@ -54,17 +54,16 @@ extension Store {
     /// directories it lacks (listed in `created`, outermost first).
     private static func stagingDirectory(for directory: String, exists: Bool, created: inout [String]) throws -> String
     {
-        let path = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         let template: String
         if exists {
-            template = path + "/.rill-new-XXXXXX"
+            template = directory + "/.rill-new-XXXXXX"
         } else {
-            let parent = (path as NSString).deletingLastPathComponent
+            let (parent, name) = split(directory)
             var missing: [String] = []
             var ancestor = parent
             while !ancestor.isEmpty, ancestor != "/", access(ancestor, F_OK) != 0 {
                 missing.append(ancestor)
-                ancestor = (ancestor as NSString).deletingLastPathComponent
+                ancestor = split(ancestor).parent
             }
             for missingParent in missing.reversed() {
                 guard mkdir(missingParent, 0o700) == 0 || errno == EEXIST else {
@@ -72,9 +71,8 @@ extension Store {
                 }
                 created.append(missingParent)
             }
-            template =
-                (parent.isEmpty ? "" : parent + "/") + "." + (path as NSString).lastPathComponent
-                + ".rill-new-XXXXXX"
+            let prefix = parent.isEmpty ? "" : parent == "/" ? "/" : parent + "/"
+            template = prefix + "." + name + ".rill-new-XXXXXX"
         }
         var bytes = Array(template.utf8CString)
         guard mkdtemp(&bytes) != nil else { throw creationError(errno, directory) }
@@ -103,10 +101,19 @@ extension Store {
                 }
                 throw creationError(errno, directory)
             }
-            syncDirectory(
-                ((directory.hasSuffix("/") ? String(directory.dropLast()) : directory) as NSString)
-                    .deletingLastPathComponent)
+            syncDirectory(split(directory).parent)
         }
+    }
+
+    /// A path's parent directory (empty for a name relative to the current directory) and last component,
+    /// trailing slashes aside.
+    private static func split(_ path: String) -> (parent: String, name: String) {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return ("", String(trimmed)) }
+        var parent = trimmed[..<slash]
+        while parent.count > 1, parent.hasSuffix("/") { parent = parent.dropLast() }
+        return (parent.isEmpty ? "/" : String(parent), String(trimmed[trimmed.index(after: slash)...]))
     }
 
     /// Flushes a directory's entries (a new name in it) to disk.
