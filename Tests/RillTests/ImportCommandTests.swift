@@ -171,6 +171,26 @@ import Testing
         #expect(try rill(["check", path]).status == 0)
     }
 
+    @Test func aDescriptionNeedNotListTheIdentifier() throws {
+        for (kind, id, described) in [
+            ("String", #""a""#, "string"), ("Int", "7", "int"),
+            ("UUID", #""3F2504E0-4F89-11D3-9A0C-0305E82C3301""#, "uuid"),
+        ] {
+            let path = directory.path("store-\(kind)")
+            let description = #"{"entity":"Note","identifier":"\#(kind)","fields":{"title":"string"}}"#
+            // In the import itself, and in a later insert.
+            let record = #"{"op":"insert","entity":"Note","record":{"id":\#(id),"title":"x"}}"#
+            let imported = try rill(["import", path], input: description + "\n" + record + "\n")
+            #expect(imported.status == 0, "\(kind): \(imported.error)")
+            let later = #"{"op":"update","entity":"Note","record":{"id":\#(id),"title":"y"}}"#
+            let inserted = try rill(["update", path, "Note"], input: later + "\n")
+            #expect(inserted.status == 0, "\(kind): \(inserted.error)")
+            let exported = try rill(["export", path])
+            #expect(exported.output.contains(#""id":"\#(described)""#), "\(kind): \(exported.output)")
+            #expect(exported.output.contains(#""title":"y""#), "\(kind): \(exported.output)")
+        }
+    }
+
     @Test func aLargeImportIsOneSave() throws {
         let count = 20_000
         var lines = [Self.bookDescription, #"{"entity":"Note","identifier":"String"}"#]

@@ -31,7 +31,8 @@ package struct EntityDeclaration: Sendable {
         self.name = name
         self.identifierKind = identifierKind
         self.indexes = indexes
-        self.fields = fields
+        // A description need not list the identifier: every record has one, of the entity's kind.
+        self.fields = fields?.withIdentifier(identifierKind)
         self.source = source
     }
 

@@ -203,7 +203,7 @@ extension Store {
     ) throws -> RecordShape {
         let learned = try learned ?? RecordShape.learn(from: entity, in: self)
         guard let declared = try declared ?? declaredShape(of: entity.name) else { return learned }
-        return declared.merged(with: learned)
+        return declared.withIdentifier(entity.identifierKind).merged(with: learned)
     }
 
     /// The field kinds a description declared for `entity` (see `EntityDeclaration.fields`), or nil.
@@ -323,6 +323,19 @@ package indirect enum RecordShape: Sendable {
         case .map(let fields): self = .map(fields.map { ($0.name, RecordShape($0.value)) })
         default: self = .scalar(value)
         }
+    }
+
+    /// The shape with an `id` field of the identifier's kind when it names no `id` (a description
+    /// need not list the identifier: every record has one).
+    func withIdentifier(_ kind: IdentifierKind) -> RecordShape {
+        guard case .map(let fields) = self, !fields.contains(where: { $0.name == "id" }) else { return self }
+        let example: RecordValue =
+            switch kind {
+            case .integer: .int(0)
+            case .string: .string("")
+            case .uuid: .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+            }
+        return .map([(name: "id", shape: .scalar(example))] + fields)
     }
 
     func merged(with other: RecordShape) -> RecordShape {
