@@ -74,7 +74,9 @@ package final class Environment: Sendable {
     package func databaseNames() throws -> [String] {
         try core.read { txn in
             var names: [String] = []
-            try txn.withCursor(Database(handle: 0, name: "")) { cursor in
+            // The main database (LMDB's MAIN_DBI, handle 1; handle 0 is the free list) holds one key per named
+            // database, its name.
+            try txn.withCursor(Database(handle: 1, name: "")) { cursor in
                 var entry = try cursor.first()
                 while let current = entry {
                     names.append(String(decoding: current.key, as: UTF8.self))
@@ -355,7 +357,9 @@ final class EnvironmentCore: @unchecked Sendable {
                 var growths = 0
                 while true {
                     let txn = try begin(readOnly: false)
-                    let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize)
+                    let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize) { name in
+                        self.databases.withLock { $0[name] }
+                    }
                     let result: R
                     do {
                         result = try body(transaction)
@@ -377,6 +381,8 @@ final class EnvironmentCore: @unchecked Sendable {
                         continue
                     }
                     try check(rc, "mdb_txn_commit")
+                    let opened = transaction.state.openedDatabases
+                    if !opened.isEmpty { databases.withLock { $0.merge(opened) { known, _ in known } } }
                     clearStaleReadersIfGrown()
                     return result
                 }

@@ -23,15 +23,22 @@ package struct WriteTransaction: Transaction {
     final class State {
         /// Set when a write failed for lack of map space: the environment grows the map and replays.
         var hitMapFull = false
+        /// Database handles this transaction opened. LMDB keeps a handle private to its transaction until the
+        /// transaction commits, and closes it when the transaction aborts: the environment adopts them only after
+        /// a commit.
+        var openedDatabases: [String: Database] = [:]
     }
 
     package let pointer: OpaquePointer
     package let maxKeySize: Int
     let state = State()
+    /// The environment's handle of a database it has opened already, if any.
+    private let knownDatabase: (String) -> Database?
 
-    init(pointer: OpaquePointer, maxKeySize: Int) {
+    init(pointer: OpaquePointer, maxKeySize: Int, knownDatabase: @escaping (String) -> Database? = { _ in nil }) {
         self.pointer = pointer
         self.maxKeySize = maxKeySize
+        self.knownDatabase = knownDatabase
     }
 }
 
@@ -156,6 +163,25 @@ extension WriteTransaction {
     @discardableResult
     package func delete(_ key: [UInt8], in database: Database) throws -> Bool {
         try key.withUnsafeBytes { try delete($0, in: database) }
+    }
+
+    /// The named database, opened in this transaction, created when `create` is true and it is missing; nil when
+    /// it is missing and `create` is false.
+    ///
+    /// A database created here exists only once the transaction commits, so a transaction that creates
+    /// databases and then fails leaves none behind. The handle is valid in this transaction, and after its
+    /// commit in every transaction of the environment.
+    package func database(named name: String, create: Bool) throws -> Database? {
+        precondition(!name.isEmpty, "a database needs a name")
+        if let known = knownDatabase(name) ?? state.openedDatabases[name] { return known }
+        var handle: MDB_dbi = 0
+        // On the writer thread, like every mdb_dbi_open of the environment: never two at once.
+        let rc = mdb_dbi_open(pointer, name, create ? UInt32(MDB_CREATE) : 0, &handle)
+        if rc == MDB_NOTFOUND, !create { return nil }
+        try record(rc, "opening database \(name)")
+        let database = Database(handle: handle, name: name)
+        state.openedDatabases[name] = database
+        return database
     }
 
     /// Removes every entry of `database`, keeping the database.

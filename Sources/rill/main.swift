@@ -2,10 +2,12 @@
 import Foundation
 import Rill
 
-let commands: [any Command] = [
-    QueryCommand(), WatchCommand(), WriteCommand(operation: .insert), WriteCommand(operation: .update),
-    WriteCommand(operation: .delete), ImportCommand(), ExportCommand(), LogCommand(), GetCommand(), StatsCommand(),
-    CheckCommand(), ServeCommand(),
+let commands = Commands.all
+
+/// The words read before a command: they are not commands, but `rill` answers them.
+let generalWords: [(name: String, abstract: String)] = [
+    ("help", "Show this overview, or a command's help: rill help <command> (= rill <command> --help)."),
+    ("version", "Print rill's version (also rill --version)."),
 ]
 
 let overview = """
@@ -14,35 +16,87 @@ let overview = """
     USAGE: rill <command> [options] <arguments>
 
     COMMANDS:
-    \(commands.map { "  " + $0.description.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.description.abstract }.joined(separator: "\n"))
+    \((commands.map { ($0.description.name, $0.description.abstract) } + generalWords).map { "  " + $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n"))
 
-    Run 'rill <command> --help' for a command's options.
+    Run 'rill help <command>' or 'rill <command> --help' for a command's options.
     Exit status: 0 success, 1 failure, 64 bad usage.
     """
 
+/// The command named `name`, or nil after saying on standard error that there is none, with
+/// the closest name there is.
+func command(named name: String) -> (any Command)? {
+    if let command = commands.first(where: { $0.description.name == name }) { return command }
+    let candidates =
+        name.hasPrefix("-")
+        ? ["--help", "--version"] : commands.map(\.description.name) + generalWords.map(\.name)
+    let suggestion = NameSuggestion.closest(to: name, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
+    Output.error("unknown \(name.hasPrefix("-") ? "option" : "command") '\(name)'\(suggestion)\nSee 'rill help'.")
+    return nil
+}
+
+/// `rill help [command]`.
+func help(_ words: [String]) -> Int32 {
+    guard let name = words.first else {
+        print(overview)
+        return ExitStatus.success
+    }
+    guard words.count == 1 else {
+        Output.error("unexpected argument '\(words[1])'\nUSAGE: rill help [<command>]")
+        return ExitStatus.usage
+    }
+    if generalWords.contains(where: { $0.name == name }) {
+        print(overview)
+        return ExitStatus.success
+    }
+    guard let command = command(named: name) else { return ExitStatus.usage }
+    print(command.description.help)
+    return ExitStatus.success
+}
+
+/// The words of the command line after the program's name, read from its bytes, and the
+/// positions of those that are not valid UTF-8. `CommandLine.arguments` would have replaced
+/// their bad bytes with U+FFFD, silently storing other text than the one given.
+func commandLineWords() -> (words: [String], malformed: Set<Int>) {
+    var words: [String] = []
+    var malformed: Set<Int> = []
+    for index in 1..<max(1, Int(CommandLine.argc)) {
+        guard let raw = CommandLine.unsafeArgv[index] else { continue }
+        if let text = String(validatingCString: raw) {
+            words.append(text)
+        } else {
+            malformed.insert(words.count)
+            words.append(String(cString: raw))
+        }
+    }
+    return (words, malformed)
+}
+
 func main() -> Int32 {
-    let words = Array(CommandLine.arguments.dropFirst())
+    let (words, malformed) = commandLineWords()
     guard let name = words.first else {
         Output.error("missing command\n\n" + overview)
         return ExitStatus.usage
     }
-    if name == "--help" || name == "-h" || name == "help" {
-        if words.count > 1, let command = commands.first(where: { $0.description.name == words[1] }) {
-            print(command.description.help)
-        } else {
-            print(overview)
+    switch name {
+    case "--help", "-h", "help":
+        return help(Array(words.dropFirst()))
+    case "--version", "version":
+        guard words.count == 1 else {
+            Output.error("unexpected argument '\(words[1])'\nUSAGE: rill version")
+            return ExitStatus.usage
         }
+        print("rill \(RillVersion.current)")
         return ExitStatus.success
+    default:
+        break
     }
-    guard let command = commands.first(where: { $0.description.name == name }) else {
-        Output.error("unknown command '\(name)'\n\n" + overview)
-        return ExitStatus.usage
-    }
+    guard let command = command(named: name) else { return ExitStatus.usage }
     let arguments: ParsedArguments
     do {
-        arguments = try command.description.parse(Array(words.dropFirst()))
+        arguments = try command.description.parse(
+            Array(words.dropFirst()), malformed: Set(malformed.map { $0 - 1 }))
     } catch let error as UsageError {
-        Output.error("\(error.message)\nUSAGE: \(command.description.usage)\nSee 'rill \(name) --help'.")
+        Output.error("\(error.message)\nUSAGE: \(command.description.usage)\nSee 'rill help \(name)'.")
         return ExitStatus.usage
     } catch {
         Output.error("\(error)")

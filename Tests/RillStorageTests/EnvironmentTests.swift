@@ -75,6 +75,40 @@ import Testing
         #expect(try environment.read { try $0.count(of: database) } == 0)
     }
 
+    @Test func aDatabaseCreatedInAFailedTransactionIsNotLeftBehind() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        struct Stop: Error {}
+        let environment = try open(mapSize: 1 << 16)
+        #expect(throws: Stop.self) {
+            try environment.write { txn in
+                let database = try #require(try txn.database(named: "things", create: true))
+                try txn.put([1], for: [1], in: database)
+                throw Stop()
+            }
+        }
+        #expect(try environment.databaseNames().isEmpty)
+        #expect(try environment.database(named: "things", create: false) == nil)
+
+        // Created in a transaction that commits (after the map grew and the closure ran again), the database and
+        // its handle are the environment's.
+        var runs = 0
+        let created = try environment.write { txn -> Database in
+            runs += 1
+            let database = try #require(try txn.database(named: "things", create: true))
+            for key in 0..<2_000 {
+                try txn.put(
+                    [UInt8](repeating: 1, count: 100), for: withUnsafeBytes(of: key.bigEndian) { Array($0) },
+                    in: database)
+            }
+            return database
+        }
+        #expect(runs > 1, "the map grew and the transaction was replayed")
+        let names = try environment.databaseNames()
+        #expect(names == ["things"], "\(names.map { Array($0.utf8) })")
+        #expect(try environment.database(named: "things", create: false) == created)
+        #expect(try environment.read { try $0.count(of: created) } == 2_000)
+    }
+
     @Test func cursorWalksKeysInOrder() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = try open()

@@ -248,13 +248,99 @@ import Testing
             (["watch", path, "Nothing"], 1, "no entity Nothing (it has: Counter)"),
             (["watch", path, "Counter", "--since", "99"], 1, "the log's last commit is 1"),
             (["watch", directory.path("none"), "Counter"], 1, "no store at"),
-            (["watch", path], 64, "bad query"),
+            (["watch", path], 64, "missing <query>"),
             (["watch", path, "Counter", "--connect", path], 64, "not both"),
-            (["watch"], 64, "missing <query>"),
+            (["watch"], 64, "missing <store> and <query>"),
         ] {
             let run = try runBuilt("rill", arguments)
             #expect(run.status == status, "\(arguments): \(run.error)")
             #expect(run.error.contains(message), "\(arguments): \(run.error)")
         }
+    }
+
+    /// Waits up to 30 s for `process` to end; kills it and returns nil when it does not.
+    static func exitStatus(of process: Process) -> Int32? {
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// A watch whose reader never reads blocks in its write; SIGINT and SIGTERM still end it.
+    @Test(arguments: [SIGINT, SIGTERM]) func anInterruptEndsAWatchWhoseOutputIsBlocked(signal: Int32) throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        for id in 0..<2_000 {
+            container.mainContext.insert(Counter(id: id, value: id, payload: String(repeating: "x", count: 200)))
+        }
+        try container.mainContext.save()
+        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
+        for arguments in [
+            ["watch", "--json", path, "Counter"], ["watch", path, "Counter"],
+            ["watch", "--json", "--connect", path, "Counter"], ["watch", "--connect", path, "Counter"],
+        ] {
+            let process = Process()
+            process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The results (over 400 KB) cannot fit the pipe: once it is half full, the watch is
+            // writing what will block it.
+            let reader = output.fileHandleForReading.fileDescriptor
+            let capacity = fcntl(reader, 1032)  // F_GETPIPE_SZ
+            var pending: Int32 = 0
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, withUnsafeMutablePointer(to: &pending, { ioctl(reader, UInt(FIONREAD), $0) }) == 0,
+                pending < capacity / 2
+            {
+                usleep(10_000)
+            }
+            #expect(pending >= capacity / 2, "\(arguments): the watch wrote \(pending) bytes")
+            kill(process.processIdentifier, signal)
+            let status = Self.exitStatus(of: process)
+            #expect(status == 0, "\(arguments): signal \(signal) \(status.map { "gave \($0)" } ?? "did not end it")")
+            let written = output.fileHandleForReading.readDataToEndOfFile()
+            #expect(written.starts(with: Data((arguments.contains("--json") ? #"{"seq":1,"# : "id").utf8)))
+        }
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func connectingWhereNoDaemonAnswersFailsUnlessRetrying() throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        container.mainContext.insert(Counter(id: 1, value: 1))
+        try container.mainContext.save()
+        for target in [path, path + "/rill.sock", "http://127.0.0.1:1"] {
+            guard let run = try BadQueryCommandTests.rillWithin30Seconds(["watch", "--connect", target, "Counter"])
+            else {
+                Issue.record("\(target): still running after 30 s")
+                continue
+            }
+            #expect(run.status == 1, "\(target): \(run.error)")
+            #expect(run.error.contains("no daemon answers at "), "\(run.error)")
+            #expect(run.error.contains("--retry"), "\(run.error)")
+            #expect(!run.error.contains("reconnecting"))
+        }
+        #expect(try runBuilt("rill", ["watch", "--retry", path, "Counter"]).status == 64)
+
+        // With --retry, the watch waits for the daemon, then streams.
+        let waiting = try Running(["watch", "--json", "--retry", "--connect", path, "Counter"])
+        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
+        #expect(waiting.wait { $0.first?.contains(#""results""#) == true }, "\(waiting.output)")
+        #expect(waiting.stop(SIGINT) == 0)
+
+        // Without it, a watch whose daemon went away ends with status 1.
+        let watching = try Running(["watch", "--json", "--connect", path, "Counter"])
+        #expect(watching.wait { $0.first?.contains(#""results""#) == true }, "\(watching.output)")
+        #expect(daemon.stop() == 0)
+        #expect(Self.exitStatus(of: watching.process) == 1)
     }
 }

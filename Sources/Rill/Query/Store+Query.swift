@@ -84,13 +84,7 @@ extension Store {
 
     /// The storage of an entity the query names, or an error listing the entities there are.
     private func existingEntity(_ name: String) throws -> EntityStorage {
-        guard let entity = try entity(named: name) else {
-            let known = try entityNames()
-            throw RillError(
-                .unknownEntity,
-                "the store has no entity \(name)" + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))")
-            )
-        }
+        guard let entity = try entity(named: name) else { throw try unknownEntityError(name) }
         return entity
     }
 

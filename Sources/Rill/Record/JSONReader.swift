@@ -31,13 +31,21 @@ package struct JSONReader {
 
     /// Parses `text` as NDJSON: one value per non-blank line; errors name the line.
     package static func parseLines(_ text: some Collection<UInt8>) throws(Error) -> [RecordValue] {
-        var values: [RecordValue] = []
+        try parseNumberedLines(text).map(\.value)
+    }
+
+    /// Parses `text` as NDJSON, each value with the 1-based number of its line (blank lines are skipped but
+    /// counted), so that a later error about a value can name its line; errors name the line.
+    package static func parseNumberedLines(
+        _ text: some Collection<UInt8>
+    ) throws(Error) -> [(number: Int, value: RecordValue)] {
+        var values: [(number: Int, value: RecordValue)] = []
         var lineNumber = 0
         for line in Array(text).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
             guard line.contains(where: { !isWhitespace($0) }) else { continue }
             do {
-                values.append(try parse(line))
+                values.append((lineNumber, try parse(line)))
             } catch {
                 throw Error(line: lineNumber, column: error.column, message: error.message)
             }

@@ -12,14 +12,31 @@ package struct PreparedChange: Sendable {
         case delete
     }
 
-    package var entity: EntityStorage
+    /// The entity's name.
+    package var entityName: String
+    /// The entity's storage as the change's maker knew it; nil for an entity the save itself declares (see
+    /// `EntityDeclaration`), whose storage the save's transaction creates.
+    package var entity: EntityStorage?
     package var key: [UInt8]
     package var operation: Operation
+    /// Where the change came from, for errors (`line 7 of books.ndjson`); nil when there is nothing to name.
+    package var source: String?
 
-    package init(entity: EntityStorage, key: [UInt8], operation: Operation) {
+    package init(entity: EntityStorage, key: [UInt8], operation: Operation, source: String? = nil) {
+        self.entityName = entity.name
         self.entity = entity
         self.key = key
         self.operation = operation
+        self.source = source
+    }
+
+    /// A change of an entity that the save declares, and that the store may not hold yet.
+    package init(entityNamed name: String, key: [UInt8], operation: Operation, source: String? = nil) {
+        self.entityName = name
+        self.entity = nil
+        self.key = key
+        self.operation = operation
+        self.source = source
     }
 }
 
@@ -31,19 +48,31 @@ extension Store {
     /// A change that would leave its record as it is (an identical upsert, a delete of a missing
     /// record) is left out; when nothing is left, no commit is written and nil is returned.
     ///
+    /// `declaring` lists entities the save declares (an import's descriptions): they are applied first, in the
+    /// same transaction (see `EntityDeclaration`), so that when the save fails — a change that does not fit, a
+    /// value an index cannot hold, a full disk — no entity, index or declared field is left behind either. A
+    /// change with a `source` fails with an error naming it.
+    ///
     /// - Returns: the log entry written, or nil when nothing changed.
-    package func commit(_ changes: [PreparedChange], author: String?) throws -> LogEntry? {
-        guard !changes.isEmpty else { return nil }
-        return try commit(PreparedBatch(changes), author: author)
+    package func commit(
+        _ changes: [PreparedChange], author: String?, declaring declarations: [EntityDeclaration] = []
+    ) throws -> LogEntry? {
+        guard !changes.isEmpty || !declarations.isEmpty else { return nil }
+        return try commit(PreparedBatch(changes), author: author, declaring: declarations)
     }
 
-    /// Like `commit(_:author:)`, taking the changes chunk by chunk from `batch` as they become
+    /// Like `commit(_:author:declaring:)`, taking the changes chunk by chunk from `batch` as they become
     /// ready; `meanwhile` runs on the calling thread during the transaction (it prepares the batch).
-    package func commit(_ batch: PreparedBatch, author: String?, meanwhile: () -> Void = {}) throws -> LogEntry? {
+    package func commit(
+        _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration] = [],
+        meanwhile: () -> Void = {}
+    ) throws -> LogEntry? {
         for attempt in 0..<8 {
             do {
                 // The batch is prepared during the first attempt; later attempts find it ready.
-                let entry = try attemptCommit(batch, author: author, meanwhile: attempt == 0 ? meanwhile : {})
+                let entry = try attemptCommit(
+                    batch, author: author, declaring: declarations, meanwhile: attempt == 0 ? meanwhile : {})
+                forgetDeclared(declarations)
                 // Live queries of this process learn of the commit at once.
                 if entry != nil { LogFollowers.poke(environment.fileID) }
                 return entry
@@ -64,20 +93,27 @@ extension Store {
         var entities: [String]
     }
 
-    private func attemptCommit(_ batch: PreparedBatch, author: String?, meanwhile: () -> Void) throws -> LogEntry? {
-        let (log, meta) = (self.log, self.meta)
+    private func attemptCommit(
+        _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration], meanwhile: () -> Void
+    ) throws -> LogEntry? {
+        let (log, meta, directory) = (self.log, self.meta, self.directory)
         let known = catalog.withLock { $0.entities }
         return try environment.write(
             { txn -> LogEntry? in
+                // Read before the declarations bump it: what this process's cached entities must match.
                 let version = try Self.catalogVersion(in: txn, meta: meta)
+                // Declared entities come from this transaction, with the indexes it built.
                 var current: [String: EntityStorage] = [:]
+                for declaration in declarations {
+                    current[declaration.name] = try Self.apply(declaration, in: txn, meta: meta, directory: directory)
+                }
                 var last: EntityStorage?
                 var applied: [LogEntry.Change] = []
                 for index in 0..<batch.chunkCount {
                     let chunk = try batch.chunk(index)
                     applied.reserveCapacity(applied.count + chunk.count)
                     for change in chunk {
-                        let name = change.entity.name
+                        let name = change.entityName
                         let entity: EntityStorage
                         // Consecutive changes are usually of one entity: skip the table then.
                         if let previous = last, previous.name == name {
@@ -85,12 +121,21 @@ extension Store {
                         } else if let resolved = current[name] {
                             entity = resolved
                         } else {
-                            entity = known[name] ?? change.entity
-                            guard entity.catalogVersion == version else { throw CatalogChanged(entities: [name]) }
+                            guard let found = known[name] ?? change.entity else {
+                                throw Self.error(
+                                    RillError(.unknownEntity, "the store has no entity \(name)"), at: change.source,
+                                    directory: directory)
+                            }
+                            guard found.catalogVersion == version else { throw CatalogChanged(entities: [name]) }
+                            entity = found
                             current[name] = entity
                         }
                         last = entity
-                        if let effective = try Self.apply(change, to: entity, in: txn) { applied.append(effective) }
+                        do {
+                            if let effective = try Self.apply(change, to: entity, in: txn) { applied.append(effective) }
+                        } catch {
+                            throw Self.error(error, at: change.source, directory: directory)
+                        }
                     }
                 }
                 guard !applied.isEmpty else { return nil }

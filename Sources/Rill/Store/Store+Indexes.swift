@@ -11,22 +11,22 @@ extension Store {
         return raw.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    /// Creates the index `name` of `entity` and fills it from the stored records, in one
-    /// transaction that also records it in the catalog (so a failed build leaves no index behind).
-    /// On a terminal, a build that takes more than a second reports its progress on standard error.
-    func buildIndex(named name: String, of entity: EntityStorage) throws {
+    /// Creates the index `name` of `entity` inside `txn`, fills it from the records `txn` sees, records it in
+    /// the catalog and bumps the catalog version; all of it only if `txn` commits, so a failed build leaves no
+    /// index behind. On a terminal, a build that takes more than a second reports its progress on standard error.
+    static func buildIndex(
+        named name: String, of entity: EntityStorage, in txn: WriteTransaction, meta: Database
+    ) throws -> IndexStorage {
         let databaseName = IndexStorage.databaseName(entity: entity.name, index: name)
-        let database = try environment.database(named: databaseName, create: true)!
+        let database = try txn.database(named: databaseName, create: true)!
         let index = IndexStorage(name: name, fieldPaths: IndexStorage.fieldPaths(fromName: name), database: database)
-        let meta = self.meta
         let progress = BuildProgress(label: "building index \(entity.name)(\(name))")
-        try environment.write { txn in
-            try txn.removeAll(from: database)
-            try Self.fill(index, from: entity.database, entity: entity.name, txn: txn, progress: progress)
-            try txn.put([1], for: Array((IndexStorage.catalogPrefix(entity: entity.name) + name).utf8), in: meta)
-            let version = try Self.catalogVersion(in: txn, meta: meta) + 1
-            try txn.put(withUnsafeBytes(of: version.bigEndian) { Array($0) }, for: Self.catalogVersionKey, in: meta)
-        }
+        try txn.removeAll(from: database)
+        try fill(index, from: entity.database, entity: entity.name, txn: txn, progress: progress)
+        try txn.put([1], for: Array((IndexStorage.catalogPrefix(entity: entity.name) + name).utf8), in: meta)
+        let version = try catalogVersion(in: txn, meta: meta) + 1
+        try txn.put(withUnsafeBytes(of: version.bigEndian) { Array($0) }, for: catalogVersionKey, in: meta)
+        return index
     }
 
     // MARK: - Maintenance

@@ -16,6 +16,9 @@ package struct JSONChange: Sendable {
     package var id: RecordValue
     /// The record (insert) or the fields to change (update); nil for a delete.
     package var record: RecordValue?
+    /// Where the change came from, for errors (`line 7 of books.ndjson`); nil to name it by its place among the
+    /// changes of its save.
+    package var source: String?
 
     /// Reads a change object; `defaultOperation` and `defaultEntity` fill in what it leaves out
     /// (`rill insert store Book '{…}'` gives them on the command line).
@@ -83,71 +86,93 @@ package struct JSONChange: Sendable {
 }
 
 extension Store {
-    /// Turns JSON changes into changes ready to save: the entity must exist, identifiers must be
-    /// of the entity's kind, and record fields must be ones its records have, with values of
-    /// their kinds (JSON numbers, strings and so on are converted to the stored kinds: a number
-    /// to a floating-point field, an ISO-8601 string to a date, a string to a UUID, base64 to
-    /// data).
+    /// Turns JSON changes into changes ready to save: the entity must exist (or be declared), identifiers must
+    /// be of the entity's kind, and record fields must be ones its records have, with values of their kinds
+    /// (JSON numbers, strings and so on are converted to the stored kinds: a number to a floating-point field,
+    /// an ISO-8601 string to a date, a string to a UUID, base64 to data).
     ///
-    /// What records have is learned from up to 64 stored records of the entity; an entity with
-    /// no record yet takes the shape `declaredShapes` gives it (an import's), or any fields.
+    /// What records have is learned from up to 64 stored records of the entity, with the field kinds a
+    /// declaration gives it over them. An entity the store lacks may be one of `declarations` (an import's
+    /// descriptions, applied by the same save: `commit(_:author:declaring:)`); its records then take the
+    /// declared identifier kind and fields (any fields when it declares none).
     ///
-    /// - Throws: `RillError(.unknownEntity)` or `RillError(.invalidRecord)` naming the change
-    ///   (its 1-based position) and the problem.
+    /// - Throws: `RillError(.unknownEntity)`, `RillError(.invalidConfiguration)` (a declaration whose
+    ///   identifier kind is not the stored one) or `RillError(.invalidRecord)`, naming the change (its source, or
+    ///   its 1-based position) and the problem.
     package func prepare(
-        _ changes: [JSONChange], declaredShapes: [String: RecordShape] = [:]
+        _ changes: [JSONChange], declaring declarations: [EntityDeclaration] = []
     ) throws -> [PreparedChange] {
-        var shapes: [String: (EntityStorage, RecordShape, fresh: Bool)] = [:]
+        var declared: [String: EntityDeclaration] = [:]
+        for declaration in declarations {
+            declared[declaration.name] = declared[declaration.name].map { $0.followed(by: declaration) } ?? declaration
+        }
+        let declaredShapes = declared.compactMapValues(\.fields)
+        for declaration in declarations {
+            if let stored = try entity(named: declaration.name), stored.identifierKind != declaration.identifierKind {
+                throw RillError(
+                    .invalidConfiguration,
+                    (declaration.source.map { "\($0): " } ?? "") + "entity \(declaration.name) is stored with "
+                        + "\(stored.identifierKind.name) identifiers, but it is declared with "
+                        + "\(declaration.identifierKind.name) identifiers")
+            }
+        }
+        // The entity's storage (nil for one the save declares), its kind of identifier, its shape, and whether
+        // the shape was just worked out.
+        var targets: [String: (EntityStorage?, IdentifierKind, RecordShape, fresh: Bool)] = [:]
         var prepared: [PreparedChange] = []
         prepared.reserveCapacity(changes.count)
         for (index, change) in changes.enumerated() {
-            let place = changes.count > 1 ? "change \(index + 1): " : ""
+            let source = change.source ?? (changes.count > 1 ? "change \(index + 1)" : nil)
             do {
-                var (entity, shape, fresh): (EntityStorage, RecordShape, Bool)
-                if let known = shapes[change.entity] {
-                    (entity, shape, fresh) = known
-                } else {
-                    guard let found = try self.entity(named: change.entity) else {
-                        let names = try entityNames()
-                        throw RillError(
-                            .unknownEntity,
-                            "the store has no entity \(change.entity)"
-                                + (names.isEmpty ? "" : " (it has: \(names.joined(separator: ", ")))"))
-                    }
-                    (entity, shape, fresh) = (
-                        found, try recordShape(of: found, declared: declaredShapes, fresh: false), false
+                var (entity, kind, shape, fresh): (EntityStorage?, IdentifierKind, RecordShape, Bool)
+                if let known = targets[change.entity] {
+                    (entity, kind, shape, fresh) = known
+                } else if let found = try self.entity(named: change.entity) {
+                    (entity, kind, shape, fresh) = (
+                        found, found.identifierKind, try recordShape(of: found, declared: declaredShapes, fresh: false),
+                        false
                     )
-                    shapes[change.entity] = (entity, shape, fresh)
+                    targets[change.entity] = (entity, kind, shape, fresh)
+                } else if let declaration = declared[change.entity] {
+                    (entity, kind, shape, fresh) = (nil, declaration.identifierKind, declaration.fields ?? .any, true)
+                    targets[change.entity] = (entity, kind, shape, fresh)
+                } else {
+                    throw try unknownEntityError(change.entity)
                 }
-                let key = try Self.identifierKey(change.id, kind: entity.identifierKind, entity: entity.name)
+                let key = try Self.identifierKey(change.id, kind: kind, entity: change.entity)
                 func conformed(dropNulls: Bool) throws -> RecordValue {
                     do {
                         return Self.identified(
-                            try shape.conform(change.record!, entity: entity.name, dropNulls: dropNulls),
-                            kind: entity.identifierKind)
+                            try shape.conform(change.record!, entity: change.entity, dropNulls: dropNulls), kind: kind)
                     } catch let error as RillError where error.code == .invalidRecord && !fresh {
                         // Records may have gained fields since the shape was learned: learn it again.
-                        (shape, fresh) = (try recordShape(of: entity, declared: declaredShapes, fresh: true), true)
-                        shapes[change.entity] = (entity, shape, fresh)
+                        (shape, fresh) = (try recordShape(of: entity!, declared: declaredShapes, fresh: true), true)
+                        targets[change.entity] = (entity, kind, shape, fresh)
                         return Self.identified(
-                            try shape.conform(change.record!, entity: entity.name, dropNulls: dropNulls),
-                            kind: entity.identifierKind)
+                            try shape.conform(change.record!, entity: change.entity, dropNulls: dropNulls), kind: kind)
                     }
                 }
+                let operation: PreparedChange.Operation
                 switch change.operation {
                 case .delete:
-                    prepared.append(PreparedChange(entity: entity, key: key, operation: .delete))
+                    operation = .delete
                 case .insert:
-                    let record = try conformed(dropNulls: true)
-                    prepared.append(PreparedChange(entity: entity, key: key, operation: .upsert(record.recordBytes())))
+                    operation = .upsert(try conformed(dropNulls: true).recordBytes())
                 case .update:
                     guard case .map(let fields) = try conformed(dropNulls: false) else {
                         throw RillError(.invalidRecord, "not an object")
                     }
-                    prepared.append(PreparedChange(entity: entity, key: key, operation: .update(fields)))
+                    operation = .update(fields)
+                }
+                if let entity {
+                    prepared.append(PreparedChange(entity: entity, key: key, operation: operation, source: source))
+                } else {
+                    prepared.append(
+                        PreparedChange(entityNamed: change.entity, key: key, operation: operation, source: source))
                 }
             } catch let error as RillError {
-                throw RillError(error.code, place + error.message, underlyingError: error.underlyingError)
+                guard let source else { throw error }
+                throw RillError(error.code, "\(source): \(error.message)", underlyingError: error.underlyingError)
             }
         }
         return prepared
@@ -168,7 +193,7 @@ extension Store {
     }
 
     /// What JSON writes to `entity` must look like: the kinds its description declared (`declared`, else the
-    /// one the store keeps, see `declareShape`), then what its stored records show for fields the description
+    /// one the store keeps, see `EntityDeclaration`), then what its stored records show for fields the description
     /// does not name. Where the two disagree, the description wins: it says what the model types expect.
     ///
     /// - Parameter learned: what the stored records show, when the caller learned it (from all of them, in its
@@ -178,42 +203,45 @@ extension Store {
     ) throws -> RecordShape {
         let learned = try learned ?? RecordShape.learn(from: entity, in: self)
         guard let declared = try declared ?? declaredShape(of: entity.name) else { return learned }
-        return declared.merged(with: learned)
+        return declared.withIdentifier(entity.identifierKind).merged(with: learned)
     }
 
-    /// The field kinds a description declared for `entity` (`declareShape`), or nil.
+    /// The field kinds a description declared for `entity` (see `EntityDeclaration.fields`), or nil.
     package func declaredShape(of entity: String) throws -> RecordShape? {
         let meta = self.meta
-        let key = Self.shapeCatalogKey(for: entity)
-        let value: RecordValue? = try read { txn in
-            guard let raw = try txn.get(key, in: meta) else { return nil }
-            guard raw.count > 1, raw[0] == Self.shapeCatalogVersion else {
-                throw RillError(.corruptStore, "the declared fields of entity \(entity) are unreadable")
-            }
-            do {
-                return try RecordValue(record: UnsafeRawBufferPointer(rebasing: raw[1...]))
-            } catch {
-                throw RillError(
-                    .corruptStore, "the declared fields of entity \(entity) are unreadable", underlyingError: error)
-            }
+        return try read { txn in try Self.declaredShape(of: entity, in: txn, meta: meta) }
+    }
+
+    static func declaredShape(of entity: String, in txn: some Transaction, meta: Database) throws -> RecordShape? {
+        guard let raw = try txn.get(shapeCatalogKey(for: entity), in: meta) else { return nil }
+        guard raw.count > 1, raw[0] == shapeCatalogVersion else {
+            throw RillError(.corruptStore, "the declared fields of entity \(entity) are unreadable")
         }
-        guard let value else { return nil }
+        let value: RecordValue
+        do {
+            value = try RecordValue(record: UnsafeRawBufferPointer(rebasing: raw[1...]))
+        } catch {
+            throw RillError(
+                .corruptStore, "the declared fields of entity \(entity) are unreadable", underlyingError: error)
+        }
         guard let shape = RecordShape(json: value) else {
             throw RillError(.corruptStore, "the declared fields of entity \(entity) are not field kinds")
         }
         return shape
     }
 
-    /// Keeps the field kinds a description (an import's) gives `entity`, so that every later write given as JSON
-    /// (the CLI's, the daemon's) stores each field as the kind the model types read, even before any record
-    /// shows it. A field declared before keeps its place; the new description's kind wins.
-    package func declareShape(_ shape: RecordShape, of entity: String) throws {
-        let combined = try declaredShape(of: entity).map { shape.merged(with: $0).ordered(like: $0) } ?? shape
-        let meta = self.meta
-        let key = Self.shapeCatalogKey(for: entity)
-        let value = [Self.shapeCatalogVersion] + combined.jsonValue.recordBytes()
-        try write { txn in try txn.put(value, for: key, in: meta) }
-        recordShapes.withLock { $0[entity] = nil }
+    /// Keeps, inside `txn`, the field kinds a description (an import's) gives `entity`, so that every later write
+    /// given as JSON (the CLI's, the daemon's) stores each field as the kind the model types read, even before
+    /// any record shows it. A field declared before keeps its place; the new description's kind wins.
+    static func keepDeclaredShape(
+        _ shape: RecordShape, of entity: String, in txn: WriteTransaction, meta: Database
+    )
+        throws
+    {
+        let combined =
+            try declaredShape(of: entity, in: txn, meta: meta).map { shape.merged(with: $0).ordered(like: $0) } ?? shape
+        let value = [shapeCatalogVersion] + combined.jsonValue.recordBytes()
+        try txn.put(value, for: shapeCatalogKey(for: entity), in: meta)
     }
 
     private static let shapeCatalogVersion: UInt8 = 1
@@ -295,6 +323,19 @@ package indirect enum RecordShape: Sendable {
         case .map(let fields): self = .map(fields.map { ($0.name, RecordShape($0.value)) })
         default: self = .scalar(value)
         }
+    }
+
+    /// The shape with an `id` field of the identifier's kind when it names no `id` (a description
+    /// need not list the identifier: every record has one).
+    func withIdentifier(_ kind: IdentifierKind) -> RecordShape {
+        guard case .map(let fields) = self, !fields.contains(where: { $0.name == "id" }) else { return self }
+        let example: RecordValue =
+            switch kind {
+            case .integer: .int(0)
+            case .string: .string("")
+            case .uuid: .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+            }
+        return .map([(name: "id", shape: .scalar(example))] + fields)
     }
 
     func merged(with other: RecordShape) -> RecordShape {

@@ -7,7 +7,7 @@ import Synchronization
 /// Layout (named databases, see `Documentation/OnDiskFormat.md`):
 /// - `meta`: `format` → the store format version (UInt32, big-endian); `entity:<Name>` → the
 ///   entity's catalog entry; `fields:<Name>` → the field kinds a description declared (see
-///   `declareShape`).
+///   `EntityDeclaration`).
 /// - `log`: sequence number (UInt64, big-endian) → `LogEntry`.
 /// - `records:<Name>`: identifier key → the record's current bytes (the projection).
 ///
@@ -104,49 +104,29 @@ package final class Store: Sendable {
     // MARK: - Entities
 
     /// Opens the storage of an entity, creating it and its catalog entry when missing, and
-    /// building any of `indexes` (field paths of each index) that the store lacks.
+    /// building any of `indexes` (field paths of each index) that the store lacks, all in one write transaction
+    /// (see `declare(_:)`); nothing is written when the store has the entity and the indexes already.
     ///
     /// - Throws: `.invalidConfiguration` when the store already holds the entity with another kind of identifier.
     package func registerEntity(
         named name: String, identifierKind: IdentifierKind, indexes: [[[String]]] = []
     ) throws -> EntityStorage {
-        do {
-            let catalogKey = EntityStorage.catalogKey(for: name)
-            let meta = self.meta
-            if let stored = try self.entity(named: name), stored.identifierKind != identifierKind {
+        let declaration = try EntityDeclaration(name: name, identifierKind: identifierKind, indexes: indexes)
+        if let stored = try entity(named: name) {
+            guard stored.identifierKind == identifierKind else {
                 throw RillError(
                     .invalidConfiguration,
                     "entity \(name) is stored with \(stored.identifierKind.name) identifiers, "
                         + "but the model's id is \(identifierKind.name)"
                 )
             }
-            _ = try environment.database(named: EntityStorage.databaseName(for: name), create: true)!
-            try environment.write { txn in
-                if try txn.get(catalogKey, in: meta) == nil {
-                    try txn.put(EntityStorage.catalogValue(identifierKind: identifierKind), for: catalogKey, in: meta)
-                }
-            }
-            catalog.withLock { $0.entities[name] = nil }
-            guard var storage = try entity(named: name) else {
-                throw RillError(.corruptStore, "entity \(name) vanished while it was registered")
-            }
-            for paths in indexes {
-                let indexName = paths.map { $0.joined(separator: ".") }.joined(separator: ",")
-                guard !paths.isEmpty, paths.allSatisfy({ !$0.isEmpty }) else {
-                    throw RillError(
-                        .invalidConfiguration,
-                        "an index of \(name) names a key path that is not a chain of stored properties")
-                }
-                if !storage.indexes.contains(where: { $0.name == indexName }) {
-                    try buildIndex(named: indexName, of: storage)
-                    catalog.withLock { $0.entities[name] = nil }
-                    storage = try entity(named: name)!
-                }
-            }
-            return storage
-        } catch {
-            throw Self.translate(error, directory: directory)
+            let missing = declaration.indexNames.filter { index in !stored.indexes.contains { $0.name == index } }
+            if missing.isEmpty { return stored }
         }
+        guard let storage = try declare([declaration])[name] else {
+            throw RillError(.corruptStore, "entity \(name) vanished while it was registered")
+        }
+        return storage
     }
 
     /// The storage of an entity the store already holds, with all its indexes, or nil.

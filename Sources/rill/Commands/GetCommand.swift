@@ -17,13 +17,7 @@ struct GetCommand: Command {
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
         let store = try openStore(arguments.positionals[0], readOnly: true)
         let name = arguments.positionals[1]
-        guard let entity = try store.entity(named: name) else {
-            let known = try store.entityNames()
-            throw RillError(
-                .unknownEntity,
-                "the store has no entity \(name)" + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))")
-            )
-        }
+        guard let entity = try store.entity(named: name) else { throw try store.unknownEntityError(name) }
         let text = arguments.positionals[2]
         guard let identifier = AnyIdentifier(parsing: text, as: entity.identifierKind) else {
             throw RillError(

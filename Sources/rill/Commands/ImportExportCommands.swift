@@ -26,10 +26,7 @@ struct ExportCommand: Command {
         if names.isEmpty { names = known }
         var entities: [EntityStorage] = []
         for name in names {
-            guard let entity = try store.entity(named: name) else {
-                throw RillError(
-                    .unknownEntity, "the store has no entity \(name) (it has: \(known.joined(separator: ", ")))")
-            }
+            guard let entity = try store.entity(named: name) else { throw try store.unknownEntityError(name) }
             entities.append(entity)
         }
         let total = try entities.reduce(0) { $0 + (try store.recordCount(of: $1)) }
@@ -84,15 +81,19 @@ struct ImportCommand: Command {
             writes it, which creates the entity (with its indexes) when the store lacks it and
             keeps the kinds of its fields: every later write through JSON (rill insert, the
             daemon) converts values to them.
-            Everything is checked before anything is written; an error names the line and
-            leaves the store unchanged. On a terminal, a progress bar shows after a second.
+            Everything — the descriptions, their indexes and field kinds, every change — is
+            checked and written in one transaction: an error names the line (and the file,
+            entity and field) and leaves the store exactly as it was; an import that creates the
+            store leaves no directory behind when it fails. On a terminal, a progress bar shows
+            after a second.
             """
     )
 
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
         let path = arguments.positionals[0]
+        let file = arguments.value("file")
         let data: Data
-        if let file = arguments.value("file") {
+        if let file {
             guard let contents = FileManager.default.contents(atPath: file) else {
                 throw RillError(.storage, "cannot read \(file)")
             }
@@ -100,52 +101,52 @@ struct ImportCommand: Command {
         } else {
             data = FileHandle.standardInput.readDataToEndOfFile()
         }
-        let lines: [RecordValue]
+        let lines: [(number: Int, value: RecordValue)]
         do {
-            lines = try JSONReader.parseLines(data)
+            lines = try JSONReader.parseNumberedLines(data)
         } catch {
-            throw RillError(.invalidRecord, "\(error)")
+            throw RillError(
+                .invalidRecord,
+                "line \(error.line)\(file.map { " of \($0)" } ?? ""): invalid JSON at column \(error.column): \(error.message)"
+            )
         }
-        let store = try Store(directory: path, options: EnvironmentOptions(), create: true)
+        // Everything is read and checked before the store is touched, then written in one transaction.
         var progress = Progress(verb: "read", total: lines.count)
         var changes: [JSONChange] = []
-        var shapes: [String: RecordShape] = [:]
-        for (index, line) in lines.enumerated() {
+        var declarations: [EntityDeclaration] = []
+        for line in lines {
             progress.advance()
+            let source = "line \(line.number)" + (file.map { " of \($0)" } ?? "")
             do {
-                if case .map(let fields) = line, !fields.contains(where: { $0.name == "op" }),
+                if case .map(let fields) = line.value, !fields.contains(where: { $0.name == "op" }),
                     fields.contains(where: { $0.name == "identifier" })
                 {
-                    try Self.declare(fields, in: store, shapes: &shapes)
+                    declarations.append(try Self.declaration(fields, source: source))
                     continue
                 }
-                changes.append(try JSONChange(json: line))
+                var change = try JSONChange(json: line.value)
+                change.source = source
+                changes.append(change)
             } catch let error as RillError {
-                throw RillError(error.code, "line \(index + 1): \(error.message)")
+                throw RillError(error.code, "\(source): \(error.message)", underlyingError: error.underlyingError)
             }
         }
         progress.finish()
-        guard !changes.isEmpty else {
-            output.line(#"{"seq":null}"#)
-            return ExitStatus.success
+        let author = arguments.value("author")
+        let entry = try Store.creatingIfMissing(directory: path, options: EnvironmentOptions()) { store in
+            let prepared = try store.prepare(changes, declaring: declarations)
+            if Terminal.isStandardErrorATerminal, changes.count > 10_000 {
+                FileHandle.standardError.write(Data("saving \(changes.count) changes…\n".utf8))
+            }
+            return try store.commit(prepared, author: author, declaring: declarations)
         }
-        let prepared: [PreparedChange]
-        do {
-            prepared = try store.prepare(changes, declaredShapes: shapes)
-        } catch let error as RillError {
-            // Name the line, not the change's position among the changes.
-            throw RillError(error.code, error.message)
-        }
-        if Terminal.isStandardErrorATerminal, changes.count > 10_000 {
-            FileHandle.standardError.write(Data("saving \(changes.count) changes…\n".utf8))
-        }
-        let entry = try store.commit(prepared, author: arguments.value("author"))
         output.line(#"{"seq":\#(entry.map { String($0.sequence) } ?? "null")}"#)
         return ExitStatus.success
     }
 
-    /// An entity's description: registers the entity and its indexes when missing.
-    private static func declare(_ fields: [RecordField], in store: Store, shapes: inout [String: RecordShape]) throws {
+    /// An entity's description, as `rill export` writes it: the entity, its identifier kind, its indexes and the
+    /// kinds of its fields.
+    private static func declaration(_ fields: [RecordField], source: String) throws -> EntityDeclaration {
         func field(_ name: String) -> RecordValue? { fields.first { $0.name == name }?.value }
         guard case .string(let name)? = field("entity"), case .string(let kindName)? = field("identifier"),
             let kind = IdentifierKind.allCases.first(where: { $0.name == kindName })
@@ -154,20 +155,30 @@ struct ImportCommand: Command {
                 .invalidRecord, "an entity description needs \"entity\" and \"identifier\" (Int, String or UUID)")
         }
         var indexes: [[[String]]] = []
-        if case .array(let names)? = field("indexes") {
-            for case .string(let index) in names {
-                indexes.append(index.split(separator: ",").map { $0.split(separator: ".").map(String.init) })
+        switch field("indexes") {
+        case nil, .null?: break
+        case .array(let names)?:
+            for value in names {
+                guard case .string(let index) = value else {
+                    throw RillError(
+                        .invalidRecord, "the \"indexes\" of entity \(name) must be strings (\"author,title\")")
+                }
+                indexes.append(
+                    index.split(separator: ",", omittingEmptySubsequences: false).map {
+                        $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                    })
             }
+        default:
+            throw RillError(.invalidRecord, "the \"indexes\" of entity \(name) must be an array of strings")
         }
-        _ = try store.registerEntity(named: name, identifierKind: kind, indexes: indexes)
+        var shape: RecordShape?
         if let shapeJSON = field("fields") {
-            guard let shape = RecordShape(json: shapeJSON) else {
+            guard let fields = RecordShape(json: shapeJSON) else {
                 throw RillError(.invalidRecord, "the \"fields\" of entity \(name) are not field kinds")
             }
-            // Kept in the store, so that later writes through JSON store the declared kinds too.
-            try store.declareShape(shape, of: name)
-            shapes[name] = shape
+            shape = fields
         }
+        return try EntityDeclaration(name: name, identifierKind: kind, indexes: indexes, fields: shape, source: source)
     }
 }
 

@@ -18,6 +18,10 @@ struct LogCommand: Command {
             Each line: {"seq":N,"timestamp":"…","author":…,"changes":[{"op":"insert|update|delete",
             "entity":"…","id":…,"fields":[…],"record":{…}}]}. "fields" (updates only) names the
             fields that changed; deletes carry no record.
+
+            --since past the log's last commit is an error (status 1) naming that commit, as
+            for rill watch --since; --since equal to it prints nothing (or, with --follow, the
+            commits that land next).
             """
     )
 
@@ -26,6 +30,11 @@ struct LogCommand: Command {
         var remaining = try arguments.integer("limit") ?? Int.max
         let store = try openStore(arguments.positionals[0], readOnly: true)
         var after = UInt64(since)
+        // As `rill watch --since`: a commit the log has not reached is a mistake, not an empty log.
+        let head = try store.head()
+        guard after <= head else {
+            throw RillError(.misuse, "cannot start after commit \(after): the log's last commit is \(head)")
+        }
         let follow = arguments.has("follow")
         let watcher = follow ? StoreFileWatcher(directory: store.directory) : nil
         if follow {

@@ -9,7 +9,7 @@ struct WatchCommand: Command {
         name: "watch",
         abstract: "Print a query's results, then each change to them as saves land, until interrupted.",
         arguments: [
-            .init(name: "store", help: "The store directory (not with --connect).", isOptional: true),
+            .init(name: "store", help: "The store directory (not with --connect).", optionalWith: "connect"),
             .init(name: "query", help: "A query, e.g. 'Book where isRead == false sort by title limit 20'."),
         ],
         options: [
@@ -23,18 +23,30 @@ struct WatchCommand: Command {
             .init(
                 name: "token-file", valueName: "path",
                 help: "With --connect over TCP: the bearer token's file (or set RILL_TOKEN)."),
+            .init(
+                name: "retry",
+                help: "With --connect: wait for the daemon when none answers, and reconnect whenever it goes away."),
         ],
         discussion: """
             On a terminal, the results are a table; after each commit that changes them, the
             table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
             on a terminal unless NO_COLOR is set). Results over \(TerminalRendering.fullTableLimit) rows show the changed
-            rows only. Ctrl-C ends the watch with status 0.
+            rows only. Ctrl-C (SIGINT) or SIGTERM ends the watch at once with status 0, even
+            when its reader has stopped reading; the lines written are whole, except the one
+            being written when its output was blocked.
+
+            With --connect, no daemon answering at the address is a failure (status 1) unless
+            --retry is given. A connection that drops after the stream started is connected
+            again once at once, resuming after the last commit received (nothing lost or
+            repeated); when that fails too, the watch ends with status 1. With --retry it keeps
+            trying, every few seconds at most, until the daemon answers.
 
             --json prints one JSON object per line: first {"seq":N,"results":[…]} (not with
             --since), then for each commit that changed the results
             {"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}; each entry
             has its offset(s), "id" and "record". `--since` with a "seq" printed earlier resumes
-            with no change lost or repeated.
+            with no change lost or repeated; a "seq" past the log's last commit is an error
+            (status 1), as for rill log --since.
             """
     )
 
@@ -44,6 +56,9 @@ struct WatchCommand: Command {
         let since = try arguments.integer("since").map(UInt64.init)
         let rendering: any WatchRendering =
             arguments.has("json") ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
+        if arguments.has("retry"), arguments.value("connect") == nil {
+            throw UsageError("--retry is for --connect: a watch of a store directory does not connect")
+        }
         if let connect = arguments.value("connect") {
             guard arguments.positionals.count == 1 else {
                 throw UsageError("give either a store or --connect, not both")
@@ -54,21 +69,14 @@ struct WatchCommand: Command {
             }
             return try watchRemotely(
                 address: address, query: text, since: since,
-                token: ServeCommand.token(file: arguments.value("token-file")),
+                token: ServeCommand.token(file: arguments.value("token-file")), retrying: arguments.has("retry"),
                 rendering: rendering)
         }
-        guard arguments.positionals.count == 2 else { throw UsageError("missing <store> (or --connect)") }
         let store = try openStore(arguments.positionals[0], readOnly: true)
-        guard try store.entity(named: query.entity) != nil else {
-            let known = try store.entityNames()
-            Output.error(
-                "the store has no entity \(query.entity)"
-                    + (known.isEmpty ? "" : " (it has: \(known.joined(separator: ", ")))"))
-            return ExitStatus.failure
-        }
+        guard try store.entity(named: query.entity) != nil else { throw try store.unknownEntityError(query.entity) }
         // A query that does not fit the entity fails at once (the live query would refuse it too).
         guard try reportingBadQuery({ try store.check(query) }) != nil else { return ExitStatus.usage }
-        let sources = Self.exitOnInterrupt()
+        Terminal.endOnInterrupt()
         // The tables show the results, so a resumed watch starts from the results at `since`.
         let live = try RecordLiveQuery(
             query, store: store, since: since, reportingResultsAtSince: rendering is TerminalRendering
@@ -83,29 +91,18 @@ struct WatchCommand: Command {
             }
             Terminal.write(text)
         }
-        withExtendedLifetime((live, sources)) { dispatchMain() }
-    }
-
-    /// Interrupted or terminated: exit 0 (the output so far is complete: every line is written whole).
-    private static func exitOnInterrupt() -> [any DispatchSourceSignal] {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        return [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler { exit(ExitStatus.success) }
-            source.resume()
-            return source
-        }
+        withExtendedLifetime(live) { dispatchMain() }
     }
 
     /// `--connect`: the same output, from the daemon's event stream.
     private func watchRemotely(
-        address: SocketAddress, query: String, since: UInt64?, token: String?, rendering: any WatchRendering
+        address: SocketAddress, query: String, since: UInt64?, token: String?, retrying: Bool,
+        rendering: any WatchRendering
     ) throws -> Int32 {
-        let sources = Self.exitOnInterrupt()
+        Terminal.endOnInterrupt()
         let worker = Thread {
             var client = EventStreamClient(
-                address: address, query: query, token: token, lastEventID: since.map(String.init))
+                address: address, query: query, token: token, lastEventID: since.map(String.init), retrying: retrying)
             do {
                 try client.run { event in
                     if rendering is JSONRendering, ["results", "reset", "change"].contains(event.name) {
@@ -137,7 +134,7 @@ struct WatchCommand: Command {
             }
         }
         worker.start()
-        withExtendedLifetime(sources) { dispatchMain() }
+        dispatchMain()
     }
 }
 
@@ -268,29 +265,4 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
     }
 
     private static func count(_ n: Int) -> String { n == 1 ? "1 record" : "\(n) records" }
-}
-
-/// Standard output as `rill watch` uses it.
-enum Terminal {
-    /// Colors only on a terminal, and never when `NO_COLOR` is set to anything (no-color.org).
-    static var wantsColors: Bool {
-        isatty(STDOUT_FILENO) != 0 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
-    }
-
-    static var isStandardErrorATerminal: Bool { isatty(STDERR_FILENO) != 0 }
-
-    /// Writes `text` whole; a reader that went away ends the process quietly.
-    static func write(_ text: String) {
-        guard !text.isEmpty else { return }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                exit(ExitStatus.success)
-            }
-            bytes = bytes.dropFirst(written)
-        }
-    }
 }

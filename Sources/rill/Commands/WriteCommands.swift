@@ -2,7 +2,7 @@ import Foundation
 import Rill
 
 /// `rill insert`, `rill update` and `rill delete`: one atomic save of JSON records given as
-/// arguments, or as NDJSON on standard input.
+/// arguments, or as NDJSON on standard input — each line read as the same argument would be.
 struct WriteCommand: Command {
     let operation: JSONChange.Operation
 
@@ -24,6 +24,15 @@ struct WriteCommand: Command {
                 "Delete records by id, in one atomic save.", "id", #"rill delete store Book b1 '"b2"' 42"#
             )
         }
+        let forms =
+            operation == .delete
+            ? "\n\n"
+                + """
+                An id is a whole number, a word that is not JSON (b1), or JSON: a string ("b1",
+                for an id that looks like a number or a word like true), or an object {"id":…}
+                (or a change, as rill import reads), on a line as in an argument.
+                """
+            : ""
         return CommandDescription(
             name: operation.rawValue,
             abstract: abstract,
@@ -34,10 +43,11 @@ struct WriteCommand: Command {
             options: [.init(name: "author", valueName: "name", help: "The author recorded in the commit.")],
             trailing: item,
             discussion: """
-                Give each \(item) as an argument after the entity, or one per line on standard input
-                (NDJSON) when there is none. Every one is checked against the entity's stored
-                records (known fields, kinds of values) before anything is written; any error
-                leaves the store unchanged. Prints {"seq":N} (null when nothing changed).
+                Give each \(item) as an argument after the entity, or one per line on standard
+                input when there is none (NDJSON; blank lines are skipped, an error names the
+                line). Every one is checked against the entity's stored records (known fields,
+                kinds of values) before anything is written; any error leaves the store
+                unchanged. Prints {"seq":N} (null when nothing changed).\(forms)
 
                   \(example)
                 """)
@@ -50,15 +60,22 @@ struct WriteCommand: Command {
         var values: [RecordValue] = []
         do {
             if items.isEmpty {
-                values = try JSONReader.parseLines(FileHandle.standardInput.readDataToEndOfFile())
-            } else {
-                for item in items {
-                    if operation == .delete, let id = Self.bareIdentifier(item) {
-                        values.append(id)
-                    } else {
-                        values.append(try JSONReader.parse(Array(item.utf8)))
+                // Standard input: each non-blank line is an item, read as an argument is.
+                let input = FileHandle.standardInput.readDataToEndOfFile()
+                var number = 0
+                for line in Array(input).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+                    number += 1
+                    guard line.contains(where: { !Self.isWhitespace($0) }) else { continue }
+                    do {
+                        values.append(try item(line))
+                    } catch {
+                        var located = error
+                        located.line = number
+                        throw located
                     }
                 }
+            } else {
+                for text in items { values.append(try item(Array(text.utf8)[...])) }
             }
         } catch {
             throw RillError(.invalidRecord, "\(error)")
@@ -88,6 +105,20 @@ struct WriteCommand: Command {
         let entry = try store.commit(prepared, author: arguments.value("author"))
         output.line(#"{"seq":\#(entry.map { String($0.sequence) } ?? "null")}"#)
         return ExitStatus.success
+    }
+
+    /// An argument or a line of standard input: JSON, or for `delete` an id written bare.
+    private func item(_ bytes: ArraySlice<UInt8>) throws(JSONReader.Error) -> RecordValue {
+        if operation == .delete, let text = String(validating: bytes, as: UTF8.self),
+            let id = Self.bareIdentifier(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            return id
+        }
+        return try JSONReader.parse(bytes)
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
     /// An id written bare on the command line: a whole number, or a word that is not JSON.

@@ -376,10 +376,8 @@ final class Connection: @unchecked Sendable {
             resetInstead = true
         }
         guard try server.store.entity(named: query.entity) != nil else {
-            let names = try server.store.entityNames()
             throw HTTPError(
-                status: 404, code: "unknownEntity",
-                message: "the store has no entity \(query.entity) (it has: \(names.joined(separator: ", ")))")
+                status: 404, code: "unknownEntity", message: try server.store.unknownEntityError(query.entity).message)
         }
         let subscription = try Subscription(limit: server.options.subscriberQueue)
         let live = try RecordLiveQuery(query, store: server.store, since: since) { event in

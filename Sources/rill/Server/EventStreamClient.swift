@@ -8,6 +8,10 @@ import Rill
 /// A subscription to `rill serve` (`rill watch --connect`): reads its Server-Sent Events, and
 /// when the connection drops, connects again with the last event's id, so that no change is
 /// lost or repeated.
+///
+/// No daemon answering is a failure, at the start or when connecting again after a drop,
+/// unless the client is `retrying`: a watch of an address where nothing listens must say so,
+/// not wait in silence.
 struct EventStreamClient {
     struct Event {
         var name: String
@@ -16,15 +20,34 @@ struct EventStreamClient {
     }
 
     /// A failure the server reported (an HTTP error with its JSON message): not retried.
-    struct Refused: Error {
+    struct Refused: Error, CustomStringConvertible {
         var status: Int
         var message: String
+
+        var description: String { "HTTP \(status): \(message)" }
+    }
+
+    /// No daemon answered at the address (and the client is not retrying).
+    struct Unreachable: Error, CustomStringConvertible {
+        var address: SocketAddress
+        var cause: any Error
+        var afterDrop: Bool
+
+        var description: String {
+            let what =
+                afterDrop
+                ? "the connection to \(address) dropped, and no daemon answers there now"
+                : "no daemon answers at \(address)"
+            return "\(what) (\(cause)); start one with `rill serve <store>`, or pass --retry to wait for it"
+        }
     }
 
     var address: SocketAddress
     var query: String
     var token: String?
     var lastEventID: String?
+    /// Whether to keep connecting when no daemon answers, rather than fail.
+    var retrying = false
 
     /// `store/rill.sock`, a store directory (its socket), `unix:path`, or `http://host:port`.
     static func address(_ text: String) -> SocketAddress? {
@@ -41,30 +64,45 @@ struct EventStreamClient {
         return .unix(path)
     }
 
-    /// Follows the stream, calling `handle` with each event, until the server refuses
-    /// (thrown) — reconnecting after a dropped connection.
+    /// Follows the stream, calling `handle` with each event, until the server refuses or (when
+    /// not retrying) cannot be reached — both thrown — reconnecting after a dropped connection.
     mutating func run(_ handle: (Event) -> Void) throws {
-        var attempt = 0
+        // Attempts in a row that delivered no event: they wait longer and longer before the next.
+        var failures = 0
+        var everConnected = false
         while true {
+            var connected = false
+            var delivered = false
             do {
-                try follow { event in
-                    attempt = 0
+                try follow(connected: { connected = true }) { event in
+                    delivered = true
                     handle(event)
                 }
-            } catch let refused as Refused {
+            } catch let refused as Refused where !(retrying && refused.status == 503) {
+                // A refusal is an answer, not an absence: only a full daemon's (503) is waited out.
                 throw refused
             } catch {
-                if attempt == 0 {
-                    Output.error("lost the connection to \(address) (\(error)); reconnecting")
+                if !connected, !retrying {
+                    throw Unreachable(address: address, cause: error, afterDrop: everConnected)
                 }
+                if connected, failures == 0 {
+                    Output.error("lost the connection to \(address) (\(error)); reconnecting")
+                } else if !connected, failures == 0, !everConnected {
+                    let what = error is Refused ? "the daemon at \(address) is full" : "no daemon answers at \(address)"
+                    Output.error("\(what) (\(error)); retrying")
+                }
+                everConnected = everConnected || connected
+                failures = delivered ? 0 : failures + 1
             }
-            attempt += 1
-            usleep(UInt32(min(attempt, 5)) * 500_000)
+            // A stream that dropped is connected again at once; a daemon that does not answer,
+            // less and less often.
+            if failures > 0 { usleep(UInt32(min(failures, 5)) * 500_000) }
         }
     }
 
     /// One connection: the request, the response head, then events until the stream ends.
-    private mutating func follow(_ handle: (Event) -> Void) throws {
+    /// `connected` is called once the server accepted the subscription (a 200 response).
+    private mutating func follow(connected: () -> Void, _ handle: (Event) -> Void) throws {
         let fd = try Socket.connect(address)
         defer { close(fd) }
         var allowed = CharacterSet.urlQueryAllowed
@@ -113,6 +151,7 @@ struct EventStreamClient {
             }
             throw Refused(status: status, message: message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
+        connected()
         // Events: lines up to a blank one.
         var event = Event(name: "message", id: nil, data: "")
         var hasData = false

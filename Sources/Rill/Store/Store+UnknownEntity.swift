@@ -1,0 +1,17 @@
+extension Store {
+    /// The error for an entity the store does not have: it names the entities there are and
+    /// says how to create the missing one, so that the first use of a store is not a dead end.
+    ///
+    /// Every path that looks an entity up by name (text queries, live queries, JSON writes,
+    /// `rill get`, `rill watch`, the daemon) reports it with this message.
+    package func unknownEntityError(_ name: String) throws -> RillError {
+        let known = try entityNames()
+        let has = known.isEmpty ? "it has none yet" : "it has: " + known.joined(separator: ", ")
+        let description = #"{"entity":"\#(name)","identifier":"String"}"#
+        return RillError(
+            .unknownEntity,
+            "the store has no entity \(name) (\(has)); create it by saving a \(name) model from Swift, or declare it "
+                + "with `echo '\(description)' | rill import <store>` (identifier Int, String or UUID), "
+                + "then add records with `rill insert`")
+    }
+}

@@ -1,0 +1,11 @@
+/// Every `rill` command, in the order the overview lists them.
+///
+/// A type's static rather than a global of `main.swift`: those are set only when the program's
+/// top-level code runs, and the tests read the list without running it.
+enum Commands {
+    static let all: [any Command] = [
+        QueryCommand(), WatchCommand(), WriteCommand(operation: .insert), WriteCommand(operation: .update),
+        WriteCommand(operation: .delete), ImportCommand(), ExportCommand(), LogCommand(), GetCommand(),
+        StatsCommand(), CheckCommand(), ServeCommand(),
+    ]
+}
