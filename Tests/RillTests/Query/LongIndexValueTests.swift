@@ -245,6 +245,41 @@ import Testing
         #expect(query.map(\.year) == [0, 3, 5, 7])
     }
 
+    /// The command line as a user runs it: an import whose description indexes long titles of
+    /// records with 510-byte identifiers, then inserts, queries and a check.
+    @Test func theCommandLineImportsInsertsAndQueriesLongValues() throws {
+        let path = directory.path("cli")
+        let shared = String(repeating: "k", count: 600)
+        let description =
+            #"{"entity":"Memo","identifier":"String","indexes":["title","title,year"],"fields":{"id":"string","title":"string","year":"int"}}"#
+        func line(_ number: Int, _ title: String) -> String {
+            #"{"op":"insert","entity":"Memo","record":{"id":"\#(Self.identifier(number))","title":"\#(title)","year":\#(number % 3)}}"#
+        }
+        let lines = [description] + (0..<40).map { line($0, shared + ($0 % 2 == 0 ? "a" : "b")) }
+        let imported = try runBuilt("rill", ["import", path], input: lines.joined(separator: "\n"))
+        #expect(imported.status == 0, "\(imported.error)")
+        let record =
+            #"{"id":"\#(String(repeating: "x", count: 510))","title":"\#(String(repeating: "t", count: 4_000))","year":1}"#
+        let inserted = try runBuilt("rill", ["insert", path, "Memo", record])
+        #expect(inserted.status == 0, "\(inserted.error)")
+        for (query, count) in [
+            ("Memo where title == \"\(shared)a\"", 20), ("Memo where title == \"\(shared)a\" and year == 1", 6),
+            ("Memo where title == \"\(shared)\"", 0),
+            ("Memo where title == \"\(String(repeating: "t", count: 4_000))\"", 1),
+        ] {
+            let run = try runBuilt("rill", ["query", "--json", path, query])
+            #expect(run.status == 0, "\(run.error)")
+            #expect(run.output.split(separator: "\n").count == count, "\(query.prefix(40))…")
+        }
+        let sorted = try runBuilt("rill", ["query", "--json", path, "Memo sort by title, year limit 5"])
+        let years = sorted.output.split(separator: "\n").map {
+            $0.contains(#""year":0"#) ? 0 : $0.contains(#""year":1"#) ? 1 : 2
+        }
+        #expect(years == [0, 0, 0, 0, 0], "\(sorted.output.prefix(200))")
+        let check = try runBuilt("rill", ["check", path])
+        #expect(check.status == 0, "\(check.output)\(check.error)")
+    }
+
     @Test func dataAndURLIndexesTakeLongValuesAndServeSorts() throws {
         var random = SeededGenerator(label: "long data and URLs")
         let store = try Store(directory: url.path, options: .init(), create: true)
