@@ -9,7 +9,7 @@ extension Store {
     /// index holds only whole values, so every key whose values are short enough is already a
     /// format-2 key; an index with a longer value (one format 2 would cut) is rebuilt from its
     /// entity's records. The other indexes are only read. Nothing else changes.
-    static func upgradeFormat(environment: Environment, meta: Database) throws {
+    static func upgradeFormat(environment: Environment, meta: Database, directory: String) throws {
         let formatKey = Array("format".utf8)
         func storedFormat(_ txn: some Transaction) throws -> UInt32? {
             guard let raw = try txn.get(formatKey, in: meta), raw.count == 4 else { return nil }
@@ -57,8 +57,8 @@ extension Store {
             guard let stale else { return }
             throw RillError(
                 .permissionDenied,
-                "the index \(stale.entity)(\(stale.index.name)) was written in store format 1 and must be rebuilt "
-                    + "for format 2: open the store once with permission to write",
+                "the index \(stale.entity)(\(stale.index.name)) of \(directory) was written in store format 1 and "
+                    + "must be rebuilt for format 2: open the store once with permission to write",
                 underlyingError: error)
         }
     }

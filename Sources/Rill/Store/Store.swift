@@ -69,7 +69,7 @@ package final class Store: Sendable {
                 try environment.database(named: "log", create: false)
                 ?? environment.database(named: "log", create: true)!
             let meta = self.meta
-            try Self.upgradeFormat(environment: environment, meta: meta)
+            try Self.upgradeFormat(environment: environment, meta: meta, directory: directory)
             let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }
             if !marked {
                 try environment.write { txn in

@@ -399,7 +399,7 @@ import Testing
                 #expect(output.contains("m0"), "\(output)")
             } else {
                 #expect(process.terminationStatus == 1, "\(output)")
-                #expect(output.contains("Memo(title)") && output.contains("write"), "\(output)")
+                #expect(output.contains("Memo(title) of \(store.path)") && output.contains("write"), "\(output)")
             }
         }
     }
