@@ -1,0 +1,287 @@
+import Foundation
+
+/// Splits a query's text into tokens, each with its column.
+struct QueryLexer {
+    let text: String
+    let characters: [Character]
+    /// Each character's ASCII value, or `nonASCII`: the hot tests read these bytes.
+    let ascii: [UInt8]
+    static let nonASCII: UInt8 = 0xFF
+    var position = 0
+    var tokens: [QueryToken] = []
+
+    init(_ text: String, _ characters: [Character]) {
+        self.text = text
+        self.characters = characters
+        ascii = characters.map { $0.asciiValue ?? Self.nonASCII }
+    }
+
+    /// Whether the character at `index` is an ASCII digit (false past the end).
+    func isDigit(_ index: Int) -> Bool { index < ascii.count && (0x30...0x39).contains(ascii[index]) }
+
+    /// Whether the character at `index` continues a name (false past the end).
+    func continuesName(_ index: Int) -> Bool {
+        guard index < ascii.count else { return false }
+        let byte = ascii[index]
+        guard byte != Self.nonASCII else { return characters[index].continuesName }
+        return (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == 0x5F
+    }
+
+    /// The characters `start..<end` as a string.
+    func string(_ start: Int, _ end: Int) -> String {
+        ascii[start..<end].contains(Self.nonASCII)
+            ? String(characters[start..<end]) : String(decoding: ascii[start..<end], as: UTF8.self)
+    }
+
+    func failure(_ message: String, at index: Int) -> QueryParseError {
+        QueryParseError(message: message, column: index + 1, text: text)
+    }
+
+    func character(_ index: Int) -> Character? {
+        index < characters.count ? characters[index] : nil
+    }
+
+    mutating func emit(_ kind: QueryToken.Kind, from start: Int) {
+        var keyword: QueryKeyword?
+        if case .name(let name, quoted: false) = kind { keyword = QueryKeyword(rawValue: name.lowercased()) }
+        tokens.append(QueryToken(kind: kind, keyword: keyword, column: start + 1, length: position - start))
+    }
+
+    mutating func tokenize() throws(QueryParseError) -> [QueryToken] {
+        while let current = character(position) {
+            if current.isSpace {
+                position += 1
+                continue
+            }
+            let start = position
+            if let uuid = uuid(at: start) {
+                position += 36
+                emit(.uuid(uuid), from: start)
+            } else if looksLikeDate(at: start) {
+                try lexDate()
+            } else if current.isASCIIDigit {
+                try lexNumber()
+            } else if current.startsName {
+                while continuesName(position) { position += 1 }
+                emit(.name(string(start, position), quoted: false), from: start)
+            } else if current == "`" {
+                try lexQuotedName()
+            } else if let first = current.unicodeScalars.first, first == "\"" || first == "'" {
+                // A quote and the combining mark after it are one Character: the string starts
+                // with the mark.
+                try lexString()
+            } else if current == "$" {
+                position += 1
+                emit(.dollar, from: start)
+            } else {
+                try lexSymbol()
+            }
+        }
+        tokens.append(QueryToken(kind: .end, keyword: nil, column: characters.count + 1, length: 0))
+        return tokens
+    }
+
+    /// A UUID in its 8-4-4-4-12 hex form, not running on into a name or number.
+    func uuid(at start: Int) -> UUID? {
+        guard start + 36 <= characters.count else { return nil }
+        for offset in 0..<36 {
+            let character = characters[start + offset]
+            switch offset {
+            case 8, 13, 18, 23:
+                guard character == "-" else { return nil }
+            default:
+                guard character.isASCIIHexDigit else { return nil }
+            }
+        }
+        if let next = character(start + 36), next.continuesName || next == "-" { return nil }
+        return UUID(uuidString: String(characters[start..<start + 36]))
+    }
+
+    /// `dddd-dd-d…`: the start of a date literal.
+    func looksLikeDate(at start: Int) -> Bool {
+        guard start + 9 <= characters.count else { return false }
+        for offset in 0..<9 {
+            switch offset {
+            case 4, 7:
+                guard ascii[start + offset] == UInt8(ascii: "-") else { return false }
+            default:
+                guard isDigit(start + offset) else { return false }
+            }
+        }
+        return true
+    }
+
+    mutating func lexDate() throws(QueryParseError) {
+        let start = position
+        while let next = character(position),
+            next.isASCIIDigit || next.isASCIILetter || next == "-" || next == ":" || next == "." || next == "+"
+        {
+            position += 1
+        }
+        let literal = Array(characters[start..<position])
+        guard let date = QueryDateLiteral.parse(literal) else {
+            throw failure("invalid date '\(sourceExcerpt(String(literal)))'", at: start)
+        }
+        emit(.date(date), from: start)
+    }
+
+    mutating func lexNumber() throws(QueryParseError) {
+        let start = position
+        var isDecimal = false
+        skipDigits()
+        if character(position) == ".", character(position + 1)?.isASCIIDigit == true {
+            position += 1
+            skipDigits()
+            isDecimal = true
+        }
+        if let e = character(position), e == "e" || e == "E" {
+            var next = position + 1
+            if let sign = character(next), sign == "+" || sign == "-" { next += 1 }
+            if character(next)?.isASCIIDigit == true {
+                position = next
+                skipDigits()
+                isDecimal = true
+            }
+        }
+        if continuesName(position) {
+            while continuesName(position) { position += 1 }
+            throw failure("invalid number '\(sourceExcerpt(string(start, position)))'", at: start)
+        }
+        let digits = string(start, position)
+        emit(isDecimal ? .decimal(digits) : .integer(digits), from: start)
+    }
+
+    mutating func skipDigits() {
+        while isDigit(position) { position += 1 }
+    }
+
+    mutating func lexQuotedName() throws(QueryParseError) {
+        let start = position
+        position += 1
+        while let next = character(position), next != "`", !next.isNewline { position += 1 }
+        guard character(position) == "`" else { throw failure("unterminated backticked name", at: start) }
+        let name = String(characters[start + 1..<position])
+        guard !name.isEmpty else { throw failure("empty backticked name", at: start) }
+        position += 1
+        emit(.name(name, quoted: true), from: start)
+    }
+
+    mutating func lexString() throws(QueryParseError) {
+        let start = position
+        let opening = characters[start].unicodeScalars
+        let quote = Character(opening.first!)
+        var value = String(String.UnicodeScalarView(opening.dropFirst()))
+        position += 1
+        while true {
+            guard let next = character(position) else { throw failure("unterminated string", at: start) }
+            if next == quote {
+                position += 1
+                break
+            }
+            if next.unicodeScalars.first == quote.unicodeScalars.first {
+                throw failure("a combining mark cannot follow a closing quote", at: position)
+            }
+            guard next == "\\" else {
+                value.append(next)
+                position += 1
+                continue
+            }
+            guard let escaped = character(position + 1) else { throw failure("unterminated string", at: start) }
+            switch escaped {
+            case "\"", "'", "\\":
+                value.append(escaped)
+            case "n": value.append("\n")
+            case "t": value.append("\t")
+            case "r": value.append("\r")
+            case "0": value.append("\0")
+            case "u":
+                value.unicodeScalars.append(try unicodeEscape())
+                continue
+            default:
+                throw failure("unknown escape '\\\(Self.visible(escaped))' in string", at: position)
+            }
+            position += 2
+        }
+        emit(.string(value), from: start)
+    }
+
+    /// `\u{1F600}` at `position`; moves past it.
+    mutating func unicodeEscape() throws(QueryParseError) -> Unicode.Scalar {
+        let start = position
+        var end = start + 2
+        guard character(end) == "{" else {
+            throw failure("expected '{' after \\u; unicode escapes are written \\u{1F600}", at: start)
+        }
+        end += 1
+        while let next = character(end), next.isASCIIHexDigit { end += 1 }
+        let hex = String(characters[start + 3..<end])
+        guard character(end) == "}" else {
+            throw failure("expected '}' to close the unicode escape \\u{\(sourceExcerpt(hex))", at: start)
+        }
+        end += 1
+        guard (1...8).contains(hex.count), let code = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(code) else {
+            throw failure("invalid unicode escape '\\u{\(sourceExcerpt(hex))}'", at: start)
+        }
+        position = end
+        return scalar
+    }
+
+    mutating func lexSymbol() throws(QueryParseError) {
+        let start = position
+        let first = characters[start]
+        let second = character(start + 1)
+        let symbol: QuerySymbol
+        var length = 1
+        switch first {
+        case "=":
+            symbol = .equal
+            if second == "=" { length = 2 }
+        case "!":
+            symbol = second == "=" ? .notEqual : .bang
+            if second == "=" { length = 2 }
+        case "<":
+            switch second {
+            case "=": (symbol, length) = (.lessOrEqual, 2)
+            case ">": (symbol, length) = (.notEqual, 2)
+            default: symbol = .less
+            }
+        case ">":
+            symbol = second == "=" ? .greaterOrEqual : .greater
+            if second == "=" { length = 2 }
+        case "&" where second == "&": (symbol, length) = (.and, 2)
+        case "|" where second == "|": (symbol, length) = (.or, 2)
+        case "?" where second == "?": (symbol, length) = (.coalesce, 2)
+        case "+": symbol = .plus
+        case "-": symbol = .minus
+        case "*": symbol = .star
+        case "/": symbol = .slash
+        case "%": symbol = .percent
+        case "(": symbol = .leftParen
+        case ")": symbol = .rightParen
+        case "[": symbol = .leftBracket
+        case "]": symbol = .rightBracket
+        case ",": symbol = .comma
+        case ".": symbol = .dot
+        default:
+            let hint: String =
+                switch first {
+                case "&": "; use '&&' or and"
+                case "|": "; use '||' or or"
+                case "?": "; only '??' is an operator"
+                default: ""
+                }
+            throw failure("unexpected character '\(Self.visible(first))'\(hint)", at: start)
+        }
+        position += length
+        emit(.symbol(symbol), from: start)
+    }
+
+    /// A character as it can be shown in a message: control characters as `U+XXXX`.
+    static func visible(_ character: Character) -> String {
+        guard character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return String(character)
+        }
+        return character.unicodeScalars.map { "U+" + String(format: "%04X", $0.value) }.joined(separator: " ")
+    }
+}
