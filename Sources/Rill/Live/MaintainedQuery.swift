@@ -1,37 +1,6 @@
 import Foundation
 import RillStorage
 
-/// A row of a live query's results: its identifier's storage key and its order key; its model
-/// is in a subclass (`LiveRow<T>`, `LiveRecordRow`).
-///
-/// Rows are immutable objects of a class that is not generic, so that the structures that hold
-/// them (the ordered list, the table by key) are compiled for this one type, whatever the model.
-class LiveEntry: @unchecked Sendable {
-    // Sendable: immutable, and the model in the subclass is Sendable.
-    let key: [UInt8]
-    /// Bytes whose order is the row's order in the results (sort values, then identifier), when
-    /// the sort allows it; rows are then compared with one `memcmp`.
-    let order: [UInt8]?
-
-    init(key: [UInt8], order: [UInt8]?) {
-        self.key = key
-        self.order = order
-    }
-}
-
-/// A row with its model.
-final class LiveRow<T: PersistentModel>: LiveEntry, @unchecked Sendable {
-    let model: T
-
-    init(key: [UInt8], model: T, order: [UInt8]?) {
-        self.model = model
-        super.init(key: key, order: order)
-    }
-
-    /// The model of an entry of a `T` query (every entry of one is a `LiveRow<T>`).
-    static func model(_ entry: LiveEntry) -> T { unsafeDowncast(entry, to: LiveRow<T>.self).model }
-}
-
 /// A live query as the follower maintains it: the first rows of its matches, in order, kept
 /// exact commit by commit without running the query again.
 ///
@@ -525,78 +494,6 @@ extension QueryComparison {
         case .greater: .less
         case .greaterOrEqual: .lessOrEqual
         }
-    }
-}
-
-/// Which live queries of one entity hold which records: the follower asks it which queries a
-/// change of a record may remove or move, instead of asking every query.
-final class HolderIndex: @unchecked Sendable {
-    // Sendable: the table is read and written under `lock` (the queries of a commit may apply
-    // on two threads at once, each entering its own rows).
-    private let lock = NSLock()
-    private var table: [[UInt8]: [Int32]] = [:]
-
-    func add(_ key: [UInt8], _ id: Int32) {
-        lock.lock()
-        defer { lock.unlock() }
-        table[key, default: []].append(id)
-    }
-
-    func remove(_ key: [UInt8], _ id: Int32) {
-        lock.lock()
-        defer { lock.unlock() }
-        // One hash lookup; the list is changed in place.
-        guard let slot = table.index(forKey: key) else { return }
-        if table.values[slot].count == 1 {
-            if table.values[slot][0] == id { table.remove(at: slot) }
-            return
-        }
-        guard let index = table.values[slot].firstIndex(of: id) else { return }
-        table.values[slot].swapAt(index, table.values[slot].count - 1)
-        table.values[slot].removeLast()
-    }
-
-    func holders(of key: [UInt8]) -> [Int32] {
-        lock.lock()
-        defer { lock.unlock() }
-        return table[key] ?? []
-    }
-}
-
-extension QueryNode {
-    /// The first component of every field path the node reads; nil when it reads the whole record.
-    var topLevelFields: Set<String>? {
-        var fields: Set<String> = []
-        var readsAll = false
-        func visit(_ node: QueryNode) {
-            switch node {
-            case .field(let path):
-                if let first = path.first { fields.insert(first) } else { readsAll = true }
-            case .element, .literal: break
-            case .compare(_, let lhs, let rhs), .string(_, let lhs, let rhs, _), .arithmetic(_, let lhs, let rhs),
-                .coalesce(let lhs, let rhs):
-                visit(lhs)
-                visit(rhs)
-            case .and(let operands), .or(let operands): operands.forEach(visit)
-            case .not(let operand), .count(let operand), .negate(let operand): visit(operand)
-            case .isIn(let value, let candidates):
-                visit(value)
-                candidates.forEach(visit)
-            case .between(let value, let lower, let upper):
-                visit(value)
-                visit(lower)
-                visit(upper)
-            case .any(let collection, let body), .all(let collection, let body):
-                visit(collection)
-                visit(body)
-            case .conditional(let condition, let then, let otherwise):
-                visit(condition)
-                visit(then)
-                visit(otherwise)
-            }
-        }
-        visit(self)
-        return readsAll ? nil : fields
     }
 }
 

@@ -1,0 +1,314 @@
+import Foundation
+import RillStorage
+
+/// What the records of an entity look like, learned from stored ones: each field's kind.
+package indirect enum RecordShape: Sendable {
+    /// Nothing known: any value goes.
+    case any
+    /// A scalar of the kind of this example value.
+    case scalar(RecordValue)
+    case array(RecordShape)
+    /// A struct or dictionary: known fields in stored order.
+    case map([(name: String, shape: RecordShape)])
+
+    /// The shape of up to 64 of `entity`'s stored records, merged: what a write checks against.
+    package static func learn(from entity: EntityStorage, in store: Store) throws -> RecordShape {
+        try store.read { txn in try learn(from: entity, in: txn, limit: 64) }
+    }
+
+    /// The shape of `entity`'s stored records in `txn`, merged: of the first `limit` of them, or of all of them
+    /// (what an export describes, so that a field only later records have is described too).
+    package static func learn(from entity: EntityStorage, in txn: some Transaction, limit: Int?) throws -> RecordShape {
+        var shape: RecordShape?
+        try txn.withCursor(entity.database) { cursor in
+            var current = try cursor.first()
+            var count = 0
+            while let entry = current, count < limit ?? Int.max {
+                let value = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
+                shape = shape.map { $0.merged(with: RecordShape(value)) } ?? RecordShape(value)
+                count += 1
+                current = try cursor.next()
+            }
+        }
+        return shape ?? .any
+    }
+
+    init(_ value: RecordValue) {
+        switch value {
+        case .null: self = .any
+        case .array(let elements):
+            self = .array(elements.map(RecordShape.init).reduce(nil) { $0?.merged(with: $1) ?? $1 } ?? .any)
+        case .map(let fields): self = .map(fields.map { ($0.name, RecordShape($0.value)) })
+        default: self = .scalar(value)
+        }
+    }
+
+    /// The shape with an `id` field of the identifier's kind when it names no `id` (a description
+    /// need not list the identifier: every record has one).
+    func withIdentifier(_ kind: IdentifierKind) -> RecordShape {
+        guard case .map(let fields) = self, !fields.contains(where: { $0.name == "id" }) else { return self }
+        let example: RecordValue =
+            switch kind {
+            case .integer: .int(0)
+            case .string: .string("")
+            case .uuid: .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+            }
+        return .map([(name: "id", shape: .scalar(example))] + fields)
+    }
+
+    func merged(with other: RecordShape) -> RecordShape {
+        switch (self, other) {
+        case (.any, _): return other
+        case (_, .any): return self
+        case (.array(let a), .array(let b)): return .array(a.merged(with: b))
+        case (.map(let a), .map(let b)):
+            var fields = a
+            for field in b {
+                if let index = fields.firstIndex(where: { $0.name == field.name }) {
+                    fields[index].shape = fields[index].shape.merged(with: field.shape)
+                } else {
+                    fields.append(field)
+                }
+            }
+            return .map(fields)
+        default: return self
+        }
+    }
+
+    /// This shape with its top-level fields in the order of `other`'s, then its own others.
+    func ordered(like other: RecordShape) -> RecordShape {
+        guard case .map(let fields) = self, case .map(let order) = other else { return self }
+        var sorted = order.compactMap { field in fields.first { $0.name == field.name } }
+        sorted += fields.filter { field in !order.contains { $0.name == field.name } }
+        return .map(sorted)
+    }
+
+    /// `value` in the stored kinds of this shape; top-level fields must be known ones.
+    func conform(_ value: RecordValue, entity: String, dropNulls: Bool) throws -> RecordValue {
+        try conform(value, path: [], entity: entity, dropNulls: dropNulls)
+    }
+
+    private func conform(_ value: RecordValue, path: [String], entity: String, dropNulls: Bool) throws -> RecordValue {
+        func fail(_ expected: String) -> RillError {
+            let field = path.isEmpty ? "the record" : "field \(path.joined(separator: "."))"
+            return RillError(
+                .invalidRecord, "\(field) of \(entity) must be \(expected); got \(value.jsonString())")
+        }
+        if value == .null { return .null }
+        switch self {
+        case .any:
+            return try Self.plain(value, fail: fail)
+        case .array(let element):
+            guard case .array(let elements) = value else { throw fail("an array") }
+            return .array(
+                try elements.enumerated().map {
+                    try element.conform($1, path: path + ["\($0)"], entity: entity, dropNulls: dropNulls)
+                })
+        case .map(let known):
+            guard case .map(let fields) = value else { throw fail("an object") }
+            var out: [RecordField] = []
+            // Known fields in stored order, then the others (the keys of a dictionary).
+            for field in known {
+                guard let given = fields.first(where: { $0.name == field.name }) else { continue }
+                let conformed = try field.shape.conform(
+                    given.value, path: path + [field.name], entity: entity, dropNulls: dropNulls)
+                if conformed == .null, dropNulls { continue }
+                out.append(RecordField(name: field.name, value: conformed))
+            }
+            for field in fields where !known.contains(where: { $0.name == field.name }) {
+                guard !path.isEmpty || known.isEmpty else {
+                    throw RillError(
+                        .invalidRecord,
+                        "\(entity) has no field \"\(field.name)\" (it has: \(known.map(\.name).joined(separator: ", ")))"
+                    )
+                }
+                if field.value == .null, dropNulls { continue }
+                out.append(
+                    RecordField(
+                        name: field.name,
+                        value: try RecordShape.any.conform(
+                            field.value, path: path + [field.name], entity: entity, dropNulls: dropNulls)))
+            }
+            return .map(out)
+        case .scalar(let example):
+            return try Self.scalar(value, like: example, fail: fail)
+        }
+    }
+
+    /// `value`, a scalar from JSON, as the stored kind of `example`. Conversions never lose a digit the stored kind
+    /// could keep: a number's text goes straight to a Double or a Float (rounded once), to a Decimal only when the
+    /// Decimal holds it exactly, and to a Date through exact arithmetic.
+    private static func scalar(
+        _ value: RecordValue, like example: RecordValue, fail: (String) -> RillError
+    ) throws -> RecordValue {
+        switch (example, value) {
+        case (.bool, .bool), (.int, .int), (.string, .string): return value
+        case (.int, _): throw fail("an integer")
+        case (.uint, .int(let v)) where v >= 0: return .uint(UInt64(v))
+        case (.uint, .uint): return value
+        case (.uint, _): throw fail("a non-negative integer")
+        case (.double, _):
+            guard let double = Self.floatingPoint(Double.self, value) else { throw fail("a number") }
+            return .double(double)
+        case (.float, _):
+            guard let float = Self.floatingPoint(Float.self, value) else { throw fail("a number") }
+            return .float(float)
+        case (.date, _):
+            guard let date = Self.date(value) else {
+                throw fail("an ISO-8601 date (or a number of seconds since 1970)")
+            }
+            return .date(date)
+        case (.uuid, .string(let text)):
+            guard let uuid = UUID(uuidString: text) else { throw fail("a UUID") }
+            return .uuid(uuid)
+        case (.uuid, _): throw fail("a UUID")
+        case (.data, .string(let text)):
+            guard let data = Data(base64Encoded: text) else { throw fail("base64 data") }
+            return .data(data)
+        case (.data, _): throw fail("base64 data")
+        case (.url, .string(let text)): return .url(text)
+        case (.url, _): throw fail("a URL string")
+        case (.decimal, _):
+            guard let decimal = Self.decimal(value) else {
+                throw fail("a decimal number that a Decimal holds exactly (at most 38 digits)")
+            }
+            return .decimal(decimal)
+        case (.bool, _): throw fail("true or false")
+        case (.string, _): throw fail("a string")
+        default: return try plain(value, fail: fail)
+        }
+    }
+
+    /// A value for a field of unknown kind: as JSON gave it, but with numbers that are not integers as Doubles
+    /// (the reader keeps them as text until the kind is known).
+    private static func plain(_ value: RecordValue, fail: (String) -> RillError) throws -> RecordValue {
+        switch value {
+        case .decimal:
+            guard let double = floatingPoint(Double.self, value) else { throw fail("a number within a Double's range") }
+            return .double(double)
+        case .array(let elements):
+            return .array(try elements.map { try plain($0, fail: fail) })
+        case .map(let fields):
+            return .map(try fields.map { RecordField(name: $0.name, value: try plain($0.value, fail: fail)) })
+        default:
+            return value
+        }
+    }
+
+    /// A JSON number (or "NaN", "Infinity", "-Infinity", as the JSON writer gives non-finite values) as the
+    /// nearest `F`, read from its text; nil for anything else, or a finite number beyond `F`'s range.
+    private static func floatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: F.Type, _ value: RecordValue
+    ) -> F? {
+        let text: String
+        switch value {
+        case .int(let v): text = String(v)
+        case .uint(let v): text = String(v)
+        case .decimal(let v): text = v
+        case .string("NaN"): return F.nan
+        case .string("Infinity"): return F.infinity
+        case .string("-Infinity"): return -F.infinity
+        default: return nil
+        }
+        guard let result = F(text), result.isFinite else { return nil }
+        return result
+    }
+
+    /// A JSON number (or a string holding one, or "NaN") as the text of the Decimal that is exactly that number, as
+    /// the record encoder writes it (its description); nil when a Decimal cannot hold it exactly.
+    private static func decimal(_ value: RecordValue) -> String? {
+        let text: String
+        switch value {
+        case .int(let v): text = String(v)
+        case .uint(let v): text = String(v)
+        case .decimal(let v), .string(let v): text = v
+        default: return nil
+        }
+        if text == "NaN" { return text }
+        guard let digits = DecimalDigits(text), let decimal = Decimal(string: text, locale: nil),
+            DecimalDigits(decimal.description) == digits
+        else { return nil }
+        return decimal.description
+    }
+
+    /// An ISO-8601 string, a number of seconds since 1970, or a non-finite value as the JSON writer gives it.
+    private static func date(_ value: RecordValue) -> Date? {
+        let seconds: Double?
+        switch value {
+        case .string("NaN"): seconds = .nan
+        case .string("Infinity"): seconds = .infinity
+        case .string("-Infinity"): seconds = -.infinity
+        case .string(let text): seconds = ISO8601Time.secondsSinceReferenceDate(parsing: text)
+        case .int(let v):
+            seconds = DecimalDigits(String(v)).flatMap(ISO8601Time.secondsSinceReferenceDate(secondsSince1970:))
+        case .uint(let v):
+            seconds = DecimalDigits(String(v)).flatMap(ISO8601Time.secondsSinceReferenceDate(secondsSince1970:))
+        case .decimal(let v):
+            seconds = DecimalDigits(v).flatMap(ISO8601Time.secondsSinceReferenceDate(secondsSince1970:))
+        default: seconds = nil
+        }
+        return seconds.map { Date(timeIntervalSinceReferenceDate: $0) }
+    }
+}
+
+extension RecordShape {
+    /// The shape as JSON, for an export: each field's kind by name (`"int"`, `"double"`,
+    /// `"string"`, `"date"`, `"uuid"`, `"data"`, `"url"`, `"decimal"`, `"bool"`, `"uint"`,
+    /// `"float"`, `"any"`), an array as `[kind]`, a struct as an object.
+    package var jsonValue: RecordValue {
+        switch self {
+        case .any: .string("any")
+        case .array(let element): .array([element.jsonValue])
+        case .map(let fields): .map(fields.map { RecordField(name: $0.name, value: $0.shape.jsonValue) })
+        case .scalar(let example): .string(Self.kindName(example))
+        }
+    }
+
+    private static func kindName(_ example: RecordValue) -> String {
+        switch example {
+        case .bool: "bool"
+        case .int: "int"
+        case .uint: "uint"
+        case .float: "float"
+        case .double: "double"
+        case .string: "string"
+        case .data: "data"
+        case .date: "date"
+        case .uuid: "uuid"
+        case .url: "url"
+        case .decimal: "decimal"
+        default: "any"
+        }
+    }
+
+    /// The shape of `jsonValue`; nil for something else.
+    package init?(json: RecordValue) {
+        switch json {
+        case .string(let kind):
+            let examples: [String: RecordValue] = [
+                "bool": .bool(false), "int": .int(0), "uint": .uint(0), "float": .float(0), "double": .double(0),
+                "string": .string(""), "data": .data(Data()), "date": .date(Date(timeIntervalSince1970: 0)),
+                "uuid": .uuid(UUID()), "url": .url(""), "decimal": .decimal("0"),
+            ]
+            if kind == "any" {
+                self = .any
+            } else if let example = examples[kind] {
+                self = .scalar(example)
+            } else {
+                return nil
+            }
+        case .array(let elements):
+            guard elements.count == 1, let element = RecordShape(json: elements[0]) else { return nil }
+            self = .array(element)
+        case .map(let fields):
+            var shapes: [(name: String, shape: RecordShape)] = []
+            for field in fields {
+                guard let shape = RecordShape(json: field.value) else { return nil }
+                shapes.append((field.name, shape))
+            }
+            self = .map(shapes)
+        default:
+            return nil
+        }
+    }
+}
