@@ -1,5 +1,6 @@
 import Foundation
 import RillTestSupport
+import Synchronization
 import Testing
 
 @testable import Rill
@@ -206,13 +207,10 @@ extension PredicateBook: PersistentModel {}
         #expect(failures.isEmpty, "seed \(random.seed): \(failures.count) disagreements, first: \(failures.prefix(4))")
     }
 
-    @Test func fetchOracleShapesWithExtremeValues() throws {
-        var random = SeededGenerator(label: "fetch shapes, extreme values")
-        let container = try ModelContainer(
-            for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appending(path: "gadgets")))
-        let context = container.mainContext
+    /// Gadgets with extreme values in every field the fetch and text oracles query.
+    private static func extremeGadgets(_ random: inout SeededGenerator) -> [Gadget] {
         func pick<T>(_ values: [T]) -> T { values.randomElement(using: &random)! }
-        var gadgets: [Gadget] = []
+        var gadgets: [Int: Gadget] = [:]
         for id in 0..<400 {
             let gadget = Gadget(
                 id: pick([id, -id]), name: pick(["", "café", "Möbel", "z", "ca"]),
@@ -223,10 +221,18 @@ extension PredicateBook: PersistentModel {}
                 released: pick([Date.distantPast, .distantFuture, Date(timeIntervalSince1970: 1_700_000_000)]),
                 active: Bool.random(using: &random),
                 spec: Gadget.Spec(weight: pick([Int.min, 0, 500, Int.max]), color: ""))
-            gadgets.removeAll { $0.id == gadget.id }
-            gadgets.append(gadget)
-            context.insert(gadget)
+            gadgets[gadget.id] = gadget
         }
+        return gadgets.values.sorted { $0.id < $1.id }
+    }
+
+    @Test func fetchOracleShapesWithExtremeValues() throws {
+        var random = SeededGenerator(label: "fetch shapes, extreme values")
+        let container = try ModelContainer(
+            for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appending(path: "gadgets")))
+        let context = container.mainContext
+        let gadgets = Self.extremeGadgets(&random)
+        for gadget in gadgets { context.insert(gadget) }
         try context.save()
         for round in 0..<150 {
             let (predicate, check, text) = FetchOracleTests.randomCase(&random)
@@ -236,6 +242,32 @@ extension PredicateBook: PersistentModel {}
             #expect(fetched == expected, "seed \(random.seed), round \(round): \(text)")
             let live = try LiveQuery(descriptor, in: container)
             #expect(live.map(\.id).sorted() == expected, "seed \(random.seed), round \(round): live \(text)")
+        }
+    }
+
+    @Test func textQueryShapesWithExtremeValues() throws {
+        var generator = TextQueryOracleTests.Generator(random: SeededGenerator(label: "text shapes, extreme values"))
+        let container = try ModelContainer(
+            for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appending(path: "text")))
+        let context = container.mainContext
+        let gadgets = Self.extremeGadgets(&generator.random)
+        for gadget in gadgets { context.insert(gadget) }
+        try context.save()
+        for round in 0..<200 {
+            let (node, check) = generator.predicate(depth: 3)
+            let text = "Gadget where \(node)"
+            let expected = gadgets.filter(check).map(\.id)
+            let rows = try container.store.run(QueryParser.parse(text))
+            let ids = rows.map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! } }.sorted()
+            #expect(ids == expected, "seed \(generator.random.seed), round \(round): \(text)")
+            let received = Mutex<[QueryRow]>([])
+            let live = try RecordLiveQuery(QueryParser.parse(text), store: container.store) { event in
+                if case .initial(let rows, _) = event { received.withLock { $0 = rows } }
+            }
+            try live.catchUp()
+            let held = received.withLock { $0 }.map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! } }
+                .sorted()
+            #expect(held == expected, "seed \(generator.random.seed), round \(round): live \(text)")
         }
     }
 
