@@ -193,11 +193,13 @@ package enum QueryPlanner {
     }
 
     /// The tag range of the value's class in index keys: ordering comparisons never cross classes.
+    /// Numbers end before NaN (`0x25`), which no ordering comparison holds for: an open range
+    /// (`price > 10`) must not reach the NaNs that sort after +infinity.
     private static func classBounds(_ value: RecordValue) -> (lower: [UInt8], upper: [UInt8]) {
         switch value {
         case .null: ([0x05], [0x06])
         case .bool: ([0x10], [0x12])
-        case .int, .uint, .float, .double, .decimal: ([0x20], [0x26])
+        case .int, .uint, .float, .double, .decimal: ([0x20], [0x25])
         case .string: ([0x30], [0x31])
         case .date: ([0x50], [0x51])
         case .uuid: ([0x60], [0x61])

@@ -153,4 +153,40 @@ import Testing
         let error = #expect(throws: RillError.self) { try context.fetch(descriptor) }
         #expect(error?.code == .decodingFailed)
     }
+
+    @Test func noOrderingComparisonMatchesNaNThroughAnIndex() throws {
+        let container = try ModelContainer(for: Gadget.self, configurations: ModelConfiguration(url: url))
+        let context = container.mainContext
+        let prices = [Double.nan, .infinity, -.infinity, -0.0, .greatestFiniteMagnitude, 3, 500]
+        for (id, price) in prices.enumerated() {
+            context.insert(
+                Gadget(
+                    id: id, name: "", maker: nil, price: price, stock: 0, rating: nil, tags: [], released: Date(),
+                    active: true, spec: .init(weight: 0, color: "")))
+        }
+        try context.save()
+        let x = 256.77
+        let big = 1e300
+        let greater = #Predicate<Gadget> { $0.price > x }
+        let atLeast = #Predicate<Gadget> { $0.price >= x }
+        let less = #Predicate<Gadget> { $0.price < x }
+        let between = #Predicate<Gadget> { $0.price >= 3 && $0.price <= big }
+        let cases: [(String, Predicate<Gadget>, (Double) -> Bool)] = [
+            ("price > 256.77", greater, { $0 > x }),
+            ("price >= 256.77", atLeast, { $0 >= x }),
+            ("price < 256.77", less, { $0 < x }),
+            ("price between 3 and 1e300", between, { $0 >= 3 && $0 <= big }),
+        ]
+        for (text, predicate, check) in cases {
+            let expected = prices.indices.filter { check(prices[$0]) }
+            let query = try QueryParser.parse("Gadget where \(text)")
+            #expect(try container.store.explain(query).hasPrefix("index"), "\(text) is served by the index")
+            let rows = try container.store.run(query).map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! } }
+            #expect(rows.sorted() == expected, "\(text)")
+            let descriptor = FetchDescriptor<Gadget>(predicate: predicate)
+            let fetched = try context.fetch(descriptor).map(\.id)
+            #expect(fetched.sorted() == expected, "#Predicate \(text)")
+            #expect(try context.fetchCount(descriptor) == expected.count, "count \(text)")
+        }
+    }
 }
