@@ -49,11 +49,10 @@ final class MaintainedQuery<Source: LiveRowSource> {
         screen.reset(dependencies: source.dependencies, filter: source.filter)
         hasFilter = source.filter != nil
         orderPaths = source.orderPaths
-        windowStart = max(source.offset ?? 0, 0)
-        windowEnd = source.limit.map { limit in
-            let (end, overflow) = windowStart.addingReportingOverflow(max(limit, 0))
-            return overflow ? Int.max / 4 : end
-        }
+        let window = QueryWindow(offset: source.offset, limit: source.limit)
+        windowStart = window.offset
+        // Held rows run to the end plus a look-ahead: kept far from overflowing.
+        windowEnd = window.end.map { min($0, Int.max / 4) }
     }
 
     // MARK: - Held rows

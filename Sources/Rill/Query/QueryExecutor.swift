@@ -36,36 +36,24 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// The models of the descriptor's window, in order.
     func models() throws -> [T] {
-        let offset = max(descriptor.fetchOffset ?? 0, 0)
-        let limit = descriptor.fetchLimit.map { max($0, 0) }
-        if limit == 0 { return [] }
+        let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        if window.isEmpty { return [] }
         let planned = try plan()
         // Candidates already in the wanted order, with no staged model to merge in: the window is
         // the first matches, and the walk can stop there.
         let canStopEarly = (planned?.isSorted ?? true) && !staged.values.contains { $0 != nil }
         if canStopEarly, staged.isEmpty {
             guard let planned else { return [] }
-            return try window(of: planned, offset: offset, limit: limit)
+            return try self.window(of: planned, offset: window.offset, limit: window.limit)
         }
-        let wanted =
-            canStopEarly
-            ? limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : offset + limit } : nil
+        let wanted = canStopEarly ? window.end : nil
         // Otherwise, with a limit, keep only the best `offset + limit` rows while reading (a
         // bounded top-K), rather than sorting every match at the end.
-        let best =
-            canStopEarly
-            ? nil
-            : limit.flatMap { limit -> Int? in
-                let (sum, overflow) = limit.addingReportingOverflow(offset)
-                return overflow || sum > 10_000 ? nil : sum
-            }
+        let best = canStopEarly ? nil : window.end.flatMap { $0 > 10_000 ? nil : $0 }
         var rows = try matchingRows(planned, stopAfter: wanted, keepBest: best)
         if !canStopEarly, best == nil { order(&rows) }
-        guard offset < rows.count else { return [] }
-        let end = min(
-            rows.count, limit.map { offset.addingReportingOverflow($0).overflow ? .max : offset + $0 } ?? .max)
         // A closure, not `\.model`: a key path into a generic type is built anew on every call.
-        return rows[offset..<end].map { $0.model }
+        return rows[window.range(in: rows.count)].map { $0.model }
     }
 
     /// The models of the window when the candidates come in order and no unsaved change of the
@@ -145,8 +133,7 @@ struct QueryExecutor<T: PersistentModel> {
                 total = try matchingRows(planned, stopAfter: nil).count
             }
         }
-        let afterOffset = max(total - max(descriptor.fetchOffset ?? 0, 0), 0)
-        return min(afterOffset, descriptor.fetchLimit.map { max($0, 0) } ?? .max)
+        return QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit).range(in: total).count
     }
 
     /// How the fetch runs, for a person.

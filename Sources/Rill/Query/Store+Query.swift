@@ -32,11 +32,8 @@ extension Store {
             ? QueryPlan(access: .scan, isSorted: query.sort.isEmpty)
             : QueryPlanner.plan(query.predicate, sort: query.sort, limit: query.limit, entity: entity)
         var rows: [QueryRow] = []
-        let offset = max(query.offset ?? 0, 0)
-        let wanted =
-            plan.isSorted
-            ? query.limit.map { limit in limit.addingReportingOverflow(offset).overflow ? Int.max : limit + offset }
-            : nil
+        let window = QueryWindow(offset: query.offset, limit: query.limit)
+        let wanted = plan.isSorted ? window.end : nil
         // The fields the predicate reads: a candidate is parsed whole only once it matches.
         let predicateFields = plan.coversPredicate ? nil : query.predicate?.topLevelFields
         try forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
@@ -64,7 +61,7 @@ extension Store {
                 return lhs.key.lexicographicallyPrecedes(rhs.key)
             }
         }
-        return Array(rows.dropFirst(offset).prefix(max(query.limit ?? .max, 0)))
+        return Array(rows[window.range(in: rows.count)])
     }
 
     /// A stored record read without its model type.
