@@ -1,7 +1,7 @@
 # Rill — two commands do everything: `make demo` and `make test`.
 
 SWIFT ?= swift
-DEMO_STORE ?= .rill-demo
+DEMO_STORE ?= .build/rill-demo
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)

@@ -30,7 +30,7 @@ let shelf = [
     Book(id: "978-0374529260", title: "The Periodic Table", author: "Primo Levi", year: 1975, pages: 233),
 ]
 
-let directory = CommandLine.arguments.dropFirst().first ?? ".rill-demo/library"
+let directory = CommandLine.arguments.dropFirst().first ?? ".build/rill-demo/library"
 let container = try ModelContainer(
     for: Book.self,
     configurations: ModelConfiguration(url: URL(fileURLWithPath: directory)))

@@ -1,5 +1,6 @@
 import Foundation
 import Rill
+import RillTestSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -52,7 +53,7 @@ struct ServeBenchmark {
         // The daemon, on its Unix socket and on TCP.
         let served = scratch.appendingPathComponent("served")
         let servedIDs = try populate(served)
-        let port = try Self.freePort()
+        let port = try freeTCPPort()
         let token = UUID().uuidString
         let daemon = Process()
         daemon.executableURL = executable
@@ -316,23 +317,6 @@ struct ServeBenchmark {
         return Outcome(
             savesPerSecond: Double(acks.count) / elapsed, latencies: latencies, roundTrips: roundTrips.withLock { $0 },
             resets: resets.load(ordering: .relaxed))
-    }
-
-    /// A TCP port free at the moment (bound to 0, read, let go).
-    private static func freePort() throws -> UInt16 {
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(probe) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let status = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(probe, $0, length) == 0 ? getsockname(probe, $0, &length) : -1
-            }
-        }
-        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        return UInt16(bigEndian: address.sin_port)
     }
 
     /// A connection to 127.0.0.1:`port`, with Nagle's algorithm off as in every client of Rill's.

@@ -15,32 +15,7 @@ import Testing
     let directory = TemporaryDirectory()
     let token = "t0ken-\(UUID())"
 
-    func makeStore() throws -> String {
-        let path = directory.path("store")
-        let container = try ModelContainer(
-            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-        let context = ModelContext(container)
-        for id in 0..<10 { context.insert(Counter(id: id, value: id)) }
-        try context.save()
-        return path
-    }
-
-    /// A TCP port free at the moment: bound to 0, read, let go.
-    static func freePort() -> UInt16 {
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(probe) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(probe, $0, length)
-                return getsockname(probe, $0, &length)
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
+    func makeStore() throws -> String { try directory.counterStore() }
 
     /// Gives `client`'s reads a bound, so that a daemon that never answers fails the test.
     static func bounded(_ client: ServeTests.Client, seconds: Int = 20) -> ServeTests.Client {
@@ -89,7 +64,7 @@ import Testing
 
     @Test func dribblingTCPClientsCannotLockOutLocalOrAuthenticatedOnes() throws {
         let path = try makeStore()
-        let port = Self.freePort()
+        let port = try freeTCPPort()
         let daemon = try ServeTests.Daemon(
             store: path,
             arguments: [
@@ -130,7 +105,7 @@ import Testing
 
     @Test func aBurstOfClientsWithTheTokenIsQueuedNotClosed() throws {
         let path = try makeStore()
-        let port = Self.freePort()
+        let port = try freeTCPPort()
         let daemon = try ServeTests.Daemon(
             store: path, arguments: ["--listen", ":\(port)", "--max-unauthenticated", "2"],
             environment: ["RILL_TOKEN": token], log: directory.path("serve.log"))
@@ -147,7 +122,7 @@ import Testing
 
     @Test func everyRequestHasADeadline() throws {
         let path = try makeStore()
-        let port = Self.freePort()
+        let port = try freeTCPPort()
         let daemon = try ServeTests.Daemon(
             store: path, arguments: ["--listen", ":\(port)", "--request-timeout", "1"],
             environment: ["RILL_TOKEN": token], log: directory.path("serve.log"))

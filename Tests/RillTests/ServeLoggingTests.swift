@@ -13,15 +13,7 @@ import Testing
 @Suite struct ServeLoggingTests {
     let directory = TemporaryDirectory()
 
-    func makeStore() throws -> String {
-        let path = directory.path("store")
-        let container = try ModelContainer(
-            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-        let context = ModelContext(container)
-        for id in 0..<10 { context.insert(Counter(id: id, value: id)) }
-        try context.save()
-        return path
-    }
+    func makeStore() throws -> String { try directory.counterStore() }
 
     /// A client whose reads give up after 20 s, so that a daemon stuck in its logging fails the
     /// test instead of hanging it.

@@ -14,15 +14,7 @@ import Testing
     let directory = TemporaryDirectory()
 
     func makeStore(records: Int, payload: Int) throws -> String {
-        let path = directory.path("store")
-        let container = try ModelContainer(
-            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-        let context = ModelContext(container)
-        for id in 0..<records {
-            context.insert(Counter(id: id, value: id, payload: String(repeating: "p", count: payload)))
-        }
-        try context.save()
-        return path
+        try directory.counterStore(records: records, payload: payload)
     }
 
     /// Subscribes to `query`, reads the results, and goes away.

@@ -433,20 +433,7 @@ import Testing
 
     @Test func tcpNeedsTheBearerToken() throws {
         let (path, _) = try makeStore()
-        // A free port: bind to 0, read it, let it go.
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(probe, $0, length)
-                return getsockname(probe, $0, &length)
-            }
-        }
-        let port = UInt16(bigEndian: address.sin_port)
-        close(probe)
+        let port = try freeTCPPort()
 
         let token = "s3cret-\(UUID())"
         let daemon = try Daemon(

@@ -61,8 +61,9 @@ enum TotalEvaluation {
         return UntypedValue(QueryEvaluator.arithmetic(op, a, b))
     }
 
-    /// `lhs op rhs` in Swift when it does not trap: integers with overflow checks (nil on
-    /// overflow or division by zero), other numeric types with their own operators.
+    /// `lhs op rhs` for standard integers, with overflow checks: nil on overflow or division by
+    /// zero, and for values that are not integers (their own operators cannot trap; callers
+    /// apply them).
     static func checked<N>(_ op: QueryArithmetic, _ lhs: N, _ rhs: N) -> N? {
         guard let integer = lhs as? any FixedWidthInteger else { return nil }
         return checkedInteger(op, integer, rhs) as? N
