@@ -6,7 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Rill", targets: ["Rill"]),
-        .executable(name: "rill", targets: ["rill"]),
+        // The command-line tool: its target is named apart from `Rill` (the two would differ only by
+        // case), its product and binary stay `rill`.
+        .executable(name: "rill", targets: ["RillCommandLine"]),
     ],
     targets: [
         // LMDB from the system (Debian: liblmdb-dev).
@@ -20,7 +22,13 @@ let package = Package(
         // The only module that speaks LMDB.
         .target(name: "RillStorage", dependencies: ["CLMDB"]),
         .target(name: "Rill", dependencies: ["RillStorage"]),
-        .executableTarget(name: "rill", dependencies: ["Rill"]),
+        // HTTP/1.1 requests and responses, Unix and TCP sockets: no store, no domain words.
+        .target(name: "RillHTTP"),
+        // The daemon: a store served over HTTP and Server-Sent Events (`rill serve`).
+        .target(name: "RillServer", dependencies: ["Rill", "RillHTTP"]),
+        // The client of the daemon's event streams (`rill watch --connect`).
+        .target(name: "RillClient", dependencies: ["Rill", "RillHTTP"]),
+        .executableTarget(name: "RillCommandLine", dependencies: ["Rill", "RillHTTP", "RillServer", "RillClient"]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
         .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillTestSupport"]),
 
@@ -35,7 +43,11 @@ let package = Package(
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
         .testTarget(
             name: "RillTests",
-            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "rill", "library-demo"]
+            dependencies: [
+                "Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "RillCommandLine", "RillHTTP",
+                "RillServer",
+                "RillClient", "library-demo",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

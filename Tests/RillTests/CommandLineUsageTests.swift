@@ -3,7 +3,7 @@ import RillTestSupport
 import Testing
 
 @testable import Rill
-@testable import rill
+@testable import RillCommandLine
 
 /// The `rill` tool met for the first time: help, versions, mistyped names, missing arguments,
 /// entities that do not exist yet, ids on standard input, and arguments that are not UTF-8.

@@ -2,7 +2,7 @@ import Foundation
 import RillTestSupport
 import Testing
 
-@testable import rill
+@testable import RillHTTP
 
 /// The daemon's HTTP request reader on its own: requests split anywhere, pipelined requests, and
 /// random bytes, which give a request, a wait for more, or an error — never a crash.

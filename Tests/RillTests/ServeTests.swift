@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Rill
-@testable import rill
+@testable import RillHTTP
 
 #if canImport(Glibc)
     import Glibc

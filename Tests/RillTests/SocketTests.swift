@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import rill
+@testable import RillHTTP
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import Rill
+import RillHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -12,28 +13,28 @@ import Rill
 /// No daemon answering is a failure, at the start or when connecting again after a drop,
 /// unless the client is `retrying`: a watch of an address where nothing listens must say so,
 /// not wait in silence.
-struct EventStreamClient {
-    struct Event {
-        var name: String
-        var id: String?
-        var data: String
+package struct EventStreamClient {
+    package struct Event {
+        package var name: String
+        package var id: String?
+        package var data: String
     }
 
     /// A failure the server reported (an HTTP error with its JSON message): not retried.
-    struct Refused: Error, CustomStringConvertible {
-        var status: Int
-        var message: String
+    package struct Refused: Error, CustomStringConvertible {
+        package var status: Int
+        package var message: String
 
-        var description: String { "HTTP \(status): \(message)" }
+        package var description: String { "HTTP \(status): \(message)" }
     }
 
     /// No daemon answered at the address (and the client is not retrying).
-    struct Unreachable: Error, CustomStringConvertible {
-        var address: SocketAddress
-        var cause: any Error
-        var afterDrop: Bool
+    package struct Unreachable: Error, CustomStringConvertible {
+        package var address: SocketAddress
+        package var cause: any Error
+        package var afterDrop: Bool
 
-        var description: String {
+        package var description: String {
             let what =
                 afterDrop
                 ? "the connection to \(address) dropped, and no daemon answers there now"
@@ -42,15 +43,29 @@ struct EventStreamClient {
         }
     }
 
-    var address: SocketAddress
-    var query: String
-    var token: String?
-    var lastEventID: String?
+    package var address: SocketAddress
+    package var query: String
+    package var token: String?
+    package var lastEventID: String?
     /// Whether to keep connecting when no daemon answers, rather than fail.
-    var retrying = false
+    package var retrying = false
+    /// Told, in a sentence, of a lost connection or a daemon not answering yet, once per outage.
+    package var notice: (String) -> Void
+
+    package init(
+        address: SocketAddress, query: String, token: String? = nil, lastEventID: String? = nil,
+        retrying: Bool = false, notice: @escaping (String) -> Void = { _ in }
+    ) {
+        self.address = address
+        self.query = query
+        self.token = token
+        self.lastEventID = lastEventID
+        self.retrying = retrying
+        self.notice = notice
+    }
 
     /// `store/rill.sock`, a store directory (its socket), `unix:path`, or `http://host:port`.
-    static func address(_ text: String) -> SocketAddress? {
+    package static func address(_ text: String) -> SocketAddress? {
         if text.hasPrefix("http://") {
             let rest = text.dropFirst(7)
             let authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
@@ -66,7 +81,7 @@ struct EventStreamClient {
 
     /// Follows the stream, calling `handle` with each event, until the server refuses or (when
     /// not retrying) cannot be reached — both thrown — reconnecting after a dropped connection.
-    mutating func run(_ handle: (Event) -> Void) throws {
+    package mutating func run(_ handle: (Event) -> Void) throws {
         // Attempts in a row that delivered no event: they wait longer and longer before the next.
         var failures = 0
         var everConnected = false
@@ -86,10 +101,10 @@ struct EventStreamClient {
                     throw Unreachable(address: address, cause: error, afterDrop: everConnected)
                 }
                 if connected, failures == 0 {
-                    Output.error("lost the connection to \(address) (\(error)); reconnecting")
+                    notice("lost the connection to \(address) (\(error)); reconnecting")
                 } else if !connected, failures == 0, !everConnected {
                     let what = error is Refused ? "the daemon at \(address) is full" : "no daemon answers at \(address)"
-                    Output.error("\(what) (\(error)); retrying")
+                    notice("\(what) (\(error)); retrying")
                 }
                 everConnected = everConnected || connected
                 failures = delivered ? 0 : failures + 1

@@ -1,5 +1,6 @@
 import Dispatch
 import Rill
+import RillHTTP
 import Synchronization
 
 #if canImport(Glibc)

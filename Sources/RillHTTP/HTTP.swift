@@ -2,56 +2,68 @@ import Foundation
 
 /// One HTTP/1.1 request, as `rill serve` reads it: request line, headers, and a body of
 /// `Content-Length` bytes (chunked request bodies are refused).
-struct HTTPRequest {
-    var method: String
+package struct HTTPRequest {
+    package var method: String
     /// The path, percent-decoded.
-    var path: String
+    package var path: String
     /// The query string's parameters, percent-decoded (`+` as a space).
-    var parameters: [String: String]
+    package var parameters: [String: String]
     /// Header names lowercased; a repeated header keeps its last value.
-    var headers: [String: String]
-    var body: [UInt8]
+    package var headers: [String: String]
+    package var body: [UInt8]
     /// HTTP/1.1 keeps the connection open unless told otherwise; HTTP/1.0 closes it.
-    var keepAlive: Bool
+    package var keepAlive: Bool
 }
 
 /// A request that cannot be served, answered with `status` and a JSON error.
-struct HTTPError: Error {
-    var status: Int
-    var code: String
-    var message: String
+package struct HTTPError: Error {
+    package var status: Int
+    package var code: String
+    package var message: String
     /// The connection cannot be read further (a malformed or oversized request): close it.
-    var closesConnection = false
+    package var closesConnection = false
+
+    package init(status: Int, code: String, message: String, closesConnection: Bool = false) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.closesConnection = closesConnection
+    }
 }
 
 /// Limits on what a client may send.
-struct HTTPLimits {
+package struct HTTPLimits {
     /// The request line and headers together.
-    var headerBytes = 16 << 10
-    var bodyBytes = 16 << 20
+    package var headerBytes: Int
+    package var bodyBytes: Int
+
+    package init(headerBytes: Int = 16 << 10, bodyBytes: Int = 16 << 20) {
+        self.headerBytes = headerBytes
+        self.bodyBytes = bodyBytes
+    }
 }
 
 /// Reads requests from a connection's bytes.
-struct HTTPRequestReader {
-    private(set) var buffer: [UInt8] = []
-    let limits: HTTPLimits
+package struct HTTPRequestReader {
+    package private(set) var buffer: [UInt8] = []
+    package let limits: HTTPLimits
     /// The request whose head is whole and whose body is still arriving (its `body` empty), and
     /// where that body starts in `buffer`.
     private var pending: (request: HTTPRequest, bodyStart: Int, length: Int)?
 
-    init(limits: HTTPLimits) { self.limits = limits }
+    package init(limits: HTTPLimits) { self.limits = limits }
 
-    mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.append(contentsOf: bytes) }
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.append(contentsOf: bytes) }
 
     /// The request being read once its head is whole, before its body is (the `body` empty), so
     /// that it can be refused without reading the body.
-    var head: HTTPRequest? { pending?.request }
+    package var head: HTTPRequest? { pending?.request }
 
     /// The length of the body still arriving, once the head is whole.
-    var bodyLength: Int? { pending?.length }
+    package var bodyLength: Int? { pending?.length }
 
     /// The next whole request in the buffer, removed from it; nil when more bytes are needed.
-    mutating func next() throws(HTTPError) -> HTTPRequest? {
+    package mutating func next() throws(HTTPError) -> HTTPRequest? {
         if pending == nil {
             guard let head = try readHead() else { return nil }
             pending = head
@@ -157,18 +169,24 @@ struct HTTPRequestReader {
 }
 
 /// A response: status, headers, body.
-struct HTTPResponse {
-    var status: Int
-    var headers: [(String, String)] = []
-    var body: [UInt8] = []
+package struct HTTPResponse {
+    package var status: Int
+    package var headers: [(String, String)] = []
+    package var body: [UInt8] = []
 
-    static func json(_ status: Int, _ text: String) -> HTTPResponse {
+    package init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    package static func json(_ status: Int, _ text: String) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: [("Content-Type", "application/json; charset=utf-8")],
             body: Array((text + "\n").utf8))
     }
 
-    static func error(_ error: HTTPError) -> HTTPResponse {
+    package static func error(_ error: HTTPError) -> HTTPResponse {
         var response = json(
             error.status,
             #"{"error":{"code":\#(jsonQuoted(error.code)),"message":\#(jsonQuoted(error.message))}}"#)
@@ -177,7 +195,7 @@ struct HTTPResponse {
     }
 
     /// The head and body as bytes; `keepAlive` sets the `Connection` header.
-    func serialized(keepAlive: Bool) -> [UInt8] {
+    package func serialized(keepAlive: Bool) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.count)\r\n"
@@ -185,7 +203,7 @@ struct HTTPResponse {
         return Array(head.utf8) + body
     }
 
-    static func reason(_ status: Int) -> String {
+    package static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
         case 204: "No Content"
@@ -210,7 +228,7 @@ struct HTTPResponse {
 }
 
 /// A string as a JSON string literal.
-func jsonQuoted(_ text: String) -> String {
+package func jsonQuoted(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
         switch scalar {

@@ -10,16 +10,16 @@ import Synchronization
 /// Lines go through a ``LogWriter``: logging never blocks the caller and never fails it, whatever
 /// became of standard error (a full pipe, a reader gone, closed). Under systemd (`JOURNAL_STREAM` set) each line starts with the syslog priority (`<6>`), which
 /// journald reads as the level and strips; elsewhere with an ISO-8601 time and the level's name.
-enum Log {
-    enum Level: Int, Comparable, Sendable {
+package enum Log {
+    package enum Level: Int, Comparable, Sendable {
         case debug = 7
         case info = 6
         case warning = 4
         case error = 3
 
-        static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue > rhs.rawValue }
+        package static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue > rhs.rawValue }
 
-        var name: String {
+        package var name: String {
             switch self {
             case .debug: "debug"
             case .info: "info"
@@ -28,7 +28,7 @@ enum Log {
             }
         }
 
-        init?(name: String) {
+        package init?(name: String) {
             switch name {
             case "debug": self = .debug
             case "info": self = .info
@@ -43,12 +43,12 @@ enum Log {
     private static let journal = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
     private static let writer = LogWriter(fd: STDERR_FILENO, capacity: 256 << 10)
 
-    static func setLevel(_ level: Level) { minimum.store(level.rawValue, ordering: .relaxed) }
+    package static func setLevel(_ level: Level) { minimum.store(level.rawValue, ordering: .relaxed) }
 
-    static func debug(_ message: @autoclosure () -> String) { write(.debug, message) }
-    static func info(_ message: @autoclosure () -> String) { write(.info, message) }
-    static func warning(_ message: @autoclosure () -> String) { write(.warning, message) }
-    static func error(_ message: @autoclosure () -> String) { write(.error, message) }
+    package static func debug(_ message: @autoclosure () -> String) { write(.debug, message) }
+    package static func info(_ message: @autoclosure () -> String) { write(.info, message) }
+    package static func warning(_ message: @autoclosure () -> String) { write(.warning, message) }
+    package static func error(_ message: @autoclosure () -> String) { write(.error, message) }
 
     private static func write(_ level: Level, _ message: () -> String) {
         guard level.rawValue <= minimum.load(ordering: .relaxed) else { return }
@@ -61,5 +61,5 @@ enum Log {
     }
 
     /// Waits up to `timeout` seconds for the lines logged so far to be written.
-    static func flush(timeout: Double = 1) { writer.flush(timeout: timeout) }
+    package static func flush(timeout: Double = 1) { writer.flush(timeout: timeout) }
 }

@@ -3,7 +3,7 @@
 #endif
 
 /// The process's limit on open descriptors.
-enum DescriptorLimit {
+package enum DescriptorLimit {
     /// Raises the soft limit to the hard one, and returns it.
     ///
     /// Every connection of the daemon is a descriptor, and every subscriber two more (its queue's
@@ -12,7 +12,7 @@ enum DescriptorLimit {
     /// example systemd's `LimitNOFILE=`); nothing in the daemon uses `select()`, which is what
     /// the low soft limit protects.
     @discardableResult
-    static func raise() -> UInt {
+    package static func raise() -> UInt {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
         if limit.rlim_cur < limit.rlim_max {

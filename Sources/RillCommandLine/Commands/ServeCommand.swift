@@ -1,5 +1,7 @@
 import Foundation
 import Rill
+import RillHTTP
+import RillServer
 
 /// `rill serve`: the daemon.
 struct ServeCommand: Command {

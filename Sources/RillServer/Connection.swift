@@ -1,5 +1,6 @@
 import Foundation
 import Rill
+import RillHTTP
 import RillStorage
 import Synchronization
 

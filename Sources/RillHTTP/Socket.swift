@@ -6,23 +6,23 @@ import Foundation
 #endif
 
 /// A failure of a socket call, with the call and errno's text.
-struct SocketError: Error, CustomStringConvertible {
-    var call: String
-    var code: Int32
-    var description: String { "\(call): \(String(cString: strerror(code)))" }
+package struct SocketError: Error, CustomStringConvertible {
+    package var call: String
+    package var code: Int32
+    package var description: String { "\(call): \(String(cString: strerror(code)))" }
 
-    init(_ call: String, _ code: Int32 = errno) {
+    package init(_ call: String, _ code: Int32 = errno) {
         self.call = call
         self.code = code
     }
 }
 
 /// Where `rill serve` listens, or where `rill watch --connect` connects.
-enum SocketAddress: CustomStringConvertible {
+package enum SocketAddress: CustomStringConvertible {
     case unix(String)
     case tcp(host: String, port: UInt16)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .unix(let path): "unix:\(path)"
         case .tcp(let host, let port): host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
@@ -30,7 +30,7 @@ enum SocketAddress: CustomStringConvertible {
     }
 
     /// `host:port`, `[v6]:port` or `:port` (loopback).
-    static func tcp(_ text: String) -> SocketAddress? {
+    package static func tcp(_ text: String) -> SocketAddress? {
         var host = "127.0.0.1"
         var portText = Substring(text)
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
@@ -46,10 +46,10 @@ enum SocketAddress: CustomStringConvertible {
 }
 
 /// Thin wrappers over the socket calls `rill serve` needs.
-enum Socket {
+package enum Socket {
     /// A listening socket. A Unix socket's file is created with mode 0600; a stale one (no
     /// process listening) is replaced, a live one refused.
-    static func listen(_ address: SocketAddress) throws -> Int32 {
+    package static func listen(_ address: SocketAddress) throws -> Int32 {
         switch address {
         case .unix(let path):
             if FileManager.default.fileExists(atPath: path) {
@@ -81,7 +81,7 @@ enum Socket {
         }
     }
 
-    static func connect(_ address: SocketAddress) throws -> Int32 {
+    package static func connect(_ address: SocketAddress) throws -> Int32 {
         switch address {
         case .unix(let path):
             return try withNewSocket(AF_UNIX) { fd in
@@ -151,7 +151,7 @@ enum Socket {
     }
 
     /// Sets the receive and send timeouts of `fd`.
-    static func setTimeouts(_ fd: Int32, receive: Double, send: Double) {
+    package static func setTimeouts(_ fd: Int32, receive: Double, send: Double) {
         for (option, seconds) in [(SO_RCVTIMEO, receive), (SO_SNDTIMEO, send)] {
             var time = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
             setsockopt(fd, SOL_SOCKET, option, &time, socklen_t(MemoryLayout<timeval>.size))
@@ -160,7 +160,7 @@ enum Socket {
 
     /// The next connection on `listener`, close-on-exec, with Nagle's algorithm off when it is
     /// TCP; -1 with `errno` set when `accept` fails.
-    static func accept(_ listener: Int32, tcp: Bool) -> Int32 {
+    package static func accept(_ listener: Int32, tcp: Bool) -> Int32 {
         let fd = Glibc.accept(listener, nil, nil)
         guard fd >= 0 else { return fd }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -171,13 +171,13 @@ enum Socket {
     /// Turns off Nagle's algorithm on a TCP socket. A request or a response is written whole in
     /// one call, so there is nothing to coalesce; left on, a small segment written while the
     /// previous one is unacknowledged waits for the peer's delayed ACK (up to 40 ms on Linux).
-    static func setNoDelay(_ fd: Int32) {
+    package static func setNoDelay(_ fd: Int32) {
         var yes: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// What ``wait(_:until:alsoFor:)`` saw.
-    enum Readiness: Equatable {
+    package enum Readiness: Equatable {
         /// `fd` can be read (bytes, or the end of the stream), or the peer hung up.
         case readable
         /// The other descriptor can be read.
@@ -187,7 +187,7 @@ enum Socket {
 
     /// Waits until `fd` can be read or its peer hangs up, `other` (if not -1) can be read, or
     /// the monotonic clock reaches `deadline` (`DispatchTime.uptimeNanoseconds`).
-    static func wait(_ fd: Int32, until deadline: UInt64, alsoFor other: Int32 = -1) -> Readiness {
+    package static func wait(_ fd: Int32, until deadline: UInt64, alsoFor other: Int32 = -1) -> Readiness {
         // POLLRDHUP (Linux): the peer shut down its side, even before its last bytes are read.
         let peerHangUp = Int16(0x2000)
         while true {
@@ -206,7 +206,7 @@ enum Socket {
     }
 
     /// Writes all of `bytes`; false when the peer is gone or the send timed out.
-    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    package static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { raw in

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import Rill
+import RillClient
+import RillHTTP
 
 /// `rill watch`: a query's results, then every change to them as saves land — from this machine's
 /// other processes, through the store file.
@@ -102,7 +104,8 @@ struct WatchCommand: Command {
         Terminal.endOnInterrupt()
         let worker = Thread {
             var client = EventStreamClient(
-                address: address, query: query, token: token, lastEventID: since.map(String.init), retrying: retrying)
+                address: address, query: query, token: token, lastEventID: since.map(String.init), retrying: retrying,
+                notice: { Output.error($0) })
             do {
                 try client.run { event in
                     if rendering is JSONRendering, ["results", "reset", "change"].contains(event.name) {

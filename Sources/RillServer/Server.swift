@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Rill
+import RillHTTP
 import RillStorage
 import Synchronization
 
@@ -9,42 +10,44 @@ import Synchronization
 #endif
 
 /// How `rill serve` is set up.
-struct ServerOptions: Sendable {
-    var socketPath: String
-    var tcp: SocketAddress?
+package struct ServerOptions: Sendable {
+    package var socketPath: String
+    package var tcp: SocketAddress?
     /// Required of every request over TCP (`Authorization: Bearer …`).
-    var token: String?
+    package var token: String?
     /// Origins a browser may call from over TCP (CORS); none by default.
-    var allowedOrigins: Set<String> = []
-    var limits = HTTPLimits()
+    package var allowedOrigins: Set<String> = []
+    package var limits = HTTPLimits()
     /// Events a subscriber may fall behind by before it is reset.
-    var subscriberQueue = 1024
+    package var subscriberQueue = 1024
     /// The most commits a subscription resumes across (`Last-Event-ID`); further behind, it is
     /// reset to the current results instead.
-    var resumeLimit: UInt64 = 100_000
+    package var resumeLimit: UInt64 = 100_000
     /// The most connections served at once on the Unix socket, and as many again over TCP once
     /// they have authenticated; past it a new one is answered 503 and closed.
-    var maxConnections = 512
+    package var maxConnections = 512
     /// The most TCP connections not yet authenticated (no request with the token yet): their
     /// own budget, so that they cannot use up the connections of local and authenticated
     /// clients. Past it, new TCP connections wait in the listen backlog, and the one that has
     /// waited longest is closed to make room once it has had a second to authenticate.
-    var maxUnauthenticated = 16
+    package var maxUnauthenticated = 16
     /// How long a connection may sit between requests (an unauthenticated one: `requestSeconds`).
-    var idleSeconds = 60.0
+    package var idleSeconds = 60.0
     /// How long a request's head may take from its first byte; its body has as long again, or
     /// the time to send it at `bodyBytesPerSecond`, whichever is longer.
-    var requestSeconds = 10.0
+    package var requestSeconds = 10.0
     /// How long a client may take to read what it is sent.
-    var sendSeconds = 30.0
+    package var sendSeconds = 30.0
     /// An event stream sends a comment after this long without events.
-    var keepAliveSeconds = 15.0
+    package var keepAliveSeconds = 15.0
+
+    package init(socketPath: String) { self.socketPath = socketPath }
 
     /// The slowest body upload a request's deadline allows for.
-    static let bodyBytesPerSecond = 256 << 10
+    package static let bodyBytesPerSecond = 256 << 10
 
     /// How long the body of a request of `length` bytes may take to arrive.
-    func bodySeconds(_ length: Int) -> Double {
+    package func bodySeconds(_ length: Int) -> Double {
         max(requestSeconds, Double(length) / Double(Self.bodyBytesPerSecond))
     }
 }
@@ -55,10 +58,10 @@ struct ServerOptions: Sendable {
 /// only its own connection, and a subscriber that reads slowly only itself (its events queue up
 /// to a bound, past which it is reset to a fresh snapshot). Live subscriptions are live queries
 /// on the store's follower, whose handler only queues.
-final class Server: @unchecked Sendable {
+package final class Server: @unchecked Sendable {
     // Sendable: `state` is behind its lock; the rest is immutable after init.
-    let store: Store
-    let options: ServerOptions
+    package let store: Store
+    package let options: ServerOptions
     private let listeners: [(fd: Int32, address: SocketAddress, needsToken: Bool)]
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
@@ -92,7 +95,7 @@ final class Server: @unchecked Sendable {
     /// milliseconds; until then a burst of such clients waits its turn in the listen backlog.
     static let unauthenticatedGrace = 1.0
 
-    init(store: Store, options: ServerOptions) throws {
+    package init(store: Store, options: ServerOptions) throws {
         self.store = store
         self.options = options
         var listeners: [(Int32, SocketAddress, Bool)] = []
@@ -112,7 +115,7 @@ final class Server: @unchecked Sendable {
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish,
     /// ends the event streams, and returns.
-    func run() {
+    package func run() {
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         let signals = [SIGTERM, SIGINT].map { number in
@@ -150,7 +153,7 @@ final class Server: @unchecked Sendable {
     }
 
     /// Stops: no new connections; idle ones close, busy ones after their request, streams end.
-    func stop() {
+    package func stop() {
         let connections = state.withLock { state -> [Connection]? in
             guard !state.stopping else { return nil }
             state.stopping = true
@@ -171,7 +174,7 @@ final class Server: @unchecked Sendable {
         finished.signal()
     }
 
-    var isStopping: Bool { state.withLock { $0.stopping } }
+    package var isStopping: Bool { state.withLock { $0.stopping } }
 
     func limit(of budget: Budget) -> Int {
         switch budget {
