@@ -22,13 +22,17 @@ let package = Package(
         // The only module that speaks LMDB.
         .target(name: "RillStorage", dependencies: ["CLMDB"]),
         .target(name: "Rill", dependencies: ["RillStorage"]),
+        // The wire protocol of Documentation/Protocol.md: saves from JSON, results, changes and
+        // subscription events, errors as JSON and HTTP statuses. The daemon, its client and the CLI speak it.
+        .target(name: "RillService", dependencies: ["Rill"]),
         // HTTP/1.1 requests and responses, Unix and TCP sockets: no store, no domain words.
         .target(name: "RillHTTP"),
         // The daemon: a store served over HTTP and Server-Sent Events (`rill serve`).
-        .target(name: "RillServer", dependencies: ["Rill", "RillHTTP"]),
+        .target(name: "RillServer", dependencies: ["Rill", "RillHTTP", "RillService"]),
         // The client of the daemon's event streams (`rill watch --connect`).
-        .target(name: "RillClient", dependencies: ["Rill", "RillHTTP"]),
-        .executableTarget(name: "RillCommandLine", dependencies: ["Rill", "RillHTTP", "RillServer", "RillClient"]),
+        .target(name: "RillClient", dependencies: ["RillHTTP", "RillService"]),
+        .executableTarget(
+            name: "RillCommandLine", dependencies: ["Rill", "RillService", "RillHTTP", "RillServer", "RillClient"]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
         .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillTestSupport"]),
 

@@ -1,6 +1,6 @@
 import Foundation
-import Rill
 import RillHTTP
+import RillService
 
 #if canImport(Glibc)
     import Glibc
@@ -14,12 +14,6 @@ import RillHTTP
 /// unless the client is `retrying`: a watch of an address where nothing listens must say so,
 /// not wait in silence.
 package struct EventStreamClient {
-    package struct Event {
-        package var name: String
-        package var id: String?
-        package var data: String
-    }
-
     /// A failure the server reported (an HTTP error with its JSON message): not retried.
     package struct Refused: Error, CustomStringConvertible {
         package var status: Int
@@ -81,7 +75,7 @@ package struct EventStreamClient {
 
     /// Follows the stream, calling `handle` with each event, until the server refuses or (when
     /// not retrying) cannot be reached — both thrown — reconnecting after a dropped connection.
-    package mutating func run(_ handle: (Event) -> Void) throws {
+    package mutating func run(_ handle: (ServerSentEvent) -> Void) throws {
         // Attempts in a row that delivered no event: they wait longer and longer before the next.
         var failures = 0
         var everConnected = false
@@ -117,7 +111,7 @@ package struct EventStreamClient {
 
     /// One connection: the request, the response head, then events until the stream ends.
     /// `connected` is called once the server accepted the subscription (a 200 response).
-    private mutating func follow(connected: () -> Void, _ handle: (Event) -> Void) throws {
+    private mutating func follow(connected: () -> Void, _ handle: (ServerSentEvent) -> Void) throws {
         let fd = try Socket.connect(address)
         defer { close(fd) }
         var allowed = CharacterSet.urlQueryAllowed
@@ -157,18 +151,12 @@ package struct EventStreamClient {
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? Int.max
             while buffer.count < length, try readMore() {}
             let body = String(decoding: buffer.prefix(length), as: UTF8.self)
-            var message = body
-            if case .map(let fields)? = try? JSONReader.parse(Array(body.utf8)),
-                case .map(let error)? = fields.first(where: { $0.name == "error" })?.value,
-                case .string(let text)? = error.first(where: { $0.name == "message" })?.value
-            {
-                message = text
-            }
+            let message = ServiceError.message(fromJSON: body) ?? body
             throw Refused(status: status, message: message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         connected()
         // Events: lines up to a blank one.
-        var event = Event(name: "message", id: nil, data: "")
+        var event = ServerSentEvent()
         var hasData = false
         while true {
             while let newline = buffer.firstIndex(of: 10) {
@@ -180,7 +168,7 @@ package struct EventStreamClient {
                         if let id = event.id { lastEventID = id }
                         handle(event)
                     }
-                    event = Event(name: "message", id: nil, data: "")
+                    event = ServerSentEvent()
                     hasData = false
                     continue
                 }

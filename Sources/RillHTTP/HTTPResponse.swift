@@ -18,14 +18,6 @@ package struct HTTPResponse {
             body: Array((text + "\n").utf8))
     }
 
-    package static func error(_ error: HTTPError) -> HTTPResponse {
-        var response = json(
-            error.status,
-            #"{"error":{"code":\#(jsonQuoted(error.code)),"message":\#(jsonQuoted(error.message))}}"#)
-        if error.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
-        return response
-    }
-
     /// The head and body as bytes; `keepAlive` sets the `Connection` header.
     package func serialized(keepAlive: Bool) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
@@ -57,21 +49,4 @@ package struct HTTPResponse {
         default: "Status"
         }
     }
-}
-
-/// A string as a JSON string literal.
-package func jsonQuoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Rill
 import RillHTTP
+import RillService
 import RillStorage
 import Synchronization
 
@@ -184,7 +185,7 @@ final class Connection: @unchecked Sendable {
             response = .error(error)
             closes = error.closesConnection
         } catch let error as RillError {
-            response = .error(Self.httpError(error))
+            response = .error(HTTPError(ServiceError(error)))
         } catch {
             response = .error(HTTPError(status: 500, code: "internal", message: "\(error)"))
         }
@@ -280,41 +281,8 @@ final class Connection: @unchecked Sendable {
 
     /// `POST /v1/save`: `{"author":…,"changes":[…]}` or a bare array of changes; one atomic save.
     private func save(_ request: HTTPRequest) throws -> HTTPResponse {
-        let json = try Self.jsonBody(request)
-        var author: String?
-        let list: [RecordValue]
-        switch json {
-        case .array(let changes): list = changes
-        case .map(let fields):
-            for field in fields where field.name != "author" && field.name != "changes" {
-                throw HTTPError(
-                    status: 400, code: "invalidRecord",
-                    message: "a save has no field \"\(field.name)\" (it has author, changes)")
-            }
-            guard case .array(let changes)? = fields.first(where: { $0.name == "changes" })?.value else {
-                throw HTTPError(status: 400, code: "invalidRecord", message: "a save needs \"changes\", an array")
-            }
-            list = changes
-            switch fields.first(where: { $0.name == "author" })?.value {
-            case .string(let name)?: author = name
-            case nil, .null?: break
-            default: throw HTTPError(status: 400, code: "invalidRecord", message: "\"author\" must be a string")
-            }
-        default:
-            throw HTTPError(status: 400, code: "invalidRecord", message: "a save is an object or an array of changes")
-        }
-        guard !list.isEmpty else { throw HTTPError(status: 400, code: "invalidRecord", message: "no changes") }
-        var changes: [JSONChange] = []
-        for (index, value) in list.enumerated() {
-            do {
-                changes.append(try JSONChange(json: value))
-            } catch let error as RillError {
-                throw RillError(error.code, "change \(index + 1): \(error.message)")
-            }
-        }
-        let prepared = try server.store.prepare(changes)
-        let entry = try server.store.commit(prepared, author: author)
-        return .json(200, #"{"seq":\#(entry.map { String($0.sequence) } ?? "null")}"#)
+        let save = try SaveRequest(json: try Self.jsonBody(request))
+        return .json(200, try server.store.save(save.changes, author: save.author).json)
     }
 
     private static func jsonBody(_ request: HTTPRequest) throws -> RecordValue {
@@ -342,21 +310,6 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    static func httpError(_ error: RillError) -> HTTPError {
-        let status: Int
-        switch error.code {
-        case .unknownEntity: status = 404
-        case .invalidRecord, .invalidIdentifier, .encodingFailed, .queryFailed, .misuse, .unknownField, .kindMismatch:
-            status = 400
-        case .readOnly, .permissionDenied: status = 403
-        case .diskFull: status = 507
-        default: status = 500
-        }
-        // A query that does not fit its entity is shown as one that does not parse: with its caret line.
-        let message = (error.underlyingError as? QueryParseError)?.description ?? error.message
-        return HTTPError(status: status, code: error.code.description, message: message)
-    }
-
     // MARK: - Event streams
 
     /// `GET /v1/subscribe?q=…`: Server-Sent Events until the client goes or the server stops.
@@ -377,8 +330,7 @@ final class Connection: @unchecked Sendable {
             resetInstead = true
         }
         guard try server.store.entity(named: query.entity) != nil else {
-            throw HTTPError(
-                status: 404, code: "unknownEntity", message: try server.store.unknownEntityError(query.entity).message)
+            throw try server.store.unknownEntityError(query.entity)
         }
         let subscription = try Subscription(limit: server.options.subscriberQueue)
         let live = try RecordLiveQuery(query, store: server.store, since: since) { event in
@@ -394,7 +346,7 @@ final class Connection: @unchecked Sendable {
         var head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
         head += "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\nConnection: close\r\n"
         for (name, value) in cors { head += "\(name): \(value)\r\n" }
-        head += "\r\nretry: 1000\n\n"
+        head += "\r\n" + ServerSentEvent.streamStart
         guard Socket.write(fd, Array(head.utf8)) else { return }
         let text = request.parameters["q"] ?? query.entity
         Log.info("subscriber \(fd) follows '\(text)'\(since.map { " from commit \($0)" } ?? "")")
@@ -412,30 +364,25 @@ final class Connection: @unchecked Sendable {
             case .ended:
                 return
             case .idle:
-                text = ": keep-alive\n\n"
+                text = ServerSentEvent.keepAlive
             case .items(let items):
                 for item in items {
                     switch item {
                     case .event(.initial(let rows, let sequence)):
-                        text += Self.event(
-                            resetInstead ? "reset" : "results", id: sequence,
-                            RecordLiveQuery.resultsJSON(rows, sequence: sequence))
+                        text += ServerSentEvent.results(rows, sequence: sequence, reset: resetInstead).framed
                         lastSent = sequence
                     case .event(.change(let change)):
                         guard change.sequence > lastSent else { continue }
-                        text += Self.event("change", id: change.sequence, RecordLiveQuery.changeJSON(change))
+                        text += ServerSentEvent.change(change).framed
                         lastSent = change.sequence
                     case .event(.failed(let error)):
-                        let body =
-                            #"{"error":{"code":\#(jsonQuoted(error.code.description)),"message":\#(jsonQuoted(error.message))}}"#
-                        _ = Socket.write(fd, Array((text + "event: error\ndata: \(body)\n\n").utf8))
+                        _ = Socket.write(fd, Array((text + ServerSentEvent.failure(error).framed).utf8))
                         return
                     case .reset:
                         // The subscriber fell too far behind: a fresh snapshot replaces what it missed.
                         resets += 1
                         let (rows, sequence) = live.results
-                        text += Self.event(
-                            "reset", id: sequence, RecordLiveQuery.resultsJSON(rows, sequence: sequence))
+                        text += ServerSentEvent.results(rows, sequence: sequence, reset: true).framed
                         lastSent = sequence
                     }
                 }
@@ -444,7 +391,4 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    private static func event(_ name: String, id: UInt64, _ data: RecordValue) -> String {
-        "event: \(name)\nid: \(id)\ndata: \(data.jsonString())\n\n"
-    }
 }

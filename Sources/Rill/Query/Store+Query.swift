@@ -7,6 +7,11 @@ package struct QueryRow: Sendable {
     package var key: [UInt8]
     /// The record, schema-less.
     package var record: RecordValue
+
+    package init(key: [UInt8], record: RecordValue) {
+        self.key = key
+        self.record = record
+    }
 }
 
 extension Store {

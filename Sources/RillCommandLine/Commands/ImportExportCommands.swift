@@ -1,5 +1,6 @@
 import Foundation
 import Rill
+import RillService
 import RillStorage
 
 /// `rill export`: every record of a store (or of some entities) as NDJSON, each entity preceded
@@ -133,14 +134,14 @@ struct ImportCommand: Command {
         }
         progress.finish()
         let author = arguments.value("author")
-        let entry = try Store.creatingIfMissing(directory: path, options: EnvironmentOptions()) { store in
-            let prepared = try store.prepare(changes, declaring: declarations)
-            if Terminal.isStandardErrorATerminal, changes.count > 10_000 {
-                FileHandle.standardError.write(Data("saving \(changes.count) changes…\n".utf8))
+        let saved = try Store.creatingIfMissing(directory: path, options: EnvironmentOptions()) { store in
+            try store.save(changes, author: author, declaring: declarations) {
+                if Terminal.isStandardErrorATerminal, changes.count > 10_000 {
+                    FileHandle.standardError.write(Data("saving \(changes.count) changes…\n".utf8))
+                }
             }
-            return try store.commit(prepared, author: author, declaring: declarations)
         }
-        output.line(#"{"seq":\#(entry.map { String($0.sequence) } ?? "null")}"#)
+        output.line(saved.json)
         return ExitStatus.success
     }
 

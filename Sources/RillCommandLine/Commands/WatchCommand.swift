@@ -3,6 +3,7 @@ import Foundation
 import Rill
 import RillClient
 import RillHTTP
+import RillService
 
 /// `rill watch`: a query's results, then every change to them as saves land — from this machine's
 /// other processes, through the store file.

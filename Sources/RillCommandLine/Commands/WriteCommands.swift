@@ -1,5 +1,6 @@
 import Foundation
 import Rill
+import RillService
 
 /// `rill insert`, `rill update` and `rill delete`: one atomic save of JSON records given as
 /// arguments, or as NDJSON on standard input — each line read as the same argument would be.
@@ -101,9 +102,7 @@ struct WriteCommand: Command {
                 throw RillError(error.code, (values.count > 1 ? "item \(index + 1): " : "") + error.message)
             }
         }
-        let prepared = try store.prepare(changes)
-        let entry = try store.commit(prepared, author: arguments.value("author"))
-        output.line(#"{"seq":\#(entry.map { String($0.sequence) } ?? "null")}"#)
+        output.line(try store.save(changes, author: arguments.value("author")).json)
         return ExitStatus.success
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Rill
 
 // The JSON shapes of a text live query's results and changes, shared by `rill watch --json` and
 // `rill serve`'s subscriptions (Documentation/Protocol.md):
