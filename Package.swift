@@ -34,23 +34,39 @@ let package = Package(
         .executableTarget(
             name: "RillCommandLine", dependencies: ["Rill", "RillService", "RillHTTP", "RillServer", "RillClient"]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
-        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillTestSupport"]),
+        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillWorkloads"]),
+        // The models and seeded generators that the benchmarks share with the tests: not test code.
+        .target(name: "RillWorkloads", dependencies: ["Rill"]),
 
-        // Models and helpers shared by the tests, the test helper process and the benchmarks.
-        .target(name: "RillTestSupport", dependencies: ["Rill"], path: "Tests/RillTestSupport"),
+        // Helpers shared by the tests and the test helper process: temporary stores, test models,
+        // the built `rill` and `rill serve` as processes, a raw HTTP client.
+        .target(
+            name: "RillTestSupport", dependencies: ["Rill", "RillWorkloads", "RillHTTP"], path: "Tests/RillTestSupport"),
         // A child process the tests spawn, kill and inspect (durability under SIGKILL, several writers).
         .executableTarget(
             name: "rill-test-helper",
             dependencies: ["Rill", "RillTestSupport"],
             path: "Tests/RillTestHelper"
         ),
+        // A test target per module; those that run the built `rill` depend on it.
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
         .testTarget(
             name: "RillTests",
+            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "RillCommandLine"]
+        ),
+        .testTarget(name: "RillServiceTests", dependencies: ["Rill", "RillService", "RillTestSupport"]),
+        .testTarget(name: "RillHTTPTests", dependencies: ["RillHTTP", "RillTestSupport"]),
+        .testTarget(
+            name: "RillServerTests",
+            dependencies: ["Rill", "RillServer", "RillHTTP", "RillTestSupport", "rill-test-helper", "RillCommandLine"]
+        ),
+        .testTarget(
+            name: "RillClientTests", dependencies: ["RillClient", "RillHTTP", "RillService", "RillTestSupport"]),
+        .testTarget(
+            name: "RillCommandLineTests",
             dependencies: [
-                "Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "RillCommandLine", "RillHTTP",
-                "RillServer",
-                "RillClient", "library-demo",
+                "Rill", "RillStorage", "RillService", "RillTestSupport", "rill-test-helper", "RillCommandLine",
+                "library-demo",
             ]
         ),
     ],

@@ -16,184 +16,6 @@ import Testing
 
     // MARK: - Helpers
 
-    /// A running `rill serve`.
-    final class Daemon: @unchecked Sendable {
-        let process = Process()
-        let socket: String
-        let log: String
-
-        /// Starts `rill serve store arguments…`, its standard error into the file `log`, or into
-        /// `standardError` when one is given.
-        init(
-            store: String, arguments: [String] = [], environment: [String: String] = [:], log: String,
-            standardError: Pipe? = nil
-        ) throws {
-            socket = store + "/rill.sock"
-            self.log = log
-            process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
-            process.arguments = ["serve", store] + arguments
-            var env = ProcessInfo.processInfo.environment
-            for (key, value) in environment { env[key] = value }
-            process.environment = env
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            process.standardError = standardError ?? FileHandle(forWritingAtPath: log)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(20)
-            while !FileManager.default.fileExists(atPath: socket), Date() < deadline, process.isRunning {
-                usleep(10_000)
-            }
-            // The socket file exists from bind; give listen and the accept thread a moment.
-            usleep(50_000)
-        }
-
-        deinit {
-            // A test that failed before stopping it must not leave the daemon behind.
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-
-        func stop(_ signal: Int32 = SIGTERM) -> Int32 {
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-
-        var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-    }
-
-    struct Response {
-        var status: Int
-        var body: String
-        var json: [String: Any] {
-            (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:]
-        }
-    }
-
-    /// One HTTP/1.1 connection, requests one after another.
-    final class Client {
-        let fd: Int32
-        private var buffer: [UInt8] = []
-
-        init(unix path: String) throws { fd = try Socket.connect(.unix(path)) }
-
-        init(port: UInt16) throws { fd = try Socket.connect(.tcp(host: "127.0.0.1", port: port)) }
-
-        deinit { close(fd) }
-
-        func send(_ bytes: [UInt8]) {
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes.withUnsafeBytes {
-                    Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-                }
-                if sent <= 0 { return }
-                offset += sent
-            }
-        }
-
-        /// Reads more bytes; false at the end of the stream.
-        func readMore() -> Bool {
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return false }
-            buffer.append(contentsOf: chunk[0..<count])
-            return true
-        }
-
-        /// The next response (nil when the connection ends first).
-        func response() -> Response? {
-            while true {
-                if let end = buffer.indices.dropLast(3).first(where: {
-                    buffer[$0..<$0 + 4].elementsEqual([13, 10, 13, 10])
-                }) {
-                    let head = String(decoding: buffer[0..<end], as: UTF8.self)
-                    let status = Int(head.split(separator: " ")[1]) ?? 0
-                    let length =
-                        head.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                        .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
-                    while buffer.count < end + 4 + length { guard readMore() else { return nil } }
-                    let body = String(decoding: buffer[end + 4..<end + 4 + length], as: UTF8.self)
-                    buffer.removeSubrange(0..<end + 4 + length)
-                    return Response(status: status, body: body)
-                }
-                guard readMore() else { return nil }
-            }
-        }
-
-        func request(_ method: String, _ target: String, body: String? = nil, headers: [String] = []) -> Response? {
-            var text = "\(method) \(target) HTTP/1.1\r\nHost: rill\r\n"
-            for header in headers { text += header + "\r\n" }
-            if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
-            send(Array((text + "\r\n" + (body ?? "")).utf8))
-            return response()
-        }
-    }
-
-    /// A raw Server-Sent Events reader on its own thread.
-    final class Stream: @unchecked Sendable {
-        let client: Client
-        let events = Mutex<[(name: String, id: UInt64, data: String)]>([])
-        let status = Mutex<Int?>(nil)
-
-        /// Subscribes to `query` on `client` (nil: the request was sent already) and reads.
-        init(_ client: Client, query: String?, lastEventID: UInt64? = nil, extraHeaders: [String] = []) {
-            self.client = client
-            if let query {
-                let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query
-                var request = "GET /v1/subscribe?q=\(encoded) HTTP/1.1\r\nHost: rill\r\n"
-                if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
-                for header in extraHeaders { request += header + "\r\n" }
-                client.send(Array((request + "\r\n").utf8))
-            }
-            let thread = Thread { [self] in read() }
-            thread.start()
-        }
-
-        private func read() {
-            var text = ""
-            var headDone = false
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else { return }
-                text += String(decoding: chunk[0..<count], as: UTF8.self)
-                if !headDone, let range = text.range(of: "\r\n\r\n") {
-                    status.withLock { $0 = Int(text.split(separator: " ")[1]) }
-                    text = String(text[range.upperBound...])
-                    headDone = true
-                }
-                guard headDone else { continue }
-                while let range = text.range(of: "\n\n") {
-                    let block = String(text[..<range.lowerBound])
-                    text = String(text[range.upperBound...])
-                    var name = "message"
-                    var id: UInt64 = 0
-                    var data = ""
-                    for line in block.split(separator: "\n") {
-                        if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
-                        if line.hasPrefix("id: ") { id = UInt64(line.dropFirst(4)) ?? 0 }
-                        if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) }
-                    }
-                    if !data.isEmpty { events.withLock { $0.append((name, id, data)) } }
-                }
-            }
-        }
-
-        var received: [(name: String, id: UInt64, data: String)] { events.withLock { $0 } }
-
-        func wait(until condition: ([(name: String, id: UInt64, data: String)]) -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline {
-                if condition(received) { return true }
-                usleep(10_000)
-            }
-            return condition(received)
-        }
-    }
-
     static func object(_ text: String) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
     }
@@ -208,7 +30,7 @@ import Testing
             if event.name == "results" || event.name == "reset" || object["results"] != nil {
                 records = object["results"] as? [NSDictionary] ?? []
             } else {
-                records = WatchCommandTests.apply([event.data], to: records)
+                records = ResultsLines.apply([event.data], to: records)
             }
         }
         return records
@@ -237,12 +59,12 @@ import Testing
 
     @Test func watchersOfEveryKindReplayToTheFinalResults() throws {
         let (path, _) = try makeStore()
-        let daemon = try Daemon(store: path, log: directory.path("serve.log"))
+        let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
         let query = "Counter where value >= 20 sort by value desc limit 15"
 
-        let remote = try WatchCommandTests.Running(["watch", "--json", "--connect", daemon.socket, query])
-        let local = try WatchCommandTests.Running(["watch", "--json", path, query])
-        let raw = Stream(try Client(unix: daemon.socket), query: query)
+        let remote = try RillProcess(["watch", "--json", "--connect", daemon.socket, query])
+        let local = try RillProcess(["watch", "--json", path, query])
+        let raw = EventStreamReader(try HTTPTestClient(unix: daemon.socket), query: query)
         #expect(remote.wait { !$0.isEmpty })
         #expect(local.wait { !$0.isEmpty })
         #expect(raw.wait { !$0.isEmpty })
@@ -251,9 +73,9 @@ import Testing
         var random = SeededGenerator(label: "serve writers")
         let library = try Self.runningProcess(
             "rill-test-helper", ["random-saves", path, String(random.next()), "1000"])
-        let writer = try Client(unix: daemon.socket)
+        let writer = try HTTPTestClient(unix: daemon.socket)
         var acknowledged = 0
-        var reconnected: Stream?
+        var reconnected: EventStreamReader?
         var firstPart: [(name: String, id: UInt64, data: String)] = []
         for round in 0..<1000 {
             var changes: [String] = []
@@ -274,7 +96,8 @@ import Testing
             if round == 400 {
                 firstPart = raw.received
                 shutdown(raw.client.fd, Int32(SHUT_RDWR))
-                reconnected = Stream(try Client(unix: daemon.socket), query: query, lastEventID: firstPart.last!.id)
+                reconnected = EventStreamReader(
+                    try HTTPTestClient(unix: daemon.socket), query: query, lastEventID: firstPart.last!.id)
             }
         }
         library.waitUntilExit()
@@ -291,7 +114,7 @@ import Testing
         #expect(expected.count == 15)
 
         for watcher in [remote, local] {
-            #expect(watcher.wait { $0.last.map(WatchCommandTests.sequence) == head })
+            #expect(watcher.wait { $0.last.map(ResultsLines.sequence) == head })
             #expect(watcher.stop(SIGINT) == 0)
             let lines = watcher.output
             #expect(Self.replay(lines.map { ("", $0) }) == expected)
@@ -325,13 +148,14 @@ import Testing
 
     @Test func badRequestsGetJSONErrorsWhileOthersAreServed() throws {
         let (path, container) = try makeStore()
-        let daemon = try Daemon(store: path, arguments: ["--max-body", "4096"], log: directory.path("serve.log"))
+        let daemon = try DaemonProcess(
+            store: path, arguments: ["--max-body", "4096"], log: directory.path("serve.log"))
         let query = "Counter sort by value desc limit 5"
-        let stream = Stream(try Client(unix: daemon.socket), query: query)
+        let stream = EventStreamReader(try HTTPTestClient(unix: daemon.socket), query: query)
         #expect(stream.wait { !$0.isEmpty })
         let headBefore = try container.store.head()
 
-        let good = try Client(unix: daemon.socket)
+        let good = try HTTPTestClient(unix: daemon.socket)
         let cases: [(String, String, Int, String)] = [
             ("garbage request line", "GARBAGE\r\n\r\n", 400, "malformedRequest"),
             ("HTTP/2", "GET /v1/health HTTP/2.0\r\n\r\n", 505, "httpVersionNotSupported"),
@@ -396,7 +220,7 @@ import Testing
             ("wrong method", "DELETE /v1/save HTTP/1.1\r\n\r\n", 405, "methodNotAllowed"),
         ]
         for (index, (name, request, status, code)) in cases.enumerated() {
-            let client = try Client(unix: daemon.socket)
+            let client = try HTTPTestClient(unix: daemon.socket)
             client.send(Array(request.utf8))
             let response = client.response()
             #expect(response?.status == status, "\(name): \(response?.body ?? "no response")")
@@ -412,7 +236,7 @@ import Testing
             #expect(saved?.status == 200, "\(name): the good save")
         }
         // A truncated request, then the connection closes: nothing is written.
-        let truncated = try Client(unix: daemon.socket)
+        let truncated = try HTTPTestClient(unix: daemon.socket)
         truncated.send(Array("POST /v1/save HTTP/1.1\r\nContent-Length: 100\r\n\r\n[{\"op\":".utf8))
         shutdown(truncated.fd, Int32(SHUT_WR))
         #expect(truncated.response() == nil)
@@ -436,34 +260,35 @@ import Testing
         let port = try freeTCPPort()
 
         let token = "s3cret-\(UUID())"
-        let daemon = try Daemon(
+        let daemon = try DaemonProcess(
             store: path, arguments: ["--listen", ":\(port)", "--allow-origin", "http://app.example"],
             environment: ["RILL_TOKEN": token], log: directory.path("serve.log"))
         usleep(100_000)
-        let anonymous = try Client(port: port).request("GET", "/v1/health")
+        let anonymous = try HTTPTestClient(port: port).request("GET", "/v1/health")
         #expect(anonymous?.status == 401)
         #expect((anonymous?.json["error"] as? [String: Any])?["code"] as? String == "unauthorized")
         #expect(
-            try Client(port: port).request("GET", "/v1/health", headers: ["Authorization: Bearer wrong"])?.status == 401
+            try HTTPTestClient(port: port).request("GET", "/v1/health", headers: ["Authorization: Bearer wrong"])?
+                .status == 401
         )
-        let allowed = try Client(port: port).request(
+        let allowed = try HTTPTestClient(port: port).request(
             "GET", "/v1/health", headers: ["Authorization: Bearer \(token)", "Origin: http://app.example"])
         #expect(allowed?.status == 200)
-        let unauthorizedSave = try Client(port: port).request(
+        let unauthorizedSave = try HTTPTestClient(port: port).request(
             "POST", "/v1/save", body: #"[{"op":"delete","entity":"Counter","id":1}]"#)
         #expect(unauthorizedSave?.status == 401)
         // A browser's EventSource cannot send headers: the token in the URL.
-        let stream = Stream(try Client(port: port), query: "Counter limit 1", extraHeaders: [])
+        let stream = EventStreamReader(try HTTPTestClient(port: port), query: "Counter limit 1", extraHeaders: [])
         #expect(stream.wait { _ in stream.status.withLock { $0 } != nil })
         #expect(stream.status.withLock { $0 } == 401)
-        let eventSource = try Client(port: port)
+        let eventSource = try HTTPTestClient(port: port)
         eventSource.send(
             Array(
                 "GET /v1/subscribe?q=Counter%20limit%201&access_token=\(token) HTTP/1.1\r\nOrigin: http://app.example\r\n\r\n"
                     .utf8))
         #expect(eventSource.readMore())
         // The Unix socket needs no token (its file is 0600 in a 0700 directory).
-        #expect(try Client(unix: daemon.socket).request("GET", "/v1/health")?.status == 200)
+        #expect(try HTTPTestClient(unix: daemon.socket).request("GET", "/v1/health")?.status == 200)
         var info = stat()
         stat(daemon.socket, &info)
         #expect(info.st_mode & 0o777 == 0o600)
@@ -473,13 +298,13 @@ import Testing
 
     @Test func aSlowSubscriberIsResetWithoutStallingWriters() throws {
         let (path, _) = try makeStore()
-        let daemon = try Daemon(store: path, arguments: ["--queue", "8"], log: directory.path("serve.log"))
+        let daemon = try DaemonProcess(store: path, arguments: ["--queue", "8"], log: directory.path("serve.log"))
         // A subscriber that reads nothing for a while: its socket buffers fill, its queue overflows.
-        let slow = try Client(unix: daemon.socket)
+        let slow = try HTTPTestClient(unix: daemon.socket)
         var receive: Int32 = 4096
         setsockopt(slow.fd, SOL_SOCKET, SO_RCVBUF, &receive, socklen_t(MemoryLayout<Int32>.size))
         slow.send(Array("GET /v1/subscribe?q=Counter%20sort%20by%20value HTTP/1.1\r\n\r\n".utf8))
-        let writer = try Client(unix: daemon.socket)
+        let writer = try HTTPTestClient(unix: daemon.socket)
         let payload = String(repeating: "x", count: 2000)
         let started = Date()
         for round in 0..<300 {
@@ -494,7 +319,7 @@ import Testing
         #expect(writing < 60, "writers were not held up by the slow subscriber (\(writing) s)")
         let head = try #require((writer.request("GET", "/v1/health")?.json["seq"] as? NSNumber)?.uint64Value)
         // Now it reads: a reset with a fresh snapshot, then changes, up to the last commit.
-        let reader = Stream(slow, query: nil)
+        let reader = EventStreamReader(slow, query: nil)
         #expect(reader.wait { $0.last?.id == head })
         #expect(reader.received.contains { $0.name == "reset" })
         let expected = try #require(writer.request("GET", "/v1/query?q=Counter%20sort%20by%20value"))
@@ -507,15 +332,17 @@ import Testing
 
     @Test func resumingFromTooFarBackIsAReset() throws {
         let (path, container) = try makeStore()
-        let daemon = try Daemon(store: path, arguments: ["--resume-limit", "5"], log: directory.path("serve.log"))
+        let daemon = try DaemonProcess(
+            store: path, arguments: ["--resume-limit", "5"], log: directory.path("serve.log"))
         for value in 0..<10 {
             container.mainContext.insert(Counter(id: 1, value: 100 + value))
             try container.mainContext.save()
         }
         let head = try container.store.head()
-        let near = Stream(
-            try Client(unix: daemon.socket), query: "Counter sort by value desc limit 3", lastEventID: head - 3)
-        let far = Stream(try Client(unix: daemon.socket), query: "Counter sort by value desc limit 3", lastEventID: 1)
+        let near = EventStreamReader(
+            try HTTPTestClient(unix: daemon.socket), query: "Counter sort by value desc limit 3", lastEventID: head - 3)
+        let far = EventStreamReader(
+            try HTTPTestClient(unix: daemon.socket), query: "Counter sort by value desc limit 3", lastEventID: 1)
         #expect(near.wait { $0.count == 3 })
         #expect(near.received.map(\.name) == ["change", "change", "change"])
         #expect(far.wait { !$0.isEmpty })
@@ -525,19 +352,20 @@ import Testing
 
     @Test func connectionsPastTheLimitAreTurnedAway() throws {
         let (path, _) = try makeStore()
-        let daemon = try Daemon(store: path, arguments: ["--max-connections", "3"], log: directory.path("serve.log"))
-        let held = try (0..<3).map { _ in try Client(unix: daemon.socket) }
+        let daemon = try DaemonProcess(
+            store: path, arguments: ["--max-connections", "3"], log: directory.path("serve.log"))
+        let held = try (0..<3).map { _ in try HTTPTestClient(unix: daemon.socket) }
         #expect(held[0].request("GET", "/v1/health")?.status == 200)
-        let extra = try Client(unix: daemon.socket)
+        let extra = try HTTPTestClient(unix: daemon.socket)
         let refused = extra.response()
         #expect(refused?.status == 503)
         #expect((refused?.json["error"] as? [String: Any])?["code"] as? String == "tooManyConnections")
         // One leaves: room for another.
         shutdown(held[2].fd, Int32(SHUT_RDWR))
-        var admitted: Response?
+        var admitted: HTTPTestResponse?
         for _ in 0..<50 where admitted?.status != 200 {
             usleep(20_000)
-            admitted = try Client(unix: daemon.socket).request("GET", "/v1/health")
+            admitted = try HTTPTestClient(unix: daemon.socket).request("GET", "/v1/health")
         }
         #expect(admitted?.status == 200)
         #expect(daemon.stop() == 0)
@@ -545,27 +373,29 @@ import Testing
 
     @Test func aLiveDaemonIsRefusedAStaleSocketReplaced() throws {
         let (path, _) = try makeStore()
-        let first = try Daemon(store: path, log: directory.path("first.log"))
-        let second = try Daemon(store: path, log: directory.path("second.log"))
+        let first = try DaemonProcess(store: path, log: directory.path("first.log"))
+        let second = try DaemonProcess(store: path, log: directory.path("second.log"))
         second.process.waitUntilExit()
         #expect(second.process.terminationStatus == 1)
         #expect(second.logText.contains("another process is serving"), "\(second.logText)")
-        #expect(try Client(unix: first.socket).request("GET", "/v1/health")?.status == 200, "the first one serves on")
+        #expect(
+            try HTTPTestClient(unix: first.socket).request("GET", "/v1/health")?.status == 200,
+            "the first one serves on")
         // Killed outright, the first leaves its socket file behind; the next daemon replaces it.
         #expect(first.stop(SIGKILL) != 0)
         #expect(FileManager.default.fileExists(atPath: first.socket))
-        let third = try Daemon(store: path, log: directory.path("third.log"))
-        #expect(try Client(unix: third.socket).request("GET", "/v1/health")?.status == 200)
+        let third = try DaemonProcess(store: path, log: directory.path("third.log"))
+        #expect(try HTTPTestClient(unix: third.socket).request("GET", "/v1/health")?.status == 200)
         #expect(third.stop(SIGINT) == 0)
     }
 
     @Test func sigtermDuringLoadKeepsEveryAcknowledgedSave() throws {
         let (path, container) = try makeStore()
-        let daemon = try Daemon(store: path, log: directory.path("serve.log"))
+        let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
         let acknowledged = Mutex<[(id: Int, seq: UInt64)]>([])
         let writers = (0..<4).map { writer in
             Thread {
-                guard let client = try? Client(unix: daemon.socket) else { return }
+                guard let client = try? HTTPTestClient(unix: daemon.socket) else { return }
                 for round in 0..<100_000 {
                     let id = 10_000 + writer * 100_000 + round
                     guard

@@ -19,7 +19,7 @@ import Testing
 
     /// Subscribes to `query`, reads the results, and goes away.
     static func subscribeAndLeave(_ socket: String, _ query: String) throws {
-        let client = try ServeTests.Client(unix: socket)
+        let client = try HTTPTestClient(unix: socket)
         var time = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(client.fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query
@@ -41,7 +41,7 @@ import Testing
     }
 
     /// Waits (up to 20 s) until the daemon has logged `count` subscribers ending.
-    static func waitForEnded(_ daemon: ServeTests.Daemon, _ count: Int) -> Bool {
+    static func waitForEnded(_ daemon: DaemonProcess, _ count: Int) -> Bool {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if daemon.logText.components(separatedBy: " ended").count - 1 >= count { return true }
@@ -51,7 +51,7 @@ import Testing
     }
 
     /// The daemon's resident set, in bytes.
-    static func residentBytes(_ daemon: ServeTests.Daemon) -> Int {
+    static func residentBytes(_ daemon: DaemonProcess) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8))
         let line = status?.components(separatedBy: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
@@ -61,17 +61,17 @@ import Testing
         let path = try makeStore(records: 10, payload: 1)
         // Keep-alive comments every 60 s: a daemon that noticed a closed client only when writing
         // one would hold the slot for a minute.
-        let daemon = try ServeTests.Daemon(
+        let daemon = try DaemonProcess(
             store: path, arguments: ["--max-connections", "2", "--keep-alive", "60"], log: directory.path("serve.log"))
-        let first = ServeTests.Stream(try ServeTests.Client(unix: daemon.socket), query: "Counter")
-        let second = ServeTests.Stream(try ServeTests.Client(unix: daemon.socket), query: "Counter limit 1")
+        let first = EventStreamReader(try HTTPTestClient(unix: daemon.socket), query: "Counter")
+        let second = EventStreamReader(try HTTPTestClient(unix: daemon.socket), query: "Counter limit 1")
         #expect(first.wait { !$0.isEmpty } && second.wait { !$0.isEmpty })
-        #expect(try ServeTests.Client(unix: daemon.socket).response()?.status == 503, "both slots are taken")
+        #expect(try HTTPTestClient(unix: daemon.socket).response()?.status == 503, "both slots are taken")
         for (index, stream) in [first, second].enumerated() {
             shutdown(stream.client.fd, Int32(SHUT_RDWR))
             #expect(Self.waitForEnded(daemon, index + 1), "subscriber \(index) was not noticed leaving")
             #expect(
-                try ServeTests.Client(unix: daemon.socket).request("GET", "/v1/health")?.status == 200,
+                try HTTPTestClient(unix: daemon.socket).request("GET", "/v1/health")?.status == 200,
                 "its slot is free")
         }
         #expect(daemon.stop() == 0)
@@ -108,7 +108,7 @@ import Testing
     @Test func subscribingAndLeavingGivesTheMemoryBack() throws {
         // Each subscription holds the whole entity: 5,000 rows of some 300 bytes.
         let path = try makeStore(records: 2_000, payload: 300)
-        let daemon = try ServeTests.Daemon(
+        let daemon = try DaemonProcess(
             store: path, arguments: ["--keep-alive", "60"], log: directory.path("serve.log"))
         for _ in 0..<3 { try Self.subscribeAndLeave(daemon.socket, "Counter") }
         #expect(Self.waitForEnded(daemon, 3))
@@ -138,7 +138,7 @@ import Testing
             final <= baseline + allowance,
             "resident set: \(baseline >> 20) MiB before \(cycles) cycles, \(highest >> 20) MiB at most, \(final >> 20) MiB after"
         )
-        #expect(try ServeTests.Client(unix: daemon.socket).request("GET", "/v1/health")?.status == 200)
+        #expect(try HTTPTestClient(unix: daemon.socket).request("GET", "/v1/health")?.status == 200)
         #expect(daemon.stop() == 0)
     }
 }

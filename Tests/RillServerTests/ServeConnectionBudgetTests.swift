@@ -18,7 +18,7 @@ import Testing
     func makeStore() throws -> String { try directory.counterStore() }
 
     /// Gives `client`'s reads a bound, so that a daemon that never answers fails the test.
-    static func bounded(_ client: ServeTests.Client, seconds: Int = 20) -> ServeTests.Client {
+    static func bounded(_ client: HTTPTestClient, seconds: Int = 20) -> HTTPTestClient {
         var time = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(client.fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         return client
@@ -27,11 +27,11 @@ import Testing
     /// A client that sends `first`, then `next(n)` every 100 ms, until the daemon answers or
     /// closes the connection (what it answered), or 30 s pass (nil).
     final class Dribbler: @unchecked Sendable {
-        let client: ServeTests.Client
+        let client: HTTPTestClient
         private let outcome = Mutex<String?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
-        init(_ client: ServeTests.Client, first: String, next: @escaping @Sendable (Int) -> String) {
+        init(_ client: HTTPTestClient, first: String, next: @escaping @Sendable (Int) -> String) {
             self.client = client
             client.send(Array(first.utf8))
             Thread { [self] in
@@ -65,7 +65,7 @@ import Testing
     @Test func dribblingTCPClientsCannotLockOutLocalOrAuthenticatedOnes() throws {
         let path = try makeStore()
         let port = try freeTCPPort()
-        let daemon = try ServeTests.Daemon(
+        let daemon = try DaemonProcess(
             store: path,
             arguments: [
                 "--listen", ":\(port)", "--max-connections", "3", "--max-unauthenticated", "2",
@@ -75,17 +75,17 @@ import Testing
         // Six TCP clients send a request a header line at a time, without the token.
         let dribblers = try (0..<6).map { _ in
             Dribbler(
-                try ServeTests.Client(port: port), first: "GET /v1/health HTTP/1.1\r\n",
+                try HTTPTestClient(port: port), first: "GET /v1/health HTTP/1.1\r\n",
                 next: { "X-Line-\($0): dribble\r\n" })
         }
         // Local clients have a budget of their own: all three are served at once.
-        let local = try (0..<3).map { _ in Self.bounded(try ServeTests.Client(unix: daemon.socket)) }
+        let local = try (0..<3).map { _ in Self.bounded(try HTTPTestClient(unix: daemon.socket)) }
         for (index, client) in local.enumerated() {
             #expect(client.request("GET", "/v1/health")?.status == 200, "local client \(index)")
         }
         // A TCP client with the token gets in: the unauthenticated client that waited longest
         // makes room, and showing the token moves it to the authenticated budget.
-        let authenticated = Self.bounded(try ServeTests.Client(port: port))
+        let authenticated = Self.bounded(try HTTPTestClient(port: port))
         #expect(authenticated.request("GET", "/v1/health", headers: ["Authorization: Bearer \(token)"])?.status == 200)
         // Every dribbler is ended: refused, closed to make room, or out of time for its head.
         for (index, dribbler) in dribblers.enumerated() {
@@ -106,11 +106,11 @@ import Testing
     @Test func aBurstOfClientsWithTheTokenIsQueuedNotClosed() throws {
         let path = try makeStore()
         let port = try freeTCPPort()
-        let daemon = try ServeTests.Daemon(
+        let daemon = try DaemonProcess(
             store: path, arguments: ["--listen", ":\(port)", "--max-unauthenticated", "2"],
             environment: ["RILL_TOKEN": token], log: directory.path("serve.log"))
         // Twenty connections at once, ten times the unauthenticated budget, each showing the token.
-        let clients = try (0..<20).map { _ in Self.bounded(try ServeTests.Client(port: port)) }
+        let clients = try (0..<20).map { _ in Self.bounded(try HTTPTestClient(port: port)) }
         for client in clients {
             client.send(Array("GET /v1/health HTTP/1.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8))
         }
@@ -123,27 +123,27 @@ import Testing
     @Test func everyRequestHasADeadline() throws {
         let path = try makeStore()
         let port = try freeTCPPort()
-        let daemon = try ServeTests.Daemon(
+        let daemon = try DaemonProcess(
             store: path, arguments: ["--listen", ":\(port)", "--request-timeout", "1"],
             environment: ["RILL_TOKEN": token], log: directory.path("serve.log"))
         // A body sent a byte at a time runs out of time (a local client, too).
         let body = Dribbler(
-            Self.bounded(try ServeTests.Client(unix: daemon.socket)),
+            Self.bounded(try HTTPTestClient(unix: daemon.socket)),
             first: "POST /v1/save HTTP/1.1\r\nContent-Length: 1000\r\n\r\n[", next: { _ in " " })
         #expect(body.result()?.hasPrefix("HTTP/1.1 408 ") == true)
         // A head sent a line at a time, too.
         let head = Dribbler(
-            Self.bounded(try ServeTests.Client(unix: daemon.socket)), first: "GET /v1/health HTTP/1.1\r\n",
+            Self.bounded(try HTTPTestClient(unix: daemon.socket)), first: "GET /v1/health HTTP/1.1\r\n",
             next: { "X-Line-\($0): dribble\r\n" })
         #expect(head.result()?.hasPrefix("HTTP/1.1 408 ") == true)
         // Over TCP, a body without the token is refused as soon as its head is in.
-        let refused = Self.bounded(try ServeTests.Client(port: port))
+        let refused = Self.bounded(try HTTPTestClient(port: port))
         refused.send(Array("POST /v1/save HTTP/1.1\r\nContent-Length: 100000\r\n\r\n".utf8))
         #expect(refused.response()?.status == 401)
         // A TCP connection that never shows the token and sends nothing is closed.
-        let silent = Dribbler(Self.bounded(try ServeTests.Client(port: port)), first: "", next: { _ in "" })
+        let silent = Dribbler(Self.bounded(try HTTPTestClient(port: port)), first: "", next: { _ in "" })
         #expect(silent.result() == "closed")
-        #expect(try ServeTests.Client(unix: daemon.socket).request("GET", "/v1/health")?.status == 200)
+        #expect(try HTTPTestClient(unix: daemon.socket).request("GET", "/v1/health")?.status == 200)
         #expect(daemon.stop() == 0)
     }
 }

@@ -174,12 +174,12 @@ import Testing
             #expect(run.error.contains("no entity Note (it has: Author, Counter); " + advice), "\(run.error)")
         }
 
-        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
+        let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
         for (method, target, body) in [
             ("GET", "/v1/query?q=Note", nil), ("GET", "/v1/subscribe?q=Note", nil),
             ("POST", "/v1/save", #"[{"op":"insert","entity":"Note","record":{"id":"n1"}}]"#),
         ] {
-            let response = try ServeTests.Client(unix: daemon.socket).request(method, target, body: body)
+            let response = try HTTPTestClient(unix: daemon.socket).request(method, target, body: body)
             #expect(response?.status == 404, "\(target)")
             let error = response?.json["error"] as? [String: Any]
             #expect(error?["code"] as? String == "unknownEntity", "\(target)")

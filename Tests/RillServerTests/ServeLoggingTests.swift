@@ -17,8 +17,8 @@ import Testing
 
     /// A client whose reads give up after 20 s, so that a daemon stuck in its logging fails the
     /// test instead of hanging it.
-    static func client(_ socket: String) throws -> ServeTests.Client {
-        let client = try ServeTests.Client(unix: socket)
+    static func client(_ socket: String) throws -> HTTPTestClient {
+        let client = try HTTPTestClient(unix: socket)
         var time = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(client.fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         return client
@@ -27,7 +27,7 @@ import Testing
     @Test func aDaemonWhoseStandardErrorReaderLeftServesOn() throws {
         let path = try makeStore()
         let pipe = Pipe()
-        let daemon = try ServeTests.Daemon(store: path, log: directory.path("unused.log"), standardError: pipe)
+        let daemon = try DaemonProcess(store: path, log: directory.path("unused.log"), standardError: pipe)
         // Like `| head -1`: the first line is read, then the reader goes away.
         var first: [UInt8] = []
         while !first.contains(10) {
@@ -43,7 +43,7 @@ import Testing
             let response = try Self.client(daemon.socket).request("GET", "/v1/nowhere")
             #expect(response?.status == 404, "request \(round) after standard error's reader left")
         }
-        let stream = ServeTests.Stream(try Self.client(daemon.socket), query: "Counter")
+        let stream = EventStreamReader(try Self.client(daemon.socket), query: "Counter")
         #expect(stream.wait { !$0.isEmpty })
         shutdown(stream.client.fd, Int32(SHUT_RDWR))
         #expect(try Self.client(daemon.socket).request("GET", "/v1/health")?.status == 200)
@@ -87,7 +87,7 @@ import Testing
     @Test func aDaemonWhoseStandardErrorIsNeverReadServesOn() throws {
         let path = try makeStore()
         let pipe = Pipe()
-        let daemon = try ServeTests.Daemon(store: path, log: directory.path("unused.log"), standardError: pipe)
+        let daemon = try DaemonProcess(store: path, log: directory.path("unused.log"), standardError: pipe)
         // Each 404 logs a warning of some 16 KB: the pipe (64 KiB) fills after a few, and the
         // daemon's queue of lines (256 KiB) a little later.
         let long = "/v1/" + String(repeating: "x", count: 8000)

@@ -422,8 +422,8 @@ struct Extremes: PersistentModel {
             #"{"entity":"Priced","identifier":"UUID","indexes":[],"#
             + #""fields":{"id":"uuid","price":"decimal","published":"date","ratio":"double","sizes":["float"]}}"#
         #expect(try rill(["import", path], input: description).status == 0)
-        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
-        let client = try ServeTests.Client(unix: daemon.socket)
+        let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
+        let client = try HTTPTestClient(unix: daemon.socket)
         let record =
             #"{"id":"e621e1f8-c36c-495a-93fc-0c247a3e6e5f","price":12345678901234567890.123456789,"#
             + #""published":"2020-01-01T00:00:00.123456Z","ratio":3,"sizes":[0.1,16777217]}"#

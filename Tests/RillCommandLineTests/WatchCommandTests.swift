@@ -9,104 +9,20 @@ import Testing
 @Suite struct WatchCommandTests {
     let directory = TemporaryDirectory()
 
-    /// A running `rill` whose standard output is collected line by line.
-    final class Running: @unchecked Sendable {
-        // Sendable: `lines` is behind its lock; the process is only signalled and waited for.
-        let process: Process
-        private let lines = Mutex<[String]>([])
-
-        init(_ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.standardError
-            try process.run()
-            self.process = process
-            let handle = output.fileHandleForReading
-            let reader = Thread { [self] in
-                var pending = Data()
-                while true {
-                    let data = handle.availableData
-                    if data.isEmpty { break }
-                    pending.append(data)
-                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                        pending.removeSubrange(pending.startIndex...newline)
-                        lines.withLock { $0.append(line) }
-                    }
-                }
-            }
-            reader.start()
-        }
-
-        deinit {
-            // A test that failed before stopping it must not leave the process behind.
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-
-        var output: [String] { lines.withLock { $0 } }
-
-        /// Waits (up to 30 s) until `condition` holds for the lines printed so far.
-        func wait(until condition: ([String]) -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline {
-                if condition(output) { return true }
-                usleep(10_000)
-            }
-            return condition(output)
-        }
-
-        func stop(_ signal: Int32) -> Int32 {
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
-    }
-
-    static func object(_ line: String) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
-    }
-
-    static func sequence(_ line: String) -> UInt64 { (object(line)["seq"] as? NSNumber)?.uint64Value ?? 0 }
-
-    /// Applies NDJSON change lines to records, as Protocol.md says.
-    static func apply(_ lines: some Sequence<String>, to start: [NSDictionary]) -> [NSDictionary] {
-        var records = start
-        for line in lines {
-            let change = object(line)
-            func entries(_ name: String) -> [[String: Any]] { change[name] as? [[String: Any]] ?? [] }
-            var taken: [(Int, Int)] = entries("removals").map { ($0["offset"] as! Int, -1) }
-            taken += entries("moves").map { ($0["from"] as! Int, -1) }
-            for (offset, _) in taken.sorted(by: { $0.0 > $1.0 }) { records.remove(at: offset) }
-            var placed: [(Int, NSDictionary)] = entries("insertions").map {
-                ($0["offset"] as! Int, $0["record"] as! NSDictionary)
-            }
-            placed += entries("moves").map { ($0["to"] as! Int, $0["record"] as! NSDictionary) }
-            for (offset, record) in placed.sorted(by: { $0.0 < $1.0 }) { records.insert(record, at: offset) }
-            for update in entries("updates") { records[update["offset"] as! Int] = update["record"] as! NSDictionary }
-        }
-        return records
-    }
-
     /// The results after each change of an NDJSON watch (its first line the results), by commit.
     static func states(_ lines: [String]) -> [UInt64: [NSDictionary]] {
         var states: [UInt64: [NSDictionary]] = [:]
-        var records = (object(lines[0])["results"] as? [NSDictionary]) ?? []
+        var records = (ResultsLines.object(lines[0])["results"] as? [NSDictionary]) ?? []
         for line in lines.dropFirst() {
-            records = apply([line], to: records)
-            states[sequence(line)] = records
+            records = ResultsLines.apply([line], to: records)
+            states[ResultsLines.sequence(line)] = records
         }
         return states
     }
 
     func freshResults(_ store: String, _ query: String) throws -> [NSDictionary] {
         try runBuilt("rill", ["query", store, query, "--json"]).output.split(separator: "\n").map {
-            Self.object(String($0)) as NSDictionary
+            ResultsLines.object(String($0)) as NSDictionary
         }
     }
 
@@ -120,8 +36,8 @@ import Testing
         let query = "Counter where value >= 30 sort by value desc limit 10"
 
         // Two watchers from the start: one killed midway and resumed, one to the end.
-        let steady = try Running(["watch", "--json", path, query])
-        let killed = try Running(["watch", path, query, "--json"])
+        let steady = try RillProcess(["watch", "--json", path, query])
+        let killed = try RillProcess(["watch", path, query, "--json"])
         #expect(steady.wait { $0.count >= 1 })
         #expect(killed.wait { $0.count >= 1 })
 
@@ -136,7 +52,9 @@ import Testing
         #expect(killed.wait { $0.count >= 6 })
         _ = killed.stop(SIGKILL)
         let before = killed.output
-        let resumed = try Running(["watch", "--json", "--since", String(Self.sequence(before.last!)), path, query])
+        let resumed = try RillProcess([
+            "watch", "--json", "--since", String(ResultsLines.sequence(before.last!)), path, query,
+        ])
 
         // Saves through the library too, while the other process writes.
         for round in 0..<40 {
@@ -150,7 +68,8 @@ import Testing
         context.insert(Counter(id: 999, value: 1_000_000))
         let head = try #require(try context.save())
         for watcher in [steady, resumed] {
-            #expect(watcher.wait { $0.last.map(Self.sequence) == head }, "a watcher did not reach commit \(head)")
+            #expect(
+                watcher.wait { $0.last.map(ResultsLines.sequence) == head }, "a watcher did not reach commit \(head)")
         }
         #expect(steady.stop(SIGINT) == 0, "Ctrl-C ends a watch with status 0")
         #expect(resumed.stop(SIGTERM) == 0)
@@ -158,15 +77,15 @@ import Testing
         let final = try freshResults(path, query)
         #expect(final.count == 10)
         func initial(_ lines: [String]) -> [NSDictionary] {
-            (Self.object(lines[0])["results"] as? [NSDictionary]) ?? []
+            (ResultsLines.object(lines[0])["results"] as? [NSDictionary]) ?? []
         }
         let steadyLines = steady.output
-        #expect(Self.apply(steadyLines.dropFirst(), to: initial(steadyLines)) == final)
+        #expect(ResultsLines.apply(steadyLines.dropFirst(), to: initial(steadyLines)) == final)
         let across = before + resumed.output
-        #expect(Self.apply(across.dropFirst(), to: initial(across)) == final)
+        #expect(ResultsLines.apply(across.dropFirst(), to: initial(across)) == final)
         // No change lost or repeated: changes at the same commits, to the same results after
         // each, as the steady watcher's (a resumed query may spell a change differently).
-        let sequences = across.dropFirst().map(Self.sequence)
+        let sequences = across.dropFirst().map(ResultsLines.sequence)
         #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count)
         #expect(Self.states(across) == Self.states(steadyLines))
     }
@@ -178,7 +97,7 @@ import Testing
         let context = ModelContext(container)
         for id in 0..<3 { context.insert(Counter(id: id, value: id)) }
         try context.save()
-        let watcher = try Running(["watch", path, "Counter sort by value"])
+        let watcher = try RillProcess(["watch", path, "Counter sort by value"])
         #expect(watcher.wait { $0.contains("(3 records at commit 1)") })
         context.insert(Counter(id: 7, value: 1))
         context.insert(Counter(id: 0, value: 10))
@@ -206,7 +125,7 @@ import Testing
         context.delete(Counter(id: 2, value: 2))
         try context.save()
         // Once the first commit's results are shown, each later change is applied to them.
-        let watcher = try Running(["watch", path, "Counter sort by value", "--since", String(first)])
+        let watcher = try RillProcess(["watch", path, "Counter sort by value", "--since", String(first)])
         #expect(watcher.wait { $0.contains("(3 records at commit \(first))") })
         #expect(watcher.wait { $0.contains("(4 records)") && $0.contains("(3 records)") })
         #expect(watcher.process.isRunning, "the watch goes on")
@@ -224,7 +143,7 @@ import Testing
         let context = ModelContext(container)
         for id in 0..<500 { context.insert(Counter(id: id, value: id)) }
         try context.save()
-        let watcher = try Running(["watch", path, "Counter sort by value"])
+        let watcher = try RillProcess(["watch", path, "Counter sort by value"])
         #expect(watcher.wait { $0.contains("(500 records at commit 1)") })
         let printed = watcher.output.count
         context.insert(Counter(id: 9, value: 1_000))
@@ -279,7 +198,7 @@ import Testing
             container.mainContext.insert(Counter(id: id, value: id, payload: String(repeating: "x", count: 200)))
         }
         try container.mainContext.save()
-        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
+        let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
         for arguments in [
             ["watch", "--json", path, "Counter"], ["watch", path, "Counter"],
             ["watch", "--json", "--connect", path, "Counter"], ["watch", "--connect", path, "Counter"],
@@ -332,13 +251,13 @@ import Testing
         #expect(try runBuilt("rill", ["watch", "--retry", path, "Counter"]).status == 64)
 
         // With --retry, the watch waits for the daemon, then streams.
-        let waiting = try Running(["watch", "--json", "--retry", "--connect", path, "Counter"])
-        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
+        let waiting = try RillProcess(["watch", "--json", "--retry", "--connect", path, "Counter"])
+        let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
         #expect(waiting.wait { $0.first?.contains(#""results""#) == true }, "\(waiting.output)")
         #expect(waiting.stop(SIGINT) == 0)
 
         // Without it, a watch whose daemon went away ends with status 1.
-        let watching = try Running(["watch", "--json", "--connect", path, "Counter"])
+        let watching = try RillProcess(["watch", "--json", "--connect", path, "Counter"])
         #expect(watching.wait { $0.first?.contains(#""results""#) == true }, "\(watching.output)")
         #expect(daemon.stop() == 0)
         #expect(Self.exitStatus(of: watching.process) == 1)

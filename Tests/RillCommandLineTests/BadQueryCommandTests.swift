@@ -125,17 +125,17 @@ import Testing
 
     @Test func theDaemonAnswersFourHundredAndWatchConnectFailsAtOnce() throws {
         let path = try makeStore()
-        let daemon = try ServeTests.Daemon(store: path, log: directory.path("serve.log"))
+        let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
         for (query, column, message) in Self.mistakes {
             let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let code = message.contains("no field") ? "unknownField" : "kindMismatch"
             let body = #"{"query":\#(RecordValue.string(query).jsonString())}"#
             for (label, response) in [
-                ("GET /v1/query", try ServeTests.Client(unix: daemon.socket).request("GET", "/v1/query?q=\(encoded)")),
-                ("POST /v1/query", try ServeTests.Client(unix: daemon.socket).request("POST", "/v1/query", body: body)),
+                ("GET /v1/query", try HTTPTestClient(unix: daemon.socket).request("GET", "/v1/query?q=\(encoded)")),
+                ("POST /v1/query", try HTTPTestClient(unix: daemon.socket).request("POST", "/v1/query", body: body)),
                 (
                     "GET /v1/subscribe",
-                    try ServeTests.Client(unix: daemon.socket).request("GET", "/v1/subscribe?q=\(encoded)")
+                    try HTTPTestClient(unix: daemon.socket).request("GET", "/v1/subscribe?q=\(encoded)")
                 ),
             ] {
                 #expect(response?.status == 400, "\(label) \(query): \(response?.body ?? "no response")")
@@ -151,7 +151,7 @@ import Testing
                 message: message, "--connect \(query)", saysBadQuery: false)
         }
         // The daemon goes on serving good queries.
-        let good = try ServeTests.Client(unix: daemon.socket).request(
+        let good = try HTTPTestClient(unix: daemon.socket).request(
             "GET", "/v1/query?q=Book%20where%20pages%20>%20300")
         #expect(good?.status == 200, "\(good?.body ?? "no response")")
         #expect((good?.json["results"] as? [Any])?.count == 2)

@@ -133,7 +133,7 @@ import Testing
 
     @Test func logFollowPrintsCommitsAsTheyLand() throws {
         let (path, container) = try gadgetStore("store", count: 2)
-        let follower = try WatchCommandTests.Running(["log", path, "--follow", "--since", "1"])
+        let follower = try RillProcess(["log", path, "--follow", "--since", "1"])
         usleep(300_000)
         var random = SeededGenerator(label: "log follow")
         for id in 10..<13 {
@@ -141,7 +141,7 @@ import Testing
             try container.mainContext.save()
         }
         #expect(follower.wait { $0.count == 3 }, "\(follower.output)")
-        #expect(follower.output.map(WatchCommandTests.sequence) == [2, 3, 4])
+        #expect(follower.output.map(ResultsLines.sequence) == [2, 3, 4])
         #expect(follower.stop(SIGINT) == 0)
     }
 }
