@@ -329,9 +329,7 @@ final class Connection: @unchecked Sendable {
             since = nil
             resetInstead = true
         }
-        guard try server.store.entity(named: query.entity) != nil else {
-            throw try server.store.unknownEntityError(query.entity)
-        }
+        _ = try server.store.existingEntity(query.entity)
         let subscription = try Subscription(limit: server.options.subscriberQueue)
         let live = try RecordLiveQuery(query, store: server.store, since: since) { event in
             subscription.push(event)

@@ -84,12 +84,6 @@ extension Store {
         }
     }
 
-    /// The storage of an entity the query names, or an error listing the entities there are.
-    private func existingEntity(_ name: String) throws -> EntityStorage {
-        guard let entity = try entity(named: name) else { throw try unknownEntityError(name) }
-        return entity
-    }
-
     /// Calls `body` with the identifier key and record of each candidate of `plan`, in the plan's
     /// order, inside one read transaction; `body` returns false to stop.
     /// With `transaction`, reads in it instead of a transaction of its own.

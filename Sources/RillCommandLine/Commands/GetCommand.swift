@@ -17,7 +17,7 @@ struct GetCommand: Command {
     func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
         let store = try openStore(arguments.positionals[0], readOnly: true)
         let name = arguments.positionals[1]
-        guard let entity = try store.entity(named: name) else { throw try store.unknownEntityError(name) }
+        let entity = try store.existingEntity(name)
         let text = arguments.positionals[2]
         guard let identifier = AnyIdentifier(parsing: text, as: entity.identifierKind) else {
             throw RillError(

@@ -27,8 +27,7 @@ struct ExportCommand: Command {
         if names.isEmpty { names = known }
         var entities: [EntityStorage] = []
         for name in names {
-            guard let entity = try store.entity(named: name) else { throw try store.unknownEntityError(name) }
-            entities.append(entity)
+            entities.append(try store.existingEntity(name))
         }
         let total = try entities.reduce(0) { $0 + (try store.recordCount(of: $1)) }
         var progress = Progress(verb: "exported", total: total)

@@ -76,7 +76,7 @@ struct WatchCommand: Command {
                 rendering: rendering)
         }
         let store = try openStore(arguments.positionals[0], readOnly: true)
-        guard try store.entity(named: query.entity) != nil else { throw try store.unknownEntityError(query.entity) }
+        _ = try store.existingEntity(query.entity)
         // A query that does not fit the entity fails at once (the live query would refuse it too).
         guard try reportingBadQuery({ try store.check(query) }) != nil else { return ExitStatus.usage }
         Terminal.endOnInterrupt()
