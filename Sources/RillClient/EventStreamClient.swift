@@ -16,18 +16,25 @@ import RillService
 package struct EventStreamClient {
     /// A failure the server reported (an HTTP error with its JSON message): not retried.
     package struct Refused: Error, CustomStringConvertible {
+        /// The response's status.
         package var status: Int
+        /// The error's message (or the body, when it is not an error body).
         package var message: String
 
+        /// `HTTP <status>: <message>`.
         package var description: String { "HTTP \(status): \(message)" }
     }
 
     /// No daemon answered at the address (and the client is not retrying).
     package struct Unreachable: Error, CustomStringConvertible {
+        /// Where it connected.
         package var address: SocketAddress
+        /// Why the connection failed.
         package var cause: any Error
+        /// Whether a connection had been made before (and dropped).
         package var afterDrop: Bool
 
+        /// What failed, and how to start a daemon or wait for one.
         package var description: String {
             let what =
                 afterDrop
@@ -37,15 +44,20 @@ package struct EventStreamClient {
         }
     }
 
+    /// The daemon's address.
     package var address: SocketAddress
+    /// The text query subscribed to.
     package var query: String
+    /// The bearer token, for TCP.
     package var token: String?
+    /// The id of the last event received: the next connection resumes after it.
     package var lastEventID: String?
     /// Whether to keep connecting when no daemon answers, rather than fail.
     package var retrying = false
     /// Told, in a sentence, of a lost connection or a daemon not answering yet, once per outage.
     package var notice: (String) -> Void
 
+    /// A client of `query` at `address`, resuming after `lastEventID` when given.
     package init(
         address: SocketAddress, query: String, token: String? = nil, lastEventID: String? = nil,
         retrying: Bool = false, notice: @escaping (String) -> Void = { _ in }

@@ -2,14 +2,18 @@ import Foundation
 
 /// Reads requests from a connection's bytes.
 package struct HTTPRequestReader {
+    /// The bytes received and not yet taken as a request.
     package private(set) var buffer: [UInt8] = []
+    /// What a request may hold; past it, the reader throws.
     package let limits: HTTPLimits
     /// The request whose head is whole and whose body is still arriving (its `body` empty), and
     /// where that body starts in `buffer`.
     private var pending: (request: HTTPRequest, bodyStart: Int, length: Int)?
 
+    /// A reader of requests within `limits`.
     package init(limits: HTTPLimits) { self.limits = limits }
 
+    /// Adds bytes read from the connection.
     package mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.append(contentsOf: bytes) }
 
     /// The request being read once its head is whole, before its body is (the `body` empty), so

@@ -2,16 +2,21 @@ import Foundation
 
 /// A response: status, headers, body.
 package struct HTTPResponse {
+    /// The status code.
     package var status: Int
+    /// Header lines, in order (`Content-Length` and `Connection` are added when serialized).
     package var headers: [(String, String)] = []
+    /// The body, sent with its `Content-Length`.
     package var body: [UInt8] = []
 
+    /// A response of `status`, `headers` and `body`.
     package init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
+    /// A response whose body is the JSON `text` and a newline.
     package static func json(_ status: Int, _ text: String) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: [("Content-Type", "application/json; charset=utf-8")],
@@ -27,6 +32,7 @@ package struct HTTPResponse {
         return Array(head.utf8) + body
     }
 
+    /// The reason phrase of a status line.
     package static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"

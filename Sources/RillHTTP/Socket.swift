@@ -41,6 +41,7 @@ package enum Socket {
         }
     }
 
+    /// A socket connected to `address` (TCP with Nagle's algorithm off).
     package static func connect(_ address: SocketAddress) throws -> Int32 {
         switch address {
         case .unix(let path):

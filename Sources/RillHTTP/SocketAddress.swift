@@ -3,6 +3,7 @@ package enum SocketAddress: CustomStringConvertible {
     case unix(String)
     case tcp(host: String, port: UInt16)
 
+    /// `unix:<path>` or `http://host:port`.
     package var description: String {
         switch self {
         case .unix(let path): "unix:\(path)"

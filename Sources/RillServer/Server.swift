@@ -17,7 +17,9 @@ import Synchronization
 /// on the store's follower, whose handler only queues.
 package final class Server: @unchecked Sendable {
     // Sendable: `state` is behind its lock; the rest is immutable after init.
+    /// The store served.
     package let store: Store
+    /// How it serves: sockets, token, limits, deadlines.
     package let options: ServerOptions
     private let listeners: [(fd: Int32, address: SocketAddress, needsToken: Bool)]
     private let state = Mutex(State())
@@ -52,6 +54,9 @@ package final class Server: @unchecked Sendable {
     /// milliseconds; until then a burst of such clients waits its turn in the listen backlog.
     static let unauthenticatedGrace = 1.0
 
+    /// A server of `store`, listening already (the Unix socket, and TCP when asked) but not yet accepting.
+    ///
+    /// - Throws: ``SocketError`` when a listener cannot be made.
     package init(store: Store, options: ServerOptions) throws {
         self.store = store
         self.options = options
@@ -96,18 +101,27 @@ package final class Server: @unchecked Sendable {
             }
         }
         readerCheck.resume()
+        start()
+        waitUntilStopped()
+        readerCheck.cancel()
+        withExtendedLifetime(signals) {}
+        // The last lines ("stopped") get out, unless standard error is not being read.
+        Log.flush()
+    }
+
+    /// Starts accepting connections, a thread for each listener, and returns. ``run()`` does it
+    /// for the daemon; a test starts a server in its own process without taking over its signals.
+    package func start() {
         for listener in listeners {
             Log.info("listening on \(listener.address)\(listener.needsToken ? " (bearer token required)" : "")")
             let thread = Thread { [self] in accept(on: listener.fd, needsToken: listener.needsToken) }
             thread.name = "rill.accept"
             thread.start()
         }
-        finished.wait()
-        readerCheck.cancel()
-        withExtendedLifetime(signals) {}
-        // The last lines ("stopped") get out, unless standard error is not being read.
-        Log.flush()
     }
+
+    /// Waits until the server has stopped (``stop()``) and every connection has ended.
+    package func waitUntilStopped() { finished.wait() }
 
     /// Stops: no new connections; idle ones close, busy ones after their request, streams end.
     package func stop() {
@@ -131,6 +145,7 @@ package final class Server: @unchecked Sendable {
         finished.signal()
     }
 
+    /// Whether ``stop()`` was called.
     package var isStopping: Bool { state.withLock { $0.stopping } }
 
     func limit(of budget: Budget) -> Int {

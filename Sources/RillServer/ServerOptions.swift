@@ -2,12 +2,15 @@ import RillHTTP
 
 /// How `rill serve` is set up.
 package struct ServerOptions: Sendable {
+    /// The Unix socket's path (`<store>/rill.sock` by default).
     package var socketPath: String
+    /// A TCP address to listen on too, or nil.
     package var tcp: SocketAddress?
     /// Required of every request over TCP (`Authorization: Bearer …`).
     package var token: String?
     /// Origins a browser may call from over TCP (CORS); none by default.
     package var allowedOrigins: Set<String> = []
+    /// What a request may hold.
     package var limits = HTTPLimits()
     /// Events a subscriber may fall behind by before it is reset.
     package var subscriberQueue = 1024
@@ -32,6 +35,7 @@ package struct ServerOptions: Sendable {
     /// An event stream sends a comment after this long without events.
     package var keepAliveSeconds = 15.0
 
+    /// The defaults, on the Unix socket at `socketPath`.
     package init(socketPath: String) { self.socketPath = socketPath }
 
     /// The slowest body upload a request's deadline allows for.

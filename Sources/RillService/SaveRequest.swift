@@ -5,8 +5,10 @@ import Rill
 package struct SaveRequest: Sendable {
     /// The author recorded in the commit.
     package var author: String?
+    /// The changes, saved together or not at all.
     package var changes: [JSONChange]
 
+    /// A save of `changes` by `author`.
     package init(author: String? = nil, changes: [JSONChange]) {
         self.author = author
         self.changes = changes

@@ -4,6 +4,7 @@ package struct SaveResult: Sendable, Equatable {
     /// The commit's sequence; nil when nothing changed.
     package var sequence: UInt64?
 
+    /// The answer of a save that made commit `sequence` (nil: none).
     package init(sequence: UInt64?) { self.sequence = sequence }
 
     /// `{"seq":N}` or `{"seq":null}`.

@@ -12,6 +12,7 @@ package struct ServerSentEvent: Sendable, Equatable {
     /// The event's data: lines joined by newlines.
     package var data: String
 
+    /// An event named `name` with `id` and `data`.
     package init(name: String = "message", id: String? = nil, data: String = "") {
         self.name = name
         self.id = id

@@ -14,6 +14,7 @@ package struct ServiceError: Error, Sendable, Equatable {
     /// What went wrong, for a person.
     package var message: String
 
+    /// An error answered with `status`, `code` and `message`.
     package init(status: Int, code: String, message: String) {
         self.status = status
         self.code = code
