@@ -22,7 +22,7 @@ let package = Package(
         // The only module that speaks LMDB.
         .target(name: "RillStorage", dependencies: ["CLMDB"]),
         .target(name: "Rill", dependencies: ["RillStorage"]),
-        // The wire protocol of Documentation/Protocol.md: saves from JSON, results, changes and
+        // The wire protocol of Documentation/Protocol.md: saves from JSON, queries, results, changes,
         // subscription events, errors as JSON and HTTP statuses. The daemon, its client and the CLI speak it.
         .target(name: "RillService", dependencies: ["Rill"]),
         // HTTP/1.1 requests and responses, Unix and TCP sockets: no store, no domain words.

@@ -184,6 +184,8 @@ final class Connection: @unchecked Sendable {
         } catch let error as HTTPError {
             response = .error(error)
             closes = error.closesConnection
+        } catch let error as ServiceError {
+            response = .error(HTTPError(error))
         } catch let error as RillError {
             response = .error(HTTPError(ServiceError(error)))
         } catch {
@@ -281,33 +283,13 @@ final class Connection: @unchecked Sendable {
 
     /// `POST /v1/save`: `{"author":…,"changes":[…]}` or a bare array of changes; one atomic save.
     private func save(_ request: HTTPRequest) throws -> HTTPResponse {
-        let save = try SaveRequest(json: try Self.jsonBody(request))
+        let save = try SaveRequest(json: try RecordValue.parsing(body: request.body))
         return .json(200, try server.store.save(save.changes, author: save.author).json)
     }
 
-    private static func jsonBody(_ request: HTTPRequest) throws -> RecordValue {
-        do {
-            return try JSONReader.parse(request.body)
-        } catch {
-            throw HTTPError(status: 400, code: "invalidJSON", message: error.description)
-        }
-    }
-
     /// The query of a request: `?q=` or a body `{"query":"…"}`.
-    private static func query(from request: HTTPRequest) throws -> Query {
-        var text = request.parameters["q"]
-        if text == nil, !request.body.isEmpty {
-            guard case .map(let fields) = try jsonBody(request),
-                case .string(let query)? = fields.first(where: { $0.name == "query" })?.value
-            else { throw HTTPError(status: 400, code: "badQuery", message: "the body must be {\"query\": \"…\"}") }
-            text = query
-        }
-        guard let text else { throw HTTPError(status: 400, code: "badQuery", message: "give a query as ?q=…") }
-        do {
-            return try QueryParser.parse(text)
-        } catch {
-            throw HTTPError(status: 400, code: "badQuery", message: "\(error)")
-        }
+    private static func query(from request: HTTPRequest) throws(ServiceError) -> Query {
+        try QueryRequest(parameter: request.parameters["q"], body: request.body).query
     }
 
     // MARK: - Event streams
