@@ -16,17 +16,13 @@ import Testing
 
     // MARK: - Helpers
 
-    static func object(_ text: String) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-    }
-
     /// Replays results/reset and change data (Protocol.md) to the final records.
     static func replay(
         _ events: [(name: String, data: String)], startingFrom start: [NSDictionary] = []
     ) -> [NSDictionary] {
         var records = start
         for event in events {
-            let object = Self.object(event.data)
+            let object = ResultsLines.object(event.data)
             if event.name == "results" || event.name == "reset" || object["results"] != nil {
                 records = object["results"] as? [NSDictionary] ?? []
             } else {
@@ -135,7 +131,7 @@ import Testing
             var records = Self.replay(Array(lines.prefix(1)))
             for line in lines.dropFirst() {
                 records = Self.replay([line], startingFrom: records)
-                states[(Self.object(line.data)["seq"] as? NSNumber)?.uint64Value ?? 0] = records
+                states[(ResultsLines.object(line.data)["seq"] as? NSNumber)?.uint64Value ?? 0] = records
             }
             return states
         }

@@ -2,55 +2,6 @@ import Foundation
 import Rill
 import RillWorkloads
 
-/// A model identified by a string.
-public struct Author: PersistentModel, Equatable {
-    public var id: String
-    public var name: String
-    public var born: Int?
-
-    public init(id: String, name: String, born: Int? = nil) {
-        self.id = id
-        self.name = name
-        self.born = born
-    }
-}
-
-/// A model identified by an integer, with a payload of any size (crash and growth tests).
-public struct Counter: PersistentModel, Equatable {
-    public var id: Int
-    public var value: Int
-    public var payload: String
-
-    public init(id: Int, value: Int, payload: String = "") {
-        self.id = id
-        self.value = value
-        self.payload = payload
-    }
-}
-
-/// A model whose encoding fails on demand (atomicity tests).
-public struct Fragile: PersistentModel, Equatable {
-    public struct Refused: Error {}
-
-    public var id: Int
-    public var fails: Bool
-
-    public init(id: Int, fails: Bool) {
-        self.id = id
-        self.fails = fails
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        if fails {
-            throw EncodingError.invalidValue(
-                fails, .init(codingPath: [CodingKeys.fails], debugDescription: "this model refuses to be encoded"))
-        }
-        try container.encode(fails, forKey: .fails)
-    }
-}
-
 /// A model with every kind of field the query tests need: optionals, accented and mixed-case
 /// strings, dates, a nested struct and an array.
 public struct Gadget: PersistentModel, Equatable {
