@@ -8,7 +8,8 @@ struct ExportCommand: Command {
     let description = CommandDescription(
         name: "export",
         abstract: "Print every record as NDJSON, each entity preceded by its description (for rill import).",
-        arguments: [.init(name: "store", help: "The store directory.")],
+        arguments: ExportOptions.arguments,
+        options: ExportOptions.options,
         trailing: "entity",
         discussion: """
             Lines: {"entity":"Book","identifier":"String","indexes":["author,title"],"fields":{…}}
@@ -19,9 +20,9 @@ struct ExportCommand: Command {
             """
     )
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let store = try openStore(arguments.positionals[0], readOnly: true)
-        var names = Array(arguments.positionals.dropFirst())
+    func run(_ options: ExportOptions, output: inout Output) throws -> Int32 {
+        let store = try openStore(options.store, readOnly: true)
+        var names = options.entities
         let known = try store.entityNames()
         if names.isEmpty { names = known }
         var entities: [EntityStorage] = []

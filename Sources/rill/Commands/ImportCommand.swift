@@ -7,11 +7,8 @@ struct ImportCommand: Command {
     let description = CommandDescription(
         name: "import",
         abstract: "Save NDJSON changes (as rill export prints them) in one atomic save.",
-        arguments: [.init(name: "store", help: "The store directory (created when missing).")],
-        options: [
-            .init(name: "file", valueName: "path", help: "Read this file instead of standard input."),
-            .init(name: "author", valueName: "name", help: "The author recorded in the commit."),
-        ],
+        arguments: ImportOptions.arguments,
+        options: ImportOptions.options,
         discussion: """
             Each line is a change — {"op":"insert"|"update"|"delete","entity":…,"record":{…}}
             or {"op":"delete","entity":…,"id":…} — or an entity's description as rill export
@@ -26,9 +23,9 @@ struct ImportCommand: Command {
             """
     )
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let path = arguments.positionals[0]
-        let file = arguments.value("file")
+    func run(_ options: ImportOptions, output: inout Output) throws -> Int32 {
+        let path = options.store
+        let file = options.file
         let data: Data
         if let file {
             guard let contents = FileManager.default.contents(atPath: file) else {
@@ -69,7 +66,7 @@ struct ImportCommand: Command {
             }
         }
         progress.finish()
-        let author = arguments.value("author")
+        let author = options.author
         let entry = try Store.creatingIfMissing(directory: path, options: EnvironmentOptions()) { store in
             let prepared = try store.prepare(changes, declaring: declarations)
             if Terminal.isStandardErrorATerminal, changes.count > 10_000 {

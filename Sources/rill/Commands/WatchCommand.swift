@@ -8,25 +8,8 @@ struct WatchCommand: Command {
     let description = CommandDescription(
         name: "watch",
         abstract: "Print a query's results, then each change to them as saves land, until interrupted.",
-        arguments: [
-            .init(name: "store", help: "The store directory (not with --connect).", optionalWith: "connect"),
-            .init(name: "query", help: "A query, e.g. 'Book where isRead == false sort by title limit 20'."),
-        ],
-        options: [
-            .init(name: "json", help: "Print NDJSON: the results, then one object per change (see Protocol.md)."),
-            .init(
-                name: "since", valueName: "seq",
-                help: "Resume after this commit: print the changes of every later commit, not the results."),
-            .init(
-                name: "connect", valueName: "socket|url",
-                help: "Watch through `rill serve`: its socket (or store directory), or http://host:port."),
-            .init(
-                name: "token-file", valueName: "path",
-                help: "With --connect over TCP: the bearer token's file (or set RILL_TOKEN)."),
-            .init(
-                name: "retry",
-                help: "With --connect: wait for the daemon when none answers, and reconnect whenever it goes away."),
-        ],
+        arguments: WatchOptions.arguments,
+        options: WatchOptions.options,
         discussion: """
             On a terminal, the results are a table; after each commit that changes them, the
             table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
@@ -50,29 +33,21 @@ struct WatchCommand: Command {
             """
     )
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let text = arguments.positionals.last!
-        guard let query = parseQueryArgument(text) else { return ExitStatus.usage }
-        let since = try arguments.integer("since").map(UInt64.init)
+    func run(_ options: WatchOptions, output: inout Output) throws -> Int32 {
+        let query = options.query.query
+        let since = options.since
         let rendering: any WatchRendering =
-            arguments.has("json") ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
-        if arguments.has("retry"), arguments.value("connect") == nil {
-            throw UsageError("--retry is for --connect: a watch of a store directory does not connect")
-        }
-        if let connect = arguments.value("connect") {
-            guard arguments.positionals.count == 1 else {
-                throw UsageError("give either a store or --connect, not both")
-            }
-            guard let address = EventStreamClient.address(connect) else {
-                throw UsageError(
-                    "--connect takes a socket path, a store directory or http://host:port; got '\(connect)'")
-            }
+            options.json ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
+        let path: String
+        switch options.source {
+        case .daemon(let address):
             return try watchRemotely(
-                address: address, query: text, since: since,
-                token: ServeCommand.token(file: arguments.value("token-file")), retrying: arguments.has("retry"),
-                rendering: rendering)
+                address: address, query: options.query.text, since: since,
+                token: ServeCommand.token(file: options.tokenFile), retrying: options.retry, rendering: rendering)
+        case .store(let directory):
+            path = directory
         }
-        let store = try openStore(arguments.positionals[0], readOnly: true)
+        let store = try openStore(path, readOnly: true)
         guard try store.entity(named: query.entity) != nil else { throw try store.unknownEntityError(query.entity) }
         // A query that does not fit the entity fails at once (the live query would refuse it too).
         guard try reportingBadQuery({ try store.check(query) }) != nil else { return ExitStatus.usage }
