@@ -60,35 +60,6 @@ struct CommandDescription: Sendable {
     }
 }
 
-/// A command line that matched a `CommandDescription`.
-struct ParsedArguments: Sendable {
-    var positionals: [String] = []
-    var values: [String: String] = [:]
-    var flags: Set<String> = []
-    var wantsHelp = false
-
-    func value(_ option: String) -> String? { values[option] }
-
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
-
-    /// The option's value as a whole number in `range`, or nil when the option is absent.
-    func integer(_ option: String, in range: ClosedRange<Int> = 0...Int.max) throws -> Int? {
-        guard let text = values[option] else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError(
-                "--\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text)'")
-        }
-        return number
-    }
-}
-
-/// A command line that does not match its command: exit status 64, with the usage.
-struct UsageError: Error, CustomStringConvertible {
-    var message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
-}
-
 extension CommandDescription {
     /// Matches `arguments` (the words after the command name) against the description.
     ///
@@ -96,7 +67,8 @@ extension CommandDescription {
     ///   UTF-8 (decoded with U+FFFD in their place): such a word is refused, named by the
     ///   argument or option it would have been, rather than taken with its bytes replaced.
     func parse(_ arguments: [String], malformed: Set<Int> = []) throws -> ParsedArguments {
-        var parsed = ParsedArguments()
+        var parsed = ParsedArguments(declared: Set(options.map(\.name)))
+        var positionals: [String] = []
         var positionalWords: [Int] = []
         var index = 0
         var onlyPositionals = false
@@ -109,7 +81,7 @@ extension CommandDescription {
             let word = arguments[index]
             index += 1
             if onlyPositionals || !word.hasPrefix("-") || word == "-" {
-                parsed.positionals.append(word)
+                positionals.append(word)
                 positionalWords.append(index - 1)
                 continue
             }
@@ -149,19 +121,24 @@ extension CommandDescription {
         let optional = self.arguments.prefix { argument in
             argument.optionalWith.map { parsed.values[$0] != nil || parsed.flags.contains($0) } ?? false
         }.count
-        if parsed.positionals.count < self.arguments.count - optional {
-            let missing = self.arguments[(optional + parsed.positionals.count)...].map { "<\($0.name)>" }
+        if positionals.count < self.arguments.count - optional {
+            let missing = self.arguments[(optional + positionals.count)...].map { "<\($0.name)>" }
             throw UsageError("missing " + missing.joined(separator: " and "))
         }
-        if trailing == nil, parsed.positionals.count > self.arguments.count {
-            throw UsageError("unexpected argument '\(parsed.positionals[self.arguments.count])'")
+        if trailing == nil, positionals.count > self.arguments.count {
+            throw UsageError("unexpected argument '\(positionals[self.arguments.count])'")
         }
         // The arguments given keep their places from the end of those described.
-        let skipped = max(0, self.arguments.count - parsed.positionals.count)
+        let skipped = max(0, self.arguments.count - positionals.count)
         for (number, position) in positionalWords.enumerated() {
             let described = skipped + number
             let name = described < self.arguments.count ? self.arguments[described].name : trailing ?? "argument"
             try refuseIfMalformed(position, as: "<\(name)>")
+            if described < self.arguments.count {
+                parsed.arguments[name] = arguments[position]
+            } else {
+                parsed.trailing.append(arguments[position])
+            }
         }
         return parsed
     }

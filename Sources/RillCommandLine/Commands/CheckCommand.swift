@@ -6,8 +6,8 @@ struct CheckCommand: Command {
     let description = CommandDescription(
         name: "check",
         abstract: "Verify that the records and indexes equal a replay of the log; exit 1 with a report when not.",
-        arguments: [.init(name: "store", help: "The store directory.")],
-        options: [.init(name: "json", help: "Print the report as JSON.")],
+        arguments: CheckOptions.arguments,
+        options: CheckOptions.options,
         discussion: """
             Replays every commit from the first, in one snapshot, and compares the result with
             every entity's records and every index; also checks that the log has no gap and
@@ -15,10 +15,10 @@ struct CheckCommand: Command {
             """
     )
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let store = try openStore(arguments.positionals[0], readOnly: true)
+    func run(_ options: CheckOptions, output: inout Output) throws -> Int32 {
+        let store = try openStore(options.store, readOnly: true)
         let report = try store.check()
-        if arguments.has("json") {
+        if options.json {
             let value = RecordValue.map([
                 RecordField(name: "healthy", value: .bool(report.isHealthy)),
                 RecordField(name: "commits", value: .int(Int64(report.commits))),

@@ -1,42 +1,26 @@
-import Foundation
-import Rill
-
 /// One `rill` subcommand.
 protocol Command: Sendable {
+    /// What the command is given, decoded from its command line before it runs.
+    associatedtype Options: CommandOptions
+
     var description: CommandDescription { get }
     /// Runs the command; returns the exit status.
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32
+    func run(_ options: Options, output: inout Output) throws -> Int32
 }
 
-/// Where commands write: standard output, buffered, and standard error.
-struct Output {
-    private var buffer: [UInt8] = []
-
-    mutating func line(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count > 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        guard !buffer.isEmpty else { return }
+extension Command {
+    /// Decodes the command line into the command's options, then runs the command.
+    ///
+    /// A query that does not parse is reported with the parser's message, which shows where the
+    /// query went wrong, instead of the usage; the status is still the usage status.
+    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
+        let options: Options
         do {
-            try FileHandle.standardOutput.write(contentsOf: buffer)
-        } catch {
-            // The reader went away (`rill log | head`): nothing more to say to it.
-            exit(ExitStatus.success)
+            options = try Options(arguments)
+        } catch let error as BadQueryArgument {
+            Output.error(error.description)
+            return ExitStatus.usage
         }
-        buffer.removeAll(keepingCapacity: true)
+        return try run(options, output: &output)
     }
-
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("rill: " + text + "\n").utf8))
-    }
-}
-
-/// Exit statuses (sysexits.h for usage).
-enum ExitStatus {
-    static let success: Int32 = 0
-    static let failure: Int32 = 1
-    static let usage: Int32 = 64
 }

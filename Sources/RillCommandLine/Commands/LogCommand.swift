@@ -7,13 +7,8 @@ struct LogCommand: Command {
     let description = CommandDescription(
         name: "log",
         abstract: "Print the commits of a store's log, one JSON object per line.",
-        arguments: [.init(name: "store", help: "The store directory.")],
-        options: [
-            .init(
-                name: "since", valueName: "seq", help: "Start after this sequence number (default: 0, the beginning)."),
-            .init(name: "limit", valueName: "n", help: "Print at most this many commits."),
-            .init(name: "follow", help: "Keep printing commits as they land, until interrupted (exit 0)."),
-        ],
+        arguments: LogOptions.arguments,
+        options: LogOptions.options,
         discussion: """
             Each line: {"seq":N,"timestamp":"…","author":…,"changes":[{"op":"insert|update|delete",
             "entity":"…","id":…,"fields":[…],"record":{…}}]}. "fields" (updates only) names the
@@ -25,17 +20,16 @@ struct LogCommand: Command {
             """
     )
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let since = try arguments.integer("since") ?? 0
-        var remaining = try arguments.integer("limit") ?? Int.max
-        let store = try openStore(arguments.positionals[0], readOnly: true)
-        var after = UInt64(since)
+    func run(_ options: LogOptions, output: inout Output) throws -> Int32 {
+        var remaining = options.limit
+        let store = try openStore(options.store, readOnly: true)
+        var after = options.since
         // As `rill watch --since`: a commit the log has not reached is a mistake, not an empty log.
         let head = try store.head()
         guard after <= head else {
             throw RillError(.misuse, "cannot start after commit \(after): the log's last commit is \(head)")
         }
-        let follow = arguments.has("follow")
+        let follow = options.follow
         let watcher = follow ? StoreFileWatcher(directory: store.directory) : nil
         if follow {
             // Output is flushed before each wait, and lines are written whole: end at once.

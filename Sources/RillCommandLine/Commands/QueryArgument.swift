@@ -1,14 +1,21 @@
-import Foundation
 import Rill
 
-/// The query text of a command line, or nil after saying on standard error what is wrong with it
-/// (the command then exits with the usage status).
-func parseQueryArgument(_ text: String) -> Query? {
-    do {
-        return try QueryParser.parse(text)
-    } catch {
-        Output.error("bad query\n\(error)")
-        return nil
+/// A query given on the command line: its text, as given, and the query it parses to.
+struct QueryArgument: Sendable {
+    /// The text, as given (`rill watch --connect` sends it to the daemon).
+    var text: String
+    var query: Query
+
+    /// Parses `text`.
+    ///
+    /// - Throws: `BadQueryArgument` when the text is not a query.
+    init(_ text: String) throws(BadQueryArgument) {
+        self.text = text
+        do {
+            query = try QueryParser.parse(text)
+        } catch {
+            throw BadQueryArgument(error: error)
+        }
     }
 }
 

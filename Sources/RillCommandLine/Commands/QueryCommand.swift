@@ -6,14 +6,8 @@ struct QueryCommand: Command {
     let description = CommandDescription(
         name: "query",
         abstract: "Run a text query against a store and print the matching records.",
-        arguments: [
-            .init(name: "store", help: "The store directory."),
-            .init(name: "query", help: "A query, e.g. 'Book where pages > 300 sort by title limit 10'."),
-        ],
-        options: [
-            .init(name: "json", help: "Print one JSON object per record (NDJSON) instead of a table."),
-            .init(name: "explain", help: "Print how the query would run instead of its results."),
-        ],
+        arguments: QueryOptions.arguments,
+        options: QueryOptions.options,
         discussion: """
             QUERY LANGUAGE (see Documentation/QueryLanguage.md):
               <Entity> [where <predicate>] [sort by <field> [asc|desc], …] [limit <n>] [offset <n>]
@@ -23,16 +17,16 @@ struct QueryCommand: Command {
             """
     )
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        guard let query = parseQueryArgument(arguments.positionals[1]) else { return ExitStatus.usage }
-        let store = try openStore(arguments.positionals[0], readOnly: true)
-        if arguments.has("explain") {
+    func run(_ options: QueryOptions, output: inout Output) throws -> Int32 {
+        let query = options.query.query
+        let store = try openStore(options.store, readOnly: true)
+        if options.explain {
             guard let plan = try reportingBadQuery({ try store.explain(query) }) else { return ExitStatus.usage }
             output.line(plan)
             return ExitStatus.success
         }
         guard let rows = try reportingBadQuery({ try store.run(query) }) else { return ExitStatus.usage }
-        if arguments.has("json") {
+        if options.json {
             for row in rows { output.line(row.record.jsonString()) }
         } else {
             for line in RecordTable(rows.map(\.record)).render() { output.line(line) }

@@ -6,12 +6,12 @@ struct StatsCommand: Command {
     let description = CommandDescription(
         name: "stats",
         abstract: "Print a store's entities with their record counts, the log head, and its sizes.",
-        arguments: [.init(name: "store", help: "The store directory.")],
-        options: [.init(name: "json", help: "Print one JSON object instead of text.")]
+        arguments: StatsOptions.arguments,
+        options: StatsOptions.options
     )
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let path = arguments.positionals[0]
+    func run(_ options: StatsOptions, output: inout Output) throws -> Int32 {
+        let path = options.store
         let store = try openStore(path, readOnly: true)
         var entities: [(String, Int)] = []
         for name in try store.entityNames() {
@@ -22,7 +22,7 @@ struct StatsCommand: Command {
         let commits = try store.entryCount()
         let mapSize = store.environment.mapSize
         let fileSize = store.environment.fileSize
-        if arguments.has("json") {
+        if options.json {
             let value = RecordValue.map([
                 RecordField(name: "store", value: .string(path)),
                 RecordField(name: "formatVersion", value: .uint(UInt64(Store.formatVersion))),

@@ -37,11 +37,8 @@ struct WriteCommand: Command {
         return CommandDescription(
             name: operation.rawValue,
             abstract: abstract,
-            arguments: [
-                .init(name: "store", help: "The store directory."),
-                .init(name: "entity", help: "The entity (the model type's name, e.g. Book)."),
-            ],
-            options: [.init(name: "author", valueName: "name", help: "The author recorded in the commit.")],
+            arguments: WriteOptions.arguments,
+            options: WriteOptions.options,
             trailing: item,
             discussion: """
                 Give each \(item) as an argument after the entity, or one per line on standard
@@ -54,10 +51,10 @@ struct WriteCommand: Command {
                 """)
     }
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let store = try openStore(arguments.positionals[0])
-        let entity = arguments.positionals[1]
-        let items = Array(arguments.positionals.dropFirst(2))
+    func run(_ options: WriteOptions, output: inout Output) throws -> Int32 {
+        let store = try openStore(options.store)
+        let entity = options.entity
+        let items = options.items
         var values: [RecordValue] = []
         do {
             if items.isEmpty {
@@ -102,7 +99,7 @@ struct WriteCommand: Command {
                 throw RillError(error.code, (values.count > 1 ? "item \(index + 1): " : "") + error.message)
             }
         }
-        output.line(try store.save(changes, author: arguments.value("author")).json)
+        output.line(try store.save(changes, author: options.author).json)
         return ExitStatus.success
     }
 

@@ -3,78 +3,13 @@ import Rill
 import RillService
 import RillStorage
 
-/// `rill export`: every record of a store (or of some entities) as NDJSON, each entity preceded
-/// by a line describing it, so that `rill import` can rebuild the store elsewhere.
-struct ExportCommand: Command {
-    let description = CommandDescription(
-        name: "export",
-        abstract: "Print every record as NDJSON, each entity preceded by its description (for rill import).",
-        arguments: [.init(name: "store", help: "The store directory.")],
-        trailing: "entity",
-        discussion: """
-            Lines: {"entity":"Book","identifier":"String","indexes":["author,title"],"fields":{…}}
-            for each entity (its identifier kind, indexes and the kinds of its fields: those its
-            description declared, then those any of its records show), then one
-            {"op":"insert","entity":"Book","record":{…}} per record. Everything is read in one
-            snapshot. On a terminal, a progress bar shows on standard error after a second.
-            """
-    )
-
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let store = try openStore(arguments.positionals[0], readOnly: true)
-        var names = Array(arguments.positionals.dropFirst())
-        let known = try store.entityNames()
-        if names.isEmpty { names = known }
-        var entities: [EntityStorage] = []
-        for name in names {
-            entities.append(try store.existingEntity(name))
-        }
-        let total = try entities.reduce(0) { $0 + (try store.recordCount(of: $1)) }
-        var progress = Progress(verb: "exported", total: total)
-        try store.read { txn in
-            for entity in entities {
-                let header = RecordValue.map([
-                    RecordField(name: "entity", value: .string(entity.name)),
-                    RecordField(name: "identifier", value: .string(entity.identifierKind.name)),
-                    RecordField(name: "indexes", value: .array(entity.indexes.map { .string($0.name) })),
-                    RecordField(
-                        name: "fields",
-                        value: try store.recordShape(
-                            of: entity, learned: RecordShape.learn(from: entity, in: txn, limit: nil)
-                        ).jsonValue),
-                ])
-                output.line(header.jsonString())
-                try txn.withCursor(entity.database) { cursor in
-                    var current = try cursor.first()
-                    while let entry = current {
-                        let record = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
-                        output.line(
-                            RecordValue.map([
-                                RecordField(name: "op", value: .string("insert")),
-                                RecordField(name: "entity", value: .string(entity.name)),
-                                RecordField(name: "record", value: record),
-                            ]).jsonString())
-                        progress.advance()
-                        current = try cursor.next()
-                    }
-                }
-            }
-        }
-        progress.finish()
-        return ExitStatus.success
-    }
-}
-
 /// `rill import`: NDJSON changes from standard input (or a file), in one atomic save.
 struct ImportCommand: Command {
     let description = CommandDescription(
         name: "import",
         abstract: "Save NDJSON changes (as rill export prints them) in one atomic save.",
-        arguments: [.init(name: "store", help: "The store directory (created when missing).")],
-        options: [
-            .init(name: "file", valueName: "path", help: "Read this file instead of standard input."),
-            .init(name: "author", valueName: "name", help: "The author recorded in the commit."),
-        ],
+        arguments: ImportOptions.arguments,
+        options: ImportOptions.options,
         discussion: """
             Each line is a change — {"op":"insert"|"update"|"delete","entity":…,"record":{…}}
             or {"op":"delete","entity":…,"id":…} — or an entity's description as rill export
@@ -89,9 +24,9 @@ struct ImportCommand: Command {
             """
     )
 
-    func run(_ arguments: ParsedArguments, output: inout Output) throws -> Int32 {
-        let path = arguments.positionals[0]
-        let file = arguments.value("file")
+    func run(_ options: ImportOptions, output: inout Output) throws -> Int32 {
+        let path = options.store
+        let file = options.file
         let data: Data
         if let file {
             guard let contents = FileManager.default.contents(atPath: file) else {
@@ -132,7 +67,7 @@ struct ImportCommand: Command {
             }
         }
         progress.finish()
-        let author = arguments.value("author")
+        let author = options.author
         let saved = try Store.creatingIfMissing(directory: path, options: EnvironmentOptions()) { store in
             try store.save(changes, author: author, declaring: declarations) {
                 if Terminal.isStandardErrorATerminal, changes.count > 10_000 {
@@ -179,45 +114,5 @@ struct ImportCommand: Command {
             shape = fields
         }
         return try EntityDeclaration(name: name, identifierKind: kind, indexes: indexes, fields: shape, source: source)
-    }
-}
-
-/// A progress bar on standard error, only on a terminal and only after a second.
-struct Progress {
-    let verb: String
-    let total: Int
-    private var done = 0
-    private let started = Date()
-    private var lastDrawn = Date.distantPast
-    private var drawn = false
-
-    init(verb: String, total: Int) {
-        self.verb = verb
-        self.total = total
-    }
-
-    mutating func advance(by count: Int = 1) {
-        done += count
-        guard done & 1023 == 0, Terminal.isStandardErrorATerminal else { return }
-        let now = Date()
-        guard now.timeIntervalSince(started) > 1, now.timeIntervalSince(lastDrawn) > 0.1 else { return }
-        lastDrawn = now
-        draw()
-    }
-
-    mutating func finish() {
-        guard drawn else { return }
-        draw()
-        FileHandle.standardError.write(Data("\n".utf8))
-    }
-
-    private mutating func draw() {
-        drawn = true
-        let fraction = total > 0 ? min(Double(done) / Double(total), 1) : 1
-        let width = 30
-        let filled = Int(fraction * Double(width))
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let text = "\r\(bar) \(Int(fraction * 100))%  \(done)/\(total) \(verb)"
-        FileHandle.standardError.write(Data(text.utf8))
     }
 }
