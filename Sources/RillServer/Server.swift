@@ -75,20 +75,10 @@ package final class Server: @unchecked Sendable {
         self.listeners = listeners
     }
 
-    /// Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish,
-    /// ends the event streams, and returns.
-    package func run() {
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
-        let signals = [SIGTERM, SIGINT].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                Log.info("received \(number == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down")
-                stop()
-            }
-            source.resume()
-            return source
-        }
+    /// Serves until `signals` report SIGTERM or SIGINT, then stops accepting, lets in-flight
+    /// requests finish, ends the event streams, and returns. A signal that came before is obeyed
+    /// at once.
+    package func run(stoppingOn signals: ShutdownSignals) {
         // Reader slots of crashed processes pin old pages: free them now and then.
         let readerCheck = DispatchSource.makeTimerSource(queue: .global())
         readerCheck.schedule(deadline: .now() + 60, repeating: 60)
@@ -102,9 +92,9 @@ package final class Server: @unchecked Sendable {
         }
         readerCheck.resume()
         start()
+        signals.stopping(self)
         waitUntilStopped()
         readerCheck.cancel()
-        withExtendedLifetime(signals) {}
         // The last lines ("stopped") get out, unless standard error is not being read.
         Log.flush()
     }

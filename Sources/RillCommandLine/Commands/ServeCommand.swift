@@ -25,6 +25,8 @@ struct ServeCommand: Command {
         // the next one (the token file, read while decoding the options, is closed again).
         StandardDescriptors.reserve()
         DescriptorLimit.raise()
+        // Before the socket exists: a signal sent as soon as a client can see it is not lost.
+        let signals = ShutdownSignals()
         let path = options.store
         if let level = options.logLevel { Log.setLevel(level) }
 
@@ -38,7 +40,7 @@ struct ServeCommand: Command {
         }
         let head = try store.head()
         Log.info("serving \(path) (last commit \(head))")
-        server.run()
+        server.run(stoppingOn: signals)
         return ExitStatus.success
     }
 
