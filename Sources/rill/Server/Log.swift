@@ -1,4 +1,5 @@
 import Foundation
+import Rill
 import Synchronization
 
 #if canImport(Glibc)
@@ -56,7 +57,7 @@ enum Log {
         let line =
             journal
             ? "<\(level.rawValue)>\(text)\n"
-            : "\(Date().formatted(.iso8601)) \(level.name) \(text)\n"
+            : "\(ISO8601Time.string(Date(), fractionDigits: 0)) \(level.name) \(text)\n"
         writer.write(line)
     }
 
