@@ -133,7 +133,9 @@ struct ImportCommand: Command {
         }
         progress.finish()
         let author = arguments.value("author")
-        let entry = try Store.creatingIfMissing(directory: path, options: EnvironmentOptions()) { store in
+        let entry = try Store.creatingIfMissing(
+            directory: path, options: EnvironmentOptions(), progress: StoreProgressBar.handlerIfTerminal()
+        ) { store in
             let prepared = try store.prepare(changes, declaring: declarations)
             if Terminal.isStandardErrorATerminal, changes.count > 10_000 {
                 FileHandle.standardError.write(Data("saving \(changes.count) changes…\n".utf8))
