@@ -1,10 +1,10 @@
 /// How far a long operation on a store has come: building an index over the records an entity already holds,
 /// or rebuilding one when a store written by an older Rill is opened.
 ///
-/// Rill writes nothing to standard error; an app that wants to show progress passes a handler when it opens the
-/// ``ModelContainer`` (its `progress` parameter). Each phase reports first with
-/// ``completed`` 0, then every 1,024 records, and last with ``completed`` equal to ``total``; ``completed`` never
-/// goes down within a phase.
+/// Rill writes nothing to standard error; an app that wants to show progress gives a handler to the
+/// ``ModelContainer`` it opens (its `progress` parameter). Each phase reports first with ``completed`` 0, then
+/// every 1,024 records, and last with ``completed`` equal to ``total``; ``completed`` never goes down within a
+/// phase.
 ///
 /// For example:
 ///
