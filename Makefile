@@ -3,10 +3,13 @@
 SWIFT ?= swift
 DEMO_STORE ?= .build/rill-demo
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+# The toolchain's docc: on the PATH, or beside the swift driver.
+DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/docc")
+DOCS_SYMBOLS := .build/docs-symbol-graphs
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
-.PHONY: demo test deps build lint format bench oracle clean
+.PHONY: demo test deps build docs lint format bench oracle clean
 
 ## Install the system packages Rill needs (Debian/Ubuntu), when missing.
 deps:
@@ -28,9 +31,24 @@ demo: deps
 	echo && echo "\$$ rill stats $(DEMO_STORE)/library" && \
 	$$bin/rill stats $(DEMO_STORE)/library
 
-## Build with warnings as errors, run every test, lint the sources.
+# The documentation of the Rill module from its debug build: the public symbols' graphs, extracted by the
+# compiler, and the catalog, converted with warnings as errors (a broken link fails). The graph of what the
+# standard library's integers gain by conforming to Rill's protocols documents the standard library, not Rill.
+define docs-convert
+	rm -rf $(DOCS_SYMBOLS) && mkdir -p $(DOCS_SYMBOLS)
+	$(SWIFT) symbolgraph-extract -module-name Rill -I "$$($(SWIFT) build --show-bin-path)/Modules" \
+		-Xcc -fmodule-map-file=Sources/CLMDB/module.modulemap \
+		-minimum-access-level public -skip-inherited-docs -output-dir $(DOCS_SYMBOLS)
+	rm -f $(DOCS_SYMBOLS)/Rill@Swift.symbols.json
+	$(DOCC) convert Documentation/Rill.docc --additional-symbol-graph-dir $(DOCS_SYMBOLS) \
+		--fallback-display-name Rill --fallback-bundle-identifier org.rill.Rill \
+		--warnings-as-errors --output-path .build/docs
+endef
+
+## Build with warnings as errors, check the documentation, run every test, lint the sources.
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(docs-convert)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples
 
@@ -44,6 +62,11 @@ oracle: deps
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
+
+## The API documentation (Documentation/Rill.docc and the doc comments of Rill), in .build/docs.
+docs: deps
+	$(SWIFT) build --target Rill $(SWIFT_FLAGS)
+	$(docs-convert)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples

@@ -1,4 +1,5 @@
 import Foundation
+import Rill
 import Synchronization
 
 #if canImport(Glibc)
@@ -65,7 +66,7 @@ package enum Log {
         let line =
             journal
             ? "<\(level.rawValue)>\(text)\n"
-            : "\(Date().formatted(.iso8601)) \(level.name) \(text)\n"
+            : "\(ISO8601Time.string(Date(), fractionDigits: 0)) \(level.name) \(text)\n"
         writer.write(line)
     }
 

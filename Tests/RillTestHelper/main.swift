@@ -3,6 +3,7 @@
 import Foundation
 import Rill
 import RillTestSupport
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -26,6 +27,20 @@ func container(_ path: String, mapSize: Int = 64 << 20) throws -> ModelContainer
 let arguments = CommandLine.arguments.dropFirst()
 guard let command = arguments.first else { fail("usage: rill-test-helper <command> …") }
 let rest = Array(arguments.dropFirst())
+
+/// The records `build-index` stores, first without an index.
+struct Item: PersistentModel {
+    var id: Int
+    var value: Int
+}
+
+/// The same records, with an index the store does not have yet.
+struct IndexedItem: PersistentModel {
+    static let entityName = "Item"
+    static let indexes = [ModelIndex<IndexedItem>(\.value)]
+    var id: Int
+    var value: Int
+}
 
 do {
     switch command {
@@ -138,6 +153,42 @@ do {
         } catch let error as RillError {
             say("error \(error.code) \(error.message)")
         }
+
+    case "build-index":
+        // build-index <store> <count>: stores <count> Items, then opens the store with a model that declares an
+        // index on them, with standard error on a terminal; prints each progress report ("progress <completed>
+        // <total> <phase>"), then "stderr <bytes>": what the library wrote to the terminal meanwhile.
+        let url = URL(fileURLWithPath: rest[0])
+        do {
+            let context = ModelContext(try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: url)))
+            for id in 0..<Int(rest[1])! { context.insert(Item(id: id, value: id % 97)) }
+            try context.save()
+        }
+        // Standard error on a pseudo-terminal, where a library that drew progress bars would draw one; the
+        // unlock and number requests are Linux's TIOCSPTLCK and TIOCGPTN.
+        let terminal = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: CInt = 0
+        var number: CUnsignedInt = 0
+        let slave =
+            terminal >= 0 && ioctl(terminal, 0x4004_5431, &unlock) == 0 && ioctl(terminal, 0x8004_5430, &number) == 0
+            ? open("/dev/pts/\(number)", O_RDWR | O_NOCTTY) : -1
+        let standardError = dup(STDERR_FILENO)
+        if slave >= 0 { dup2(slave, STDERR_FILENO) }
+        say("terminal \(isatty(STDERR_FILENO) != 0 ? "yes" : "no")")
+        let reports = Mutex<[StoreProgress]>([])
+        _ = try ModelContainer(for: IndexedItem.self, configurations: ModelConfiguration(url: url)) { progress in
+            reports.withLock { $0.append(progress) }
+        }
+        dup2(standardError, STDERR_FILENO)
+        if slave >= 0 { close(slave) }
+        for report in reports.withLock({ $0 }) { say("progress \(report.completed) \(report.total) \(report.phase)") }
+        var written = 0
+        if slave >= 0 {
+            _ = fcntl(terminal, F_SETFL, fcntl(terminal, F_GETFL) | O_NONBLOCK)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while case let count = read(terminal, &buffer, buffer.count), count > 0 { written += count }
+        }
+        say("stderr \(written)")
 
     default:
         fail("unknown command \(command)")

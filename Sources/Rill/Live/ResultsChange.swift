@@ -5,8 +5,8 @@
 /// insertions, move destinations and updates in the results after it. Applying the change — remove
 /// at `removals` and every move's `from`, from the highest offset down; insert at `insertions` and
 /// every move's `to`, from the lowest offset up; then replace the elements at `updates` — turns
-/// the previous results into exactly the new ones. ``apply(to:)`` does that, and ``difference``
-/// gives the same as a `CollectionDifference`.
+/// the previous results into exactly the new ones. ``apply(to:)->_`` does that (``apply(to:)->()`` in place),
+/// and ``difference(from:)`` gives the same as a `CollectionDifference`.
 ///
 /// For example, keeping a copy of a live query's results up to date:
 ///

@@ -43,15 +43,29 @@ public final class ModelContainer: Sendable {
     ///   - forTypes: the model types to store. Each entity name must be unique.
     ///   - configurations: one configuration; with none, the default store (see
     ///     ``ModelConfiguration/defaultDirectory``).
+    ///   - progress: told how far the index builds of this call have come (see ``StoreProgress``); silent by default.
     /// - Throws: ``RillError`` when the store cannot be opened: the location is a plain file
     ///   (`.notAStore`), was written by a newer Rill (`.unsupportedFormat`), cannot be created or
     ///   written (`.permissionDenied`), or already stores an entity with another identifier type.
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: forTypes, configurations: configurations)
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...,
+        progress: (@Sendable (StoreProgress) -> Void)? = nil
+    ) throws {
+        try self.init(for: forTypes, configurations: configurations, progress: progress)
     }
 
     /// Opens (or creates) the store described by `configurations` for the given model types.
-    public init(for forTypes: [any PersistentModel.Type], configurations: [ModelConfiguration]) throws {
+    ///
+    /// - Parameters:
+    ///   - forTypes: the model types to store. Each entity name must be unique.
+    ///   - configurations: one configuration; with none, the default store.
+    ///   - progress: told how far the index builds of this call have come: indexes a model declares that the
+    ///     store lacks are built from the records it holds, which can take a while (see ``StoreProgress``).
+    ///     Nothing is reported by default; Rill never writes to standard error.
+    public init(
+        for forTypes: [any PersistentModel.Type], configurations: [ModelConfiguration],
+        progress: (@Sendable (StoreProgress) -> Void)? = nil
+    ) throws {
         guard configurations.count <= 1 else {
             throw RillError(
                 .invalidConfiguration, "a container opens one store; \(configurations.count) configurations were given")
@@ -71,7 +85,8 @@ public final class ModelContainer: Sendable {
             initialMapSize: configuration.initialMapSize,
             readOnly: !configuration.allowsSave
         )
-        let store = try Store(directory: configuration.url.path, options: options, create: configuration.allowsSave)
+        let store = try Store(
+            directory: configuration.url.path, options: options, create: configuration.allowsSave, progress: progress)
         var entities: [String: EntityStorage] = [:]
         for type in forTypes {
             let kind = type.identifierKind

@@ -134,8 +134,7 @@ extension QueryNode: CustomStringConvertible {
             }
             return escaped + "\""
         case .date(let date):
-            return date.formatted(
-                .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+            return ISO8601Time.string(date, fractionDigits: 3)
         case .uuid(let uuid): return uuid.uuidString
         case .data(let data): return "<\(data.count) bytes>"
         case .array(let items): return "[" + items.map(literalText).joined(separator: ", ") + "]"

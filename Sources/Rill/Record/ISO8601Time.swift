@@ -1,3 +1,5 @@
+import Foundation
+
 /// Exact conversions between a stored `Date` (a `Double` of seconds since 2001-01-01, `timeIntervalSinceReferenceDate`)
 /// and text: ISO-8601 in UTC with as many fractional digits as the value needs to read back bit for bit, and the
 /// other way from any ISO-8601 date-time or date, or a number of seconds since 1970.
@@ -8,7 +10,25 @@
 /// past what `Int64` can count comfortably (dates beyond about ±3 billion years, up to `Double`'s 1.8e308 seconds)
 /// use `WideInteger`, so every finite date has an exact text. Computed by hand rather than with
 /// `ISO8601DateFormatter`, which keeps milliseconds only and is slow.
-enum ISO8601Time {
+///
+/// The one reader and writer of ISO-8601 text in Rill: record JSON, the query language's date literals
+/// (`Leniency.queryLiteral`), query descriptions and the daemon's log lines all go through it.
+package enum ISO8601Time {
+    /// Shapes a reader accepts besides a date-time with seconds and a zone, and a calendar date.
+    package struct Leniency: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// A time without seconds: `2020-01-01T10:30Z`.
+        package static let omittedSeconds = Leniency(rawValue: 1 << 0)
+        /// A time without a zone, read as UTC: `2020-01-01T10:30:00`.
+        package static let omittedZone = Leniency(rawValue: 1 << 1)
+        /// An offset of whole hours, without minutes, at the end: `2020-01-01T10:30:00+02`.
+        package static let hourOffset = Leniency(rawValue: 1 << 2)
+        /// What the query language takes as a date literal (see `Documentation/QueryLanguage.md`).
+        package static let queryLiteral: Leniency = [.omittedSeconds, .omittedZone, .hourOffset]
+    }
+
     /// Seconds from 0000-03-01 (where the era arithmetic starts, so leap days fall at the end of a year) to
     /// 2001-01-01.
     private static let referenceFromEraStart: Int64 = 730_791 * 86_400
@@ -24,15 +44,27 @@ enum ISO8601Time {
 
     /// `YYYY-MM-DDTHH:MM:SS.fffZ`, with at least three fractional digits and as many more as the value needs (a
     /// year before 0 as `-YYYY`, after 9999 as `+YYYYY…`); nil when `seconds` is not finite.
-    static func string(secondsSinceReferenceDate seconds: Double) -> String? {
+    ///
+    /// - Parameter fractionDigits: when set, exactly this many fractional digits, the rest cut off (the time
+    ///   rounded down, as Foundation's `Date.ISO8601FormatStyle` does); with 0, no fraction and no point.
+    package static func string(secondsSinceReferenceDate seconds: Double, fractionDigits: Int? = nil) -> String? {
         guard let digits = DecimalDigits(seconds) else { return nil }
         if digits.integer.count <= narrowDigits {
-            return string(digits.floorAndFraction(as: Int64.self))
+            return string(digits.floorAndFraction(as: Int64.self), fractionDigits: fractionDigits)
         }
-        return string(digits.floorAndFraction(as: WideInteger.self))
+        return string(digits.floorAndFraction(as: WideInteger.self), fractionDigits: fractionDigits)
     }
 
-    private static func string<I: CivilInteger>(_ split: (floor: I, fraction: Substring)) -> String {
+    /// The text of `date`, as `string(secondsSinceReferenceDate:fractionDigits:)` writes it (a date whose seconds
+    /// are not finite as the seconds' description, `nan` or `inf`).
+    package static func string(_ date: Date, fractionDigits: Int? = nil) -> String {
+        let seconds = date.timeIntervalSinceReferenceDate
+        return string(secondsSinceReferenceDate: seconds, fractionDigits: fractionDigits) ?? seconds.description
+    }
+
+    private static func string<I: CivilInteger>(
+        _ split: (floor: I, fraction: Substring), fractionDigits: Int?
+    ) -> String {
         let (era, secondOfEra) = (split.floor + referenceFromEraStart).floorDivided(by: secondsPerEra)
         let dayOfEra = secondOfEra / 86_400
         let secondOfDay = secondOfEra % 86_400
@@ -62,10 +94,13 @@ enum ISO8601Time {
         append("T", secondOfDay / 3600)
         append(":", secondOfDay / 60 % 60)
         append(":", secondOfDay % 60)
-        text.append(UInt8(ascii: "."))
         // At least milliseconds, so that common dates keep the width they always had.
-        text.append(contentsOf: split.fraction.utf8)
-        text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, 3 - split.fraction.utf8.count)))
+        let width = fractionDigits ?? max(3, split.fraction.utf8.count)
+        if width > 0 {
+            text.append(UInt8(ascii: "."))
+            text.append(contentsOf: split.fraction.utf8.prefix(width))
+            text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - split.fraction.utf8.count)))
+        }
         text.append(UInt8(ascii: "Z"))
         return String(decoding: text, as: UTF8.self)
     }
@@ -75,7 +110,11 @@ enum ISO8601Time {
     /// The seconds since 2001 of an ISO-8601 date-time (`2020-01-01T00:00:00Z`, any number of fractional digits,
     /// `Z` or an offset such as `+02:00`; years of more than four digits with a sign, `-0044-03-15T…`) or a
     /// calendar date (`2020-01-01`, midnight UTC), rounded once to the nearest `Double`; nil for other text.
-    static func secondsSinceReferenceDate(parsing text: some StringProtocol) -> Double? {
+    ///
+    /// - Parameter leniency: the shorter shapes to accept as well (none by default).
+    package static func secondsSinceReferenceDate(
+        parsing text: some StringProtocol, accepting leniency: Leniency = []
+    ) -> Double? {
         var scanner = Scanner(Array(text.utf8))
         let negative = scanner.take("-")
         let signed = negative || scanner.take("+")
@@ -90,16 +129,23 @@ enum ISO8601Time {
         if !scanner.isAtEnd {
             guard scanner.take("T") || scanner.take("t") || scanner.take(" "),
                 let hour = scanner.number(digits: 2), hour < 24, scanner.take(":"),
-                let minute = scanner.number(digits: 2), minute < 60, scanner.take(":"),
-                let second = scanner.number(digits: 2), second < 60
+                let minute = scanner.number(digits: 2), minute < 60
             else { return nil }
-            secondOfDay = hour * 3600 + minute * 60 + second
-            if scanner.take(".") || scanner.take(",") {
-                guard let digits = scanner.digits(minimum: 1, maximum: 2000) else { return nil }
-                fraction = digits
-                while fraction.last == "0" { fraction.removeLast() }
+            secondOfDay = hour * 3600 + minute * 60
+            if scanner.take(":") {
+                guard let second = scanner.number(digits: 2), second < 60 else { return nil }
+                secondOfDay += second
+                if scanner.take(".") || scanner.take(",") {
+                    guard let digits = scanner.digits(minimum: 1, maximum: 2000) else { return nil }
+                    fraction = digits
+                    while fraction.last == "0" { fraction.removeLast() }
+                }
+            } else if !leniency.contains(.omittedSeconds) {
+                return nil
             }
             if scanner.take("Z") || scanner.take("z") {
+                offset = 0
+            } else if scanner.isAtEnd, leniency.contains(.omittedZone) {
                 offset = 0
             } else {
                 let sign: Int64
@@ -111,8 +157,12 @@ enum ISO8601Time {
                     return nil
                 }
                 guard let hours = scanner.number(digits: 2), hours < 24 else { return nil }
-                _ = scanner.take(":")
-                guard let minutes = scanner.number(digits: 2), minutes < 60 else { return nil }
+                var minutes: Int64 = 0
+                if !scanner.isAtEnd || !leniency.contains(.hourOffset) {
+                    _ = scanner.take(":")
+                    guard let value = scanner.number(digits: 2), value < 60 else { return nil }
+                    minutes = value
+                }
                 offset = sign * (hours * 3600 + minutes * 60)
             }
             guard scanner.isAtEnd else { return nil }

@@ -96,7 +96,7 @@ extension Store {
     private func attemptCommit(
         _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration], meanwhile: () -> Void
     ) throws -> LogEntry? {
-        let (log, meta, directory) = (self.log, self.meta, self.directory)
+        let (log, meta, directory, progress) = (self.log, self.meta, self.directory, self.progress)
         let known = catalog.withLock { $0.entities }
         return try environment.write(
             { txn -> LogEntry? in
@@ -105,7 +105,8 @@ extension Store {
                 // Declared entities come from this transaction, with the indexes it built.
                 var current: [String: EntityStorage] = [:]
                 for declaration in declarations {
-                    current[declaration.name] = try Self.apply(declaration, in: txn, meta: meta, directory: directory)
+                    current[declaration.name] = try Self.apply(
+                        declaration, in: txn, meta: meta, directory: directory, progress: progress)
                 }
                 var last: EntityStorage?
                 var applied: [LogEntry.Change] = []

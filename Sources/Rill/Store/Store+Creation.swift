@@ -16,9 +16,10 @@ extension Store {
     /// that store alone.
     ///
     /// `body` must not keep the store: it is closed when `body` returns, before the move. Errors name
-    /// `directory`, not the staging directory.
+    /// `directory`, not the staging directory. `progress` is the store's (see `init(directory:options:create:progress:)`).
     package static func creatingIfMissing<R>(
-        directory: String, options: EnvironmentOptions, _ body: (Store) throws -> R
+        directory: String, options: EnvironmentOptions, progress: (@Sendable (StoreProgress) -> Void)? = nil,
+        _ body: (Store) throws -> R
     ) throws -> R {
         var info = stat()
         let exists = stat(directory, &info) == 0
@@ -26,7 +27,7 @@ extension Store {
             || (!exists && errno != ENOENT)
         {
             // A store (or something opening reports as an error: a plain file, a path it may not look into).
-            return try body(Store(directory: directory, options: options, create: true))
+            return try body(Store(directory: directory, options: options, create: true, progress: progress))
         }
         var created: [String] = []
         var staging: String?
@@ -35,7 +36,7 @@ extension Store {
             staging = place
             let result: R = try {
                 // The only reference to the store: it closes when this closure returns.
-                let store = try Store(directory: place, options: options, create: true)
+                let store = try Store(directory: place, options: options, create: true, progress: progress)
                 return try body(store)
             }()
             try publish(place, at: directory, intoExisting: exists)

@@ -10,12 +10,13 @@ extension Store {
     /// - Returns: the storage of each declared entity, by name.
     package func declare(_ declarations: [EntityDeclaration]) throws -> [String: EntityStorage] {
         guard !declarations.isEmpty else { return [:] }
-        let (meta, directory) = (self.meta, self.directory)
+        let (meta, directory, progress) = (self.meta, self.directory, self.progress)
         do {
             let declared = try environment.write { txn in
                 var declared: [String: EntityStorage] = [:]
                 for declaration in declarations {
-                    declared[declaration.name] = try Self.apply(declaration, in: txn, meta: meta, directory: directory)
+                    declared[declaration.name] = try Self.apply(
+                        declaration, in: txn, meta: meta, directory: directory, progress: progress)
                 }
                 return declared
             }
@@ -49,7 +50,8 @@ extension Store {
     /// - Throws: `RillError(.invalidConfiguration)` when the store holds the entity with another identifier kind,
     ///   or an existing record has a value an index cannot hold; errors name `declaration.source` when it is set.
     static func apply(
-        _ declaration: EntityDeclaration, in txn: WriteTransaction, meta: Database, directory: String
+        _ declaration: EntityDeclaration, in txn: WriteTransaction, meta: Database, directory: String,
+        progress: (@Sendable (StoreProgress) -> Void)?
     ) throws -> EntityStorage {
         do {
             let name = declaration.name
@@ -78,7 +80,8 @@ extension Store {
                         name: indexName, fieldPaths: IndexStorage.fieldPaths(fromName: indexName), database: database))
             }
             for indexName in declaration.indexNames where !storage.indexes.contains(where: { $0.name == indexName }) {
-                storage.indexes.append(try buildIndex(named: indexName, of: storage, in: txn, meta: meta))
+                storage.indexes.append(
+                    try buildIndex(named: indexName, of: storage, in: txn, meta: meta, progress: progress))
             }
             storage.catalogVersion = try catalogVersion(in: txn, meta: meta)
             if let fields = declaration.fields {

@@ -9,7 +9,9 @@ extension Store {
     /// index holds only whole values, so every key whose values are short enough is already a
     /// format-2 key; an index with a longer value (one format 2 would cut) is rebuilt from its
     /// entity's records. The other indexes are only read. Nothing else changes.
-    static func upgradeFormat(environment: Environment, meta: Database, directory: String) throws {
+    static func upgradeFormat(
+        environment: Environment, meta: Database, directory: String, progress: (@Sendable (StoreProgress) -> Void)?
+    ) throws {
         let formatKey = Array("format".utf8)
         func storedFormat(_ txn: some Transaction) throws -> UInt32? {
             guard let raw = try txn.get(formatKey, in: meta), raw.count == 4 else { return nil }
@@ -45,8 +47,10 @@ extension Store {
                 for (entity, records, index) in indexes {
                     guard try holdsLongerValues(index, txn: txn) else { continue }
                     try txn.removeAll(from: index.database)
-                    let progress = BuildProgress(label: "rebuilding index \(entity)(\(index.name)) for store format 2")
-                    try fill(index, from: records, entity: entity, txn: txn, progress: progress)
+                    let phase = StoreProgress.Phase.rebuildingIndex(entity: entity, index: index.name)
+                    try fill(
+                        index, from: records, entity: entity, txn: txn, progress: .init(phase: phase, handler: progress)
+                    )
                 }
                 try txn.put(withUnsafeBytes(of: formatVersion.bigEndian) { Array($0) }, for: formatKey, in: meta)
             }
@@ -89,6 +93,7 @@ extension Store {
         _ index: IndexStorage, from records: Database, entity: String, txn: WriteTransaction, progress: BuildProgress
     ) throws {
         let total = try txn.count(of: records)
+        progress.report(0, of: total)
         var done = 0
         try txn.withCursor(records) { cursor in
             var current = try cursor.first()
@@ -96,10 +101,10 @@ extension Store {
                 let record = try RecordValue(record: entry.value)
                 try insert(try index.entry(for: record, id: Array(entry.key), entity: entity), into: index, in: txn)
                 done += 1
-                if done & 1023 == 0 { progress.report(done, of: total) }
+                if done & 1023 == 0, done < total { progress.report(done, of: total) }
                 current = try cursor.next()
             }
         }
-        progress.finish(done)
+        progress.report(done, of: total)
     }
 }

@@ -13,14 +13,15 @@ extension Store {
 
     /// Creates the index `name` of `entity` inside `txn`, fills it from the records `txn` sees, records it in
     /// the catalog and bumps the catalog version; all of it only if `txn` commits, so a failed build leaves no
-    /// index behind. On a terminal, a build that takes more than a second reports its progress on standard error.
+    /// index behind. The build reports the records it has indexed to `progress`.
     static func buildIndex(
-        named name: String, of entity: EntityStorage, in txn: WriteTransaction, meta: Database
+        named name: String, of entity: EntityStorage, in txn: WriteTransaction, meta: Database,
+        progress: (@Sendable (StoreProgress) -> Void)?
     ) throws -> IndexStorage {
         let databaseName = IndexStorage.databaseName(entity: entity.name, index: name)
         let database = try txn.database(named: databaseName, create: true)!
         let index = IndexStorage(name: name, fieldPaths: IndexStorage.fieldPaths(fromName: name), database: database)
-        let progress = BuildProgress(label: "building index \(entity.name)(\(name))")
+        let progress = BuildProgress(phase: .buildingIndex(entity: entity.name, index: name), handler: progress)
         try txn.removeAll(from: database)
         try fill(index, from: entity.database, entity: entity.name, txn: txn, progress: progress)
         try txn.put([1], for: Array((IndexStorage.catalogPrefix(entity: entity.name) + name).utf8), in: meta)
@@ -106,33 +107,5 @@ extension Store {
         } else {
             try txn.put(IndexEntry.encodeList(ids), for: entry.key, in: index.database)
         }
-    }
-}
-
-/// Progress of a long operation, on standard error when it is a terminal, after a second.
-final class BuildProgress: @unchecked Sendable {
-    // Used from one thread (the writer) at a time.
-    private let label: String
-    private let start = Date()
-    private var lastReport = Date.distantPast
-    private var shown = false
-    private let isTerminal = isatty(STDERR_FILENO) != 0
-
-    init(label: String) { self.label = label }
-
-    func report(_ done: Int, of total: Int) {
-        guard isTerminal else { return }
-        let now = Date()
-        guard now.timeIntervalSince(start) > 1, now.timeIntervalSince(lastReport) > 0.25 else { return }
-        lastReport = now
-        shown = true
-        let percent = total > 0 ? done * 100 / total : 100
-        FileHandle.standardError.write(Data("\r\(label): \(done) of \(total) records (\(percent)%)".utf8))
-    }
-
-    func finish(_ done: Int) {
-        guard shown else { return }
-        let seconds = String(format: "%.1f", Date().timeIntervalSince(start))
-        FileHandle.standardError.write(Data("\r\(label): \(done) records in \(seconds) s\u{1B}[K\n".utf8))
     }
 }

@@ -23,6 +23,8 @@ package final class Store: Sendable {
     package let directory: String
     package let meta: Database
     package let log: Database
+    /// Told how far index builds have come (see `StoreProgress`); nil for silence.
+    let progress: (@Sendable (StoreProgress) -> Void)?
     /// Entities loaded from the catalog, and the catalog version they reflect.
     let catalog = Mutex(Catalog())
     /// What each entity's records look like, learned for changes given as JSON (see `prepare`).
@@ -37,8 +39,13 @@ package final class Store: Sendable {
     /// - Parameters:
     ///   - create: create the directory and an empty store when missing. When false, a directory
     ///     without a store is an error and nothing is created.
-    package init(directory: String, options: EnvironmentOptions, create: Bool) throws {
+    ///   - progress: told how far index builds have come, those of this call and of later declarations.
+    package init(
+        directory: String, options: EnvironmentOptions, create: Bool,
+        progress: (@Sendable (StoreProgress) -> Void)? = nil
+    ) throws {
         self.directory = directory
+        self.progress = progress
         var options = options
         options.createIfMissing = create
         if !create {
@@ -69,7 +76,7 @@ package final class Store: Sendable {
                 try environment.database(named: "log", create: false)
                 ?? environment.database(named: "log", create: true)!
             let meta = self.meta
-            try Self.upgradeFormat(environment: environment, meta: meta, directory: directory)
+            try Self.upgradeFormat(environment: environment, meta: meta, directory: directory, progress: progress)
             let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }
             if !marked {
                 try environment.write { txn in

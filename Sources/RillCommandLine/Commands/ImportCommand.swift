@@ -68,7 +68,9 @@ struct ImportCommand: Command {
         }
         progress.finish()
         let author = options.author
-        let saved = try Store.creatingIfMissing(directory: path, options: EnvironmentOptions()) { store in
+        let saved = try Store.creatingIfMissing(
+            directory: path, options: EnvironmentOptions(), progress: StoreProgressBar.handlerIfTerminal()
+        ) { store in
             try store.save(changes, author: author, declaring: declarations) {
                 if Terminal.isStandardErrorATerminal, changes.count > 10_000 {
                     FileHandle.standardError.write(Data("saving \(changes.count) changes…\n".utf8))
