@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 
 /// One change of a commit as the live queries see it: decoded at most once, whichever queries ask.
 ///
@@ -107,7 +106,7 @@ enum LiveDecoding {
 /// ``records(of:keys:)``.
 final class CommitContext {
     let store: Store
-    let transaction: ReadTransaction
+    let transaction: StoreSnapshot
     /// The commits of the batch, in order; the snapshot is the last one's state.
     let entries: [LogEntry]
     /// The commit being applied (an index of `entries`).
@@ -122,7 +121,7 @@ final class CommitContext {
     private var beforeBatch: [String: [[UInt8]: [UInt8]?]] = [:]
 
     init(
-        store: Store, transaction: ReadTransaction, entries: [LogEntry], index: Int, snapshot: UInt64,
+        store: Store, transaction: StoreSnapshot, entries: [LogEntry], index: Int, snapshot: UInt64,
         images: RecordImages? = nil
     ) {
         self.store = store
@@ -141,8 +140,7 @@ final class CommitContext {
             let last = entries.last?.sequence ?? snapshot
             beyond =
                 last < snapshot
-                ? try LogFollower.entries(
-                    after: last, limit: .max, log: store.log, in: transaction, directory: store.directory) : []
+                ? try store.log.entries(after: last, in: transaction) : []
         }
         var keys: Set<[UInt8]> = []
         for entry in entries[(index + 1)...] + (beyond ?? []) {
@@ -192,19 +190,14 @@ final class CommitContext {
         }
         // One backward walk of the log for every missing key; the first version met is the
         // latest. Every key met on the way is kept, for later questions.
-        try transaction.withCursor(store.log) { cursor in
-            var current = try cursor.seek(atOrAfter: LogEntry.key(for: first.sequence))
-            current = current == nil ? try cursor.last() : try cursor.previous()
-            while let raw = current, !missing.isEmpty {
-                let entry = try LogEntry(sequence: try LogEntry.sequence(fromKey: raw.key), bytes: raw.value)
-                for change in entry.changes.reversed() where change.entity == entity {
-                    guard known.index(forKey: change.key) == nil else { continue }
-                    known[change.key] = .some(change.record)
-                    images?.remember(entity: entity, key: change.key, record: change.record, ifAbsent: true)
-                    if missing.remove(change.key) != nil, let record = change.record { found[change.key] = record }
-                }
-                current = try cursor.previous()
+        try store.log.forEachEntry(before: first.sequence, in: transaction) { entry in
+            for change in entry.changes.reversed() where change.entity == entity {
+                guard known.index(forKey: change.key) == nil else { continue }
+                known[change.key] = .some(change.record)
+                images?.remember(entity: entity, key: change.key, record: change.record, ifAbsent: true)
+                if missing.remove(change.key) != nil, let record = change.record { found[change.key] = record }
             }
+            return !missing.isEmpty
         }
         // Keys the log never wrote before the batch did not exist.
         for key in missing { known[key] = .some(nil) }

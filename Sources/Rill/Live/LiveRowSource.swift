@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 
 /// What a maintained query's rows are made of and how they are chosen and ordered: typed models
 /// of a `FetchDescriptor` (``ModelRowSource``), or schema-less records of a text query
@@ -34,7 +33,7 @@ protocol LiveRowSource {
 
     /// The first `limit` matches (all with nil), in order, as of the transaction's snapshot.
     func fetch(
-        limit: Int?, in transaction: ReadTransaction, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
+        limit: Int?, in transaction: StoreSnapshot, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
     ) throws -> [LiveEntry]
 
     /// The sort's order of two rows without order keys (`.orderedSame` for ties: the identifier
@@ -125,7 +124,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
     }
 
     func fetch(
-        limit: Int?, in transaction: ReadTransaction, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
+        limit: Int?, in transaction: StoreSnapshot, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
     ) throws -> [LiveEntry] {
         guard let entity = try store.entity(named: T.entityName) else { return [] }
         var descriptor = self.descriptor
@@ -225,7 +224,7 @@ struct RecordRowSource: LiveRowSource {
     }
 
     func fetch(
-        limit: Int?, in transaction: ReadTransaction, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
+        limit: Int?, in transaction: StoreSnapshot, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
     ) throws -> [LiveEntry] {
         // A live query may start before its entity's first record exists.
         guard try store.entity(named: query.entity) != nil else { return [] }

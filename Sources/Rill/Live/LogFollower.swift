@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 import Synchronization
 
 #if canImport(Glibc)
@@ -65,7 +64,7 @@ final class LogFollower: @unchecked Sendable {
     // `publication`; the queries, holder indexes and `applied` are touched only on the follower
     // thread (by `run` and the jobs it runs).
     let store: Store
-    let fileID: FileID
+    let fileID: StoreFileID
 
     /// Guards every published result of this follower's queries, and `publishedSequence`.
     let publication = ReadWriteLock()
@@ -80,7 +79,7 @@ final class LogFollower: @unchecked Sendable {
     /// Handed from the asking thread to the follower thread, which alone runs it.
     private struct Job: @unchecked Sendable {
         /// Runs on the follower thread, in its read transaction, after it caught up.
-        var run: (ReadTransaction, UInt64) throws -> LivePublication?
+        var run: (StoreSnapshot, UInt64) throws -> LivePublication?
         var completion: JobCompletion?
     }
 
@@ -140,7 +139,7 @@ final class LogFollower: @unchecked Sendable {
 
     init(store: Store) throws {
         self.store = store
-        self.fileID = store.environment.fileID
+        self.fileID = store.fileID
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw RillError(.storage, "cannot create the live-query wake-up pipe: \(String(cString: strerror(errno)))")
@@ -175,7 +174,7 @@ final class LogFollower: @unchecked Sendable {
 
     /// Starts following `query`: it is loaded as of the last commit, then published.
     func add(
-        _ query: any FollowedQuery, load: @escaping (ReadTransaction, UInt64) throws -> LivePublication?
+        _ query: any FollowedQuery, load: @escaping (StoreSnapshot, UInt64) throws -> LivePublication?
     ) throws {
         try perform { [self] txn, sequence in
             let publication = try load(txn, sequence)
@@ -214,7 +213,7 @@ final class LogFollower: @unchecked Sendable {
     /// Runs `body` on the follower thread once it has applied every commit up to the last one,
     /// inside its read transaction (given with the sequence applied), publishes what it returns
     /// and waits for all that.
-    func perform(_ body: @escaping (ReadTransaction, UInt64) throws -> LivePublication?) throws {
+    func perform(_ body: @escaping (StoreSnapshot, UInt64) throws -> LivePublication?) throws {
         if let thread = threadID.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 {
             throw RillError(
                 .misuse,
@@ -294,10 +293,9 @@ final class LogFollower: @unchecked Sendable {
         var caughtUp = true
         do {
             try store.read { txn in
-                let head = try Store.lastSequence(in: txn, log: store.log)
+                let head = try store.log.head(in: txn)
                 if head > applied, !queries.isEmpty {
-                    let entries = try Self.entries(
-                        after: applied, limit: Self.batchSize, log: store.log, in: txn, directory: store.directory)
+                    let entries = try store.log.entries(after: applied, limit: Self.batchSize, in: txn)
                     let context = CommitContext(
                         store: store, transaction: txn, entries: entries, index: 0, snapshot: head, images: images)
                     let started = DispatchTime.now().uptimeNanoseconds
@@ -443,35 +441,6 @@ final class LogFollower: @unchecked Sendable {
         }
         return publications
     }
-
-    /// Up to `limit` commits after `sequence`, in order.
-    ///
-    /// - Throws: `.corruptStore` when a key is not greater than the one before it (a damaged
-    ///   key: LMDB's search then lands anywhere), so that no reader of the log pages through it
-    ///   forever or applies a commit twice.
-    static func entries(
-        after sequence: UInt64, limit: Int, log: Database, in txn: some Transaction, directory: String
-    ) throws -> [LogEntry] {
-        guard sequence < UInt64.max, limit > 0 else { return [] }
-        return try txn.withCursor(log) { cursor in
-            var entries: [LogEntry] = []
-            var previous = sequence
-            var current = try cursor.seek(atOrAfter: LogEntry.key(for: sequence + 1))
-            while let raw = current, entries.count < limit {
-                let number = try LogEntry.sequence(fromKey: raw.key)
-                guard number > previous else {
-                    throw RillError(
-                        .corruptStore,
-                        "the log of \(directory)/data.mdb is out of order: commit \(number) follows commit \(previous) "
-                            + "(a damaged key; run rill check)")
-                }
-                entries.append(try LogEntry(sequence: number, bytes: raw.value))
-                previous = number
-                current = try cursor.next()
-            }
-            return entries
-        }
-    }
 }
 
 /// A job's outcome, waited for by the thread that asked for it.
@@ -492,13 +461,13 @@ final class JobCompletion: Sendable {
 
 /// The followers of this process, one per store file, each alive while it has live queries.
 enum LogFollowers {
-    private static let followers = Mutex<[FileID: (follower: LogFollower, users: Int)]>([:])
+    private static let followers = Mutex<[StoreFileID: (follower: LogFollower, users: Int)]>([:])
     /// How many followers exist: a save checks this before taking the lock.
     private static let count = Atomic<Int>(0)
 
     /// The follower of `store`'s file, started if needed; balance with `release`.
     static func retain(for store: Store) throws -> LogFollower {
-        let id = store.environment.fileID
+        let id = store.fileID
         return try followers.withLock { table in
             if let entry = table[id] {
                 table[id] = (entry.follower, entry.users + 1)
@@ -526,7 +495,7 @@ enum LogFollowers {
     }
 
     /// Tells the follower of the store file `id`, if any, that a commit landed.
-    static func poke(_ id: FileID) {
+    static func poke(_ id: StoreFileID) {
         guard count.load(ordering: .relaxed) > 0 else { return }
         followers.withLock { $0[id]?.follower }?.poke()
     }

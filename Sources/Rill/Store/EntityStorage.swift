@@ -5,7 +5,7 @@ package struct EntityStorage: Sendable, Hashable {
     package let name: String
     package let identifierKind: IdentifierKind
     /// The projection: identifier key → current record.
-    package let database: Database
+    let database: Database
     /// Every index of the entity in the store (not only those a model type declares): each save
     /// maintains all of them.
     package var indexes: [IndexStorage] = []
@@ -42,7 +42,7 @@ package struct IndexStorage: Sendable, Hashable {
     /// The index's name: its field paths, dot-joined, comma-separated (`author,address.city`).
     package let name: String
     package let fieldPaths: [[String]]
-    package let database: Database
+    let database: Database
 
     /// The bytes of a key the values may take together: 256, so that every integer and UUID
     /// identifier, and string identifiers up to 254 bytes, stay whole in the key; more only for

@@ -18,7 +18,7 @@ extension Store {
     /// `body` must not keep the store: it is closed when `body` returns, before the move. Errors name
     /// `directory`, not the staging directory.
     package static func creatingIfMissing<R>(
-        directory: String, options: EnvironmentOptions, _ body: (Store) throws -> R
+        directory: String, options: StoreOptions, _ body: (Store) throws -> R
     ) throws -> R {
         var info = stat()
         let exists = stat(directory, &info) == 0

@@ -1,6 +1,5 @@
 import Foundation
 import Rill
-import RillStorage
 
 /// `rill log`: the store's commits as JSON lines.
 struct LogCommand: Command {

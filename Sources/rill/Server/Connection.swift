@@ -1,6 +1,5 @@
 import Foundation
 import Rill
-import RillStorage
 import Synchronization
 
 #if canImport(Glibc)

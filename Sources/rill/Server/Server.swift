@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Rill
-import RillStorage
 import Synchronization
 
 #if canImport(Glibc)
@@ -129,7 +128,7 @@ final class Server: @unchecked Sendable {
         readerCheck.schedule(deadline: .now() + 60, repeating: 60)
         readerCheck.setEventHandler { [store] in
             do {
-                let freed = try store.environment.checkReaders()
+                let freed = try store.clearStaleReaders()
                 if freed > 0 { Log.info("freed \(freed) reader slot(s) of dead processes") }
             } catch {
                 Log.warning("reader check failed: \(error)")
