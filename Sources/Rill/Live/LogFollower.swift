@@ -49,9 +49,9 @@ extension MaintainedLink {
 
 /// Follows one store's log for every live query of it in this process.
 ///
-/// A dedicated thread waits for a commit — a save of this process pokes it through a pipe;
-/// another process's commit wakes it through inotify on the store file; a poll every second
-/// bounds the wait if neither arrives — then reads the commits after the last one it applied
+/// A dedicated thread waits for a commit on its watch of the log (``LogWatch``: a save of this
+/// process wakes it at once, another process's commit through inotify on the store file, and a
+/// poll every second bounds the wait if neither arrives) — then reads the commits after the last one it applied
 /// (up to `batchSize` per read transaction), and applies them one by one, each changed record to
 /// the queries that hold it or that it could enter. The transaction ends before anything is
 /// published. For each commit, the new results of all affected queries become visible together
@@ -91,9 +91,8 @@ final class LogFollower: @unchecked Sendable {
     private let shared = Mutex(Shared())
     /// The follower thread, once it runs (to refuse waiting for it on itself).
     private let threadID = Mutex<pthread_t?>(nil)
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
-    private let inotify: Int32
+    /// Wakes the thread: the log's commits, and the jobs it is given.
+    private let watch: LogWatch
 
     // Owned by the follower thread.
     private var queries: [Int32: any FollowedQuery] = [:]
@@ -134,29 +133,10 @@ final class LogFollower: @unchecked Sendable {
         return tests
     }
 
-    /// The longest wait without a wake-up before the log is read anyway.
-    static let fallbackPoll: Int32 = 1_000
-
     init(store: Store) throws {
         self.store = store
         self.fileID = store.fileID
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            throw RillError(.storage, "cannot create the live-query wake-up pipe: \(String(cString: strerror(errno)))")
-        }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-        let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if watch >= 0, inotify_add_watch(watch, store.directory + "/data.mdb", UInt32(IN_MODIFY)) < 0 {
-            close(watch)
-            inotify = -1
-        } else {
-            inotify = watch
-        }
+        watch = try store.log.watch()
         applied = try store.head()
         publishedSequenceStorage = applied
         let thread = Thread { [self] in run() }
@@ -166,11 +146,8 @@ final class LogFollower: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Wakes the follower to read the log.
-    func poke() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
+    /// Wakes the follower to read the log and run its jobs.
+    func poke() { watch.wake() }
 
     /// Starts following `query`: it is loaded as of the last commit, then published.
     func add(
@@ -241,7 +218,7 @@ final class LogFollower: @unchecked Sendable {
     private func run() {
         threadID.withLock { $0 = pthread_self() }
         while true {
-            waitForWake()
+            watch.wait()
             let (jobs, stopping) = shared.withLock { state in
                 defer { state.jobs = [] }
                 return (state.jobs, state.stopping)
@@ -259,21 +236,7 @@ final class LogFollower: @unchecked Sendable {
             if !step(jobs) { poke() }
         }
         applier.stop()
-        close(wakeRead)
-        close(wakeWrite)
-        if inotify >= 0 { close(inotify) }
-    }
-
-    private func waitForWake() {
-        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
-        let timeout = inotify >= 0 ? Self.fallbackPoll : 50
-        _ = poll(&fds, nfds_t(fds.count), timeout)
-        // Drain both, so that a burst of writes is one wake-up.
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        for fd in [wakeRead, inotify] where fd >= 0 {
-            while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
-        }
+        watch.close()
     }
 
     /// The most commits applied in one read transaction; more are applied in further steps, so
@@ -462,8 +425,6 @@ final class JobCompletion: Sendable {
 /// The followers of this process, one per store file, each alive while it has live queries.
 enum LogFollowers {
     private static let followers = Mutex<[StoreFileID: (follower: LogFollower, users: Int)]>([:])
-    /// How many followers exist: a save checks this before taking the lock.
-    private static let count = Atomic<Int>(0)
 
     /// The follower of `store`'s file, started if needed; balance with `release`.
     static func retain(for store: Store) throws -> LogFollower {
@@ -475,7 +436,6 @@ enum LogFollowers {
             }
             let follower = try LogFollower(store: store)
             table[id] = (follower, 1)
-            count.add(1, ordering: .relaxed)
             return follower
         }
     }
@@ -488,15 +448,9 @@ enum LogFollowers {
                 return false
             }
             table[follower.fileID] = nil
-            count.subtract(1, ordering: .relaxed)
             return true
         }
         if stop { follower.stop() }
     }
 
-    /// Tells the follower of the store file `id`, if any, that a commit landed.
-    static func poke(_ id: StoreFileID) {
-        guard count.load(ordering: .relaxed) > 0 else { return }
-        followers.withLock { $0[id]?.follower }?.poke()
-    }
 }

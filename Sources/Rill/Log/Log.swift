@@ -13,10 +13,13 @@ package struct Log: Sendable {
     let database: Database
     /// The store directory, for errors.
     let directory: String
+    /// The store file, whose watches this process's commits wake.
+    let file: StoreFileID
 
-    init(database: Database, directory: String) {
+    init(database: Database, directory: String, file: StoreFileID) {
         self.database = database
         self.directory = directory
+        self.file = file
     }
 
     // MARK: - Appending
@@ -43,6 +46,20 @@ package struct Log: Sendable {
             try txn.reserve(entry.encodedSize, for: key, in: database, append: true)
         }
         entry.write(into: space)
+    }
+
+    /// Tells every watch of the store file in this process (``LogWatch``) that the log holds
+    /// commits up to `sequence`: called once the commit's transaction committed, never inside it.
+    func publishCommitted(through sequence: UInt64) {
+        LogWatch.post(to: file)
+    }
+
+    // MARK: - Following
+
+    /// A new watch of the log, woken by this process's commits and other processes' (see
+    /// ``LogWatch``); the caller reads the log after each wake-up, and closes the watch when done.
+    package func watch() throws -> LogWatch {
+        try LogWatch(file: file, directory: directory)
     }
 
     // MARK: - Reading

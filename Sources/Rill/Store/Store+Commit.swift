@@ -73,8 +73,8 @@ extension Store {
                 let entry = try attemptCommit(
                     batch, author: author, declaring: declarations, meanwhile: attempt == 0 ? meanwhile : {})
                 forgetDeclared(declarations)
-                // Live queries of this process learn of the commit at once.
-                if entry != nil { LogFollowers.poke(fileID) }
+                // Followers of this process's log (live queries among them) learn of it at once.
+                if let entry { log.publishCommitted(through: entry.sequence) }
                 return entry
             } catch let changed as CatalogChanged {
                 // Another process added an index: reload the entities and write again.

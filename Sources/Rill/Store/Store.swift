@@ -69,7 +69,7 @@ package final class Store: Sendable {
             let logDatabase =
                 try environment.database(named: "log", create: false)
                 ?? environment.database(named: "log", create: true)!
-            log = Log(database: logDatabase, directory: directory)
+            log = Log(database: logDatabase, directory: directory, file: StoreFileID(environment.fileID))
             let meta = self.meta
             try Self.upgradeFormat(environment: environment, meta: meta, directory: directory)
             let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }

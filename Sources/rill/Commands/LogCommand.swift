@@ -35,7 +35,7 @@ struct LogCommand: Command {
             throw RillError(.misuse, "cannot start after commit \(after): the log's last commit is \(head)")
         }
         let follow = arguments.has("follow")
-        let watcher = follow ? StoreFileWatcher(directory: store.directory) : nil
+        let watcher = follow ? try store.log.watch() : nil
         if follow {
             // Output is flushed before each wait, and lines are written whole: end at once.
             signal(SIGINT) { _ in _exit(ExitStatus.success) }
