@@ -5,48 +5,6 @@ import Synchronization
     import Glibc
 #endif
 
-/// A live query as the follower sees it, whatever its model type.
-protocol FollowedQuery: AnyObject {
-    var entityName: String { get }
-    /// Applies one commit's changes to the query's entity; a publication when the results changed.
-    func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication?
-    /// The test of whether an insert or update of a record the query does not hold could affect it.
-    var screen: ChangeScreen { get }
-    /// Enters the query's held records in `index`, and keeps them there, as `id`.
-    func attach(to index: HolderIndex, id: Int32)
-    /// Takes the query's held records out of its index.
-    func detach()
-    /// Stops the query with an error (its observers are told).
-    func fail(_ error: any Error) -> LivePublication
-    /// True when applying a commit never reads the store (the query has no window to refill):
-    /// it may then apply on another thread than the follower's, which owns the transaction.
-    var appliesWithoutReading: Bool { get }
-}
-
-/// A followed query that is a `MaintainedQuery`: what the follower asks of it, answered by the
-/// maintained query.
-protocol MaintainedLink: FollowedQuery {
-    associatedtype Source: LiveRowSource
-    var query: MaintainedQuery<Source> { get }
-}
-
-extension MaintainedLink {
-    var entityName: String { query.source.entityName }
-
-    var screen: ChangeScreen { query.screen }
-
-    func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
-
-    func detach() { query.detach() }
-
-    var appliesWithoutReading: Bool { query.windowStart == 0 && query.windowEnd == nil }
-
-    /// `error` as the one a stopped query reports.
-    static func failure(_ error: any Error) -> RillError {
-        error as? RillError ?? RillError(.storage, "live query failed: \(error)", underlyingError: error)
-    }
-}
-
 /// Follows one store's log for every live query of it in this process.
 ///
 /// A dedicated thread waits for a commit on its watch of the log (``LogWatch``: a save of this
@@ -404,53 +362,4 @@ final class LogFollower: @unchecked Sendable {
         }
         return publications
     }
-}
-
-/// A job's outcome, waited for by the thread that asked for it.
-final class JobCompletion: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let outcome = Mutex<Result<Void, any Error>?>(nil)
-
-    func complete(_ result: Result<Void, any Error>) {
-        outcome.withLock { $0 = result }
-        semaphore.signal()
-    }
-
-    func wait() throws {
-        semaphore.wait()
-        try outcome.withLock { $0 }?.get()
-    }
-}
-
-/// The followers of this process, one per store file, each alive while it has live queries.
-enum LogFollowers {
-    private static let followers = Mutex<[StoreFileID: (follower: LogFollower, users: Int)]>([:])
-
-    /// The follower of `store`'s file, started if needed; balance with `release`.
-    static func retain(for store: Store) throws -> LogFollower {
-        let id = store.fileID
-        return try followers.withLock { table in
-            if let entry = table[id] {
-                table[id] = (entry.follower, entry.users + 1)
-                return entry.follower
-            }
-            let follower = try LogFollower(store: store)
-            table[id] = (follower, 1)
-            return follower
-        }
-    }
-
-    static func release(_ follower: LogFollower) {
-        let stop = followers.withLock { table -> Bool in
-            guard let entry = table[follower.fileID], entry.follower === follower else { return false }
-            if entry.users > 1 {
-                table[follower.fileID] = (follower, entry.users - 1)
-                return false
-            }
-            table[follower.fileID] = nil
-            return true
-        }
-        if stop { follower.stop() }
-    }
-
 }

@@ -482,19 +482,6 @@ private struct WindowCandidate {
     var touched: Bool
 }
 
-extension QueryComparison {
-    /// The comparison with its operands swapped: `a < b` is `b > a`.
-    var mirrored: QueryComparison {
-        switch self {
-        case .equal, .notEqual: self
-        case .less: .greater
-        case .lessOrEqual: .greaterOrEqual
-        case .greater: .less
-        case .greaterOrEqual: .lessOrEqual
-        }
-    }
-}
-
 /// An immutable box for a value read in place.
 private final class SourceBox<Value> {
     let value: Value

@@ -6,21 +6,6 @@ import Foundation
 /// identifier order. Rill defines the conformances; other types are not supported.
 public protocol ModelIdentifier: Hashable, Codable, Sendable, CustomStringConvertible {}
 
-/// The kinds of stored identifiers; the first byte of every identifier key.
-package enum IdentifierKind: UInt8, Sendable, CaseIterable {
-    case integer = 1
-    case string = 2
-    case uuid = 3
-
-    package var name: String {
-        switch self {
-        case .integer: "Int"
-        case .string: "String"
-        case .uuid: "UUID"
-        }
-    }
-}
-
 extension Int64: ModelIdentifier {}
 
 extension Int: ModelIdentifier {}
@@ -105,46 +90,5 @@ extension UUID {
         var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: key.dropFirst())) }
         self = UUID(uuid: raw)
-    }
-}
-
-/// A stored identifier of any kind, as read back from a key by code that lacks the model type.
-package enum AnyIdentifier: Hashable, Sendable, CustomStringConvertible {
-    case integer(Int64)
-    case string(String)
-    case uuid(UUID)
-
-    package init?(storageKey key: UnsafeRawBufferPointer) {
-        guard let first = key.first, let kind = IdentifierKind(rawValue: first) else { return nil }
-        switch kind {
-        case .integer: guard let v = Int64(storageKey: key) else { return nil }; self = .integer(v)
-        case .string: guard let v = String(storageKey: key) else { return nil }; self = .string(v)
-        case .uuid: guard let v = UUID(storageKey: key) else { return nil }; self = .uuid(v)
-        }
-    }
-
-    /// Parses `text` as an identifier of `kind` (as typed at a terminal).
-    package init?(parsing text: String, as kind: IdentifierKind) {
-        switch kind {
-        case .integer: guard let v = Int64(text) else { return nil }; self = .integer(v)
-        case .string: self = .string(text)
-        case .uuid: guard let v = UUID(uuidString: text) else { return nil }; self = .uuid(v)
-        }
-    }
-
-    package var storageKey: [UInt8] {
-        switch self {
-        case .integer(let v): v.storageKey
-        case .string(let v): v.storageKey
-        case .uuid(let v): v.storageKey
-        }
-    }
-
-    package var description: String {
-        switch self {
-        case .integer(let v): String(v)
-        case .string(let v): v
-        case .uuid(let v): v.uuidString
-        }
     }
 }
