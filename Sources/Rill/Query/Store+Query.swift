@@ -126,7 +126,7 @@ extension Store {
         try read { txn in
             var count = 0
             for range in ranges {
-                try txn.forEachEntry(of: index, in: range) { _, value in
+                try txn.forEachEntry(of: index, from: range.lower, before: range.upper) { _, value in
                     count += try IndexEntry.identifierCount(value: value, index: index.name)
                     return true
                 }
@@ -181,7 +181,7 @@ extension Store {
             }
             return true
         }
-        let finished = try txn.forEachEntry(of: index, in: range) { key, value in
+        let finished = try txn.forEachEntry(of: index, from: range.lower, before: range.upper) { key, value in
             let extent = try index.valuesExtent(of: key, entity: entity.name)
             if ordered, let cutEnd = extent.cutEnd {
                 let ids = try IndexEntry.identifiers(

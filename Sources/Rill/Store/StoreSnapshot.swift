@@ -54,16 +54,17 @@ package struct StoreSnapshot {
         try transaction.count(of: index.database)
     }
 
-    /// Calls `body` with the key and value of each entry of `index` in `range`, in key order,
-    /// until `body` returns false; returns false when `body` stopped before the range's end.
+    /// Calls `body` with the key and value of each entry of `index` from the key `lower` to
+    /// before the key `upper` (to the end when nil), in key order, until `body` returns false;
+    /// returns false when `body` stopped before the range's end.
     @inline(__always) @discardableResult
     package func forEachEntry(
-        of index: IndexStorage, in range: KeyRange,
+        of index: IndexStorage, from lower: [UInt8], before upper: [UInt8]?,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         var stopped = false
-        try transaction.forEachEntry(in: index.database, from: range.lower) { key, value in
-            if let upper = range.upper, !key.lexicographicallyPrecedes(upper) { return false }
+        try transaction.forEachEntry(in: index.database, from: lower) { key, value in
+            if let upper, !key.lexicographicallyPrecedes(upper) { return false }
             guard try body(key, value) else {
                 stopped = true
                 return false
