@@ -6,7 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Rill", targets: ["Rill"]),
-        .executable(name: "rill", targets: ["rill"]),
+        // The command-line tool: its target is named apart from `Rill` (the two would differ only by
+        // case), its product and binary stay `rill`.
+        .executable(name: "rill", targets: ["RillCommandLine"]),
     ],
     targets: [
         // LMDB from the system (Debian: liblmdb-dev).
@@ -20,22 +22,52 @@ let package = Package(
         // The only module that speaks LMDB.
         .target(name: "RillStorage", dependencies: ["CLMDB"]),
         .target(name: "Rill", dependencies: ["RillStorage"]),
-        .executableTarget(name: "rill", dependencies: ["Rill"]),
+        // The wire protocol of Documentation/Protocol.md: saves from JSON, queries, results, changes,
+        // subscription events, errors as JSON and HTTP statuses. The daemon, its client and the CLI speak it.
+        .target(name: "RillService", dependencies: ["Rill"]),
+        // HTTP/1.1 requests and responses, Unix and TCP sockets: no store, no domain words.
+        .target(name: "RillHTTP"),
+        // The daemon: a store served over HTTP and Server-Sent Events (`rill serve`).
+        .target(name: "RillServer", dependencies: ["Rill", "RillHTTP", "RillService"]),
+        // The client of the daemon's event streams (`rill watch --connect`).
+        .target(name: "RillClient", dependencies: ["RillHTTP", "RillService"]),
+        .executableTarget(
+            name: "RillCommandLine", dependencies: ["Rill", "RillService", "RillHTTP", "RillServer", "RillClient"]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
-        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillTestSupport"]),
+        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillWorkloads"]),
+        // The models and seeded generators that the benchmarks share with the tests: not test code.
+        .target(name: "RillWorkloads", dependencies: ["Rill"]),
 
-        // Models and helpers shared by the tests, the test helper process and the benchmarks.
-        .target(name: "RillTestSupport", dependencies: ["Rill"], path: "Tests/RillTestSupport"),
+        // Helpers shared by the tests and the test helper process: temporary stores, test models,
+        // the built `rill` and `rill serve` as processes, a raw HTTP client.
+        .target(
+            name: "RillTestSupport", dependencies: ["Rill", "RillWorkloads", "RillHTTP"], path: "Tests/RillTestSupport"),
         // A child process the tests spawn, kill and inspect (durability under SIGKILL, several writers).
         .executableTarget(
             name: "rill-test-helper",
             dependencies: ["Rill", "RillTestSupport"],
             path: "Tests/RillTestHelper"
         ),
+        // A test target per module; those that run the built `rill` depend on it.
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
         .testTarget(
             name: "RillTests",
-            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "rill", "library-demo"]
+            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "RillCommandLine"]
+        ),
+        .testTarget(name: "RillServiceTests", dependencies: ["Rill", "RillService", "RillTestSupport"]),
+        .testTarget(name: "RillHTTPTests", dependencies: ["RillHTTP", "RillTestSupport"]),
+        .testTarget(
+            name: "RillServerTests",
+            dependencies: ["Rill", "RillServer", "RillHTTP", "RillTestSupport", "rill-test-helper", "RillCommandLine"]
+        ),
+        .testTarget(
+            name: "RillClientTests", dependencies: ["RillClient", "RillHTTP", "RillService", "RillTestSupport"]),
+        .testTarget(
+            name: "RillCommandLineTests",
+            dependencies: [
+                "Rill", "RillStorage", "RillService", "RillTestSupport", "rill-test-helper", "RillCommandLine",
+                "library-demo",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

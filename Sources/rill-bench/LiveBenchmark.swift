@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Rill
-import RillTestSupport
+import RillWorkloads
 
 /// The model of the live-query benchmark.
 struct Piece: PersistentModel {

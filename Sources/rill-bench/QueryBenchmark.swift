@@ -1,6 +1,6 @@
 import Foundation
 import Rill
-import RillTestSupport
+import RillWorkloads
 
 /// The model of the query benchmark.
 struct Entry: PersistentModel {

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Rill
-import RillTestSupport
+import RillWorkloads
 
 /// `rill-bench resume`: how fast a watch that resumes from an earlier commit replays the commits
 /// it missed, beside the rate at which two writers made them (in the same run).

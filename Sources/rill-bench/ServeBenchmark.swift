@@ -1,6 +1,6 @@
 import Foundation
 import Rill
-import RillTestSupport
+import RillWorkloads
 import Synchronization
 
 #if canImport(Glibc)

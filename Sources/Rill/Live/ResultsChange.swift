@@ -28,12 +28,26 @@ public struct ResultsChange<Element: Sendable>: Sendable {
     /// Elements that stayed in place but whose record changed, ascending by offset.
     public var updates: [Update]
 
+    /// A change of its parts (the service layer reads changes back from the wire).
+    package init(sequence: UInt64, removals: [Removal], insertions: [Insertion], moves: [Move], updates: [Update]) {
+        self.sequence = sequence
+        self.removals = removals
+        self.insertions = insertions
+        self.moves = moves
+        self.updates = updates
+    }
+
     /// An element that left the results.
     public struct Removal: Sendable {
         /// Its offset in the previous results.
         public var offset: Int
         /// The element as it was.
         public var element: Element
+
+        package init(offset: Int, element: Element) {
+            self.offset = offset
+            self.element = element
+        }
     }
 
     /// An element that entered the results.
@@ -41,6 +55,11 @@ public struct ResultsChange<Element: Sendable>: Sendable {
         /// Its offset in the new results.
         public var offset: Int
         public var element: Element
+
+        package init(offset: Int, element: Element) {
+            self.offset = offset
+            self.element = element
+        }
     }
 
     /// An element that moved (its record changed in a way that reordered it, or a descriptor change did).
@@ -51,6 +70,12 @@ public struct ResultsChange<Element: Sendable>: Sendable {
         public var to: Int
         /// The element as it is now.
         public var element: Element
+
+        package init(from: Int, to: Int, element: Element) {
+            self.from = from
+            self.to = to
+            self.element = element
+        }
     }
 
     /// An element whose record changed without moving it.
@@ -61,6 +86,12 @@ public struct ResultsChange<Element: Sendable>: Sendable {
         public var offset: Int
         /// The element as it is now.
         public var element: Element
+
+        package init(oldOffset: Int, offset: Int, element: Element) {
+            self.oldOffset = oldOffset
+            self.offset = offset
+            self.element = element
+        }
     }
 
     /// True when the change changes nothing (live queries never deliver such a change).

@@ -6,6 +6,11 @@ package struct QueryRow: Sendable {
     package var key: [UInt8]
     /// The record, schema-less.
     package var record: RecordValue
+
+    package init(key: [UInt8], record: RecordValue) {
+        self.key = key
+        self.record = record
+    }
 }
 
 extension Store {
@@ -76,12 +81,6 @@ extension Store {
             let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
             throw RillError(.corruptStore, "the stored \(entity) \(id) is unreadable: \(error)", underlyingError: error)
         }
-    }
-
-    /// The storage of an entity the query names, or an error listing the entities there are.
-    private func existingEntity(_ name: String) throws -> EntityStorage {
-        guard let entity = try entity(named: name) else { throw try unknownEntityError(name) }
-        return entity
     }
 
     /// Calls `body` with the identifier key and record of each candidate of `plan`, in the plan's

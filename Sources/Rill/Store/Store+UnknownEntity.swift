@@ -1,4 +1,11 @@
 extension Store {
+    /// The storage of the entity `name`, or ``unknownEntityError(_:)`` when the store has none:
+    /// the one lookup of every path that needs the entity to exist.
+    package func existingEntity(_ name: String) throws -> EntityStorage {
+        guard let entity = try entity(named: name) else { throw try unknownEntityError(name) }
+        return entity
+    }
+
     /// The error for an entity the store does not have: it names the entities there are and
     /// says how to create the missing one, so that the first use of a store is not a dead end.
     ///

@@ -1,0 +1,57 @@
+/// An option with a value, as a command's options declare it: its line in the help, and how the
+/// text given becomes a `Value` — or the usage error that says why it cannot.
+///
+/// For example, `rill log --limit`:
+///
+///     static let limit = ValueOption.wholeNumber("limit", valueName: "n", help: "Print at most this many commits.")
+struct ValueOption<Value>: Sendable {
+    var name: String
+    var valueName: String
+    var help: String
+    /// Throws `UsageError` for a text the option does not take.
+    var decode: @Sendable (String) throws -> Value
+
+    init(_ name: String, valueName: String, help: String, decode: @escaping @Sendable (String) throws -> Value) {
+        self.name = name
+        self.valueName = valueName
+        self.help = help
+        self.decode = decode
+    }
+
+    /// The option as the help lists it.
+    var option: CommandDescription.Option { .init(name: name, valueName: valueName, help: help) }
+}
+
+extension ValueOption where Value == String {
+    /// An option whose value is the text given, as it is.
+    init(_ name: String, valueName: String, help: String) {
+        self.init(name, valueName: valueName, help: help) { $0 }
+    }
+}
+
+extension ValueOption where Value == Int {
+    /// An option whose value is a whole number in `range`.
+    static func wholeNumber(
+        _ name: String, valueName: String, help: String, in range: ClosedRange<Int> = 0...Int.max
+    ) -> Self {
+        Self(name, valueName: valueName, help: help) { text in
+            guard let number = Int(text), range.contains(number) else {
+                throw UsageError(
+                    "--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound); got '\(text)'")
+            }
+            return number
+        }
+    }
+}
+
+extension ValueOption where Value == Double {
+    /// An option whose value is a number of seconds (fractions allowed) above 0, at most a day.
+    static func seconds(_ name: String, valueName: String, help: String) -> Self {
+        Self(name, valueName: valueName, help: help) { text in
+            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+                throw UsageError("--\(name) takes a number of seconds above 0, at most 86400; got '\(text)'")
+            }
+            return seconds
+        }
+    }
+}

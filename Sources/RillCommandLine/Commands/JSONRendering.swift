@@ -1,0 +1,12 @@
+import Rill
+
+/// NDJSON, the shapes of Protocol.md.
+struct JSONRendering: WatchRendering {
+    func results(_ rows: [QueryRow], sequence: UInt64) -> String {
+        RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString() + "\n"
+    }
+
+    func change(_ change: ResultsChange<QueryRow>) -> String {
+        RecordLiveQuery.changeJSON(change).jsonString() + "\n"
+    }
+}

@@ -1,0 +1,27 @@
+/// What `rill query` is given.
+struct QueryOptions: CommandOptions {
+    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let query = CommandDescription.Argument(
+        name: "query", help: "A query, e.g. 'Book where pages > 300 sort by title limit 10'.")
+    static let json = Flag("json", help: "Print one JSON object per record (NDJSON) instead of a table.")
+    static let explain = Flag("explain", help: "Print how the query would run instead of its results.")
+
+    static let arguments = [store, query]
+    static let options = [json.option, explain.option]
+
+    /// The store directory.
+    var store: String
+    /// The query, parsed before the store is opened.
+    var query: QueryArgument
+    /// NDJSON, not a table.
+    var json: Bool
+    /// The plan, not the results.
+    var explain: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        query = try QueryArgument(arguments[Self.query])
+        store = arguments[Self.store]
+        json = arguments[Self.json]
+        explain = arguments[Self.explain]
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Rill
+import RillHTTP
+import RillServer
+
+/// `rill serve`: the daemon.
+struct ServeCommand: Command {
+    let description = CommandDescription(
+        name: "serve",
+        abstract: "Serve a store over HTTP: saves, queries and live subscriptions (Server-Sent Events).",
+        arguments: ServeOptions.arguments,
+        options: ServeOptions.options,
+        discussion: """
+            Runs in the foreground and logs to standard error, one line per event. SIGTERM or
+            SIGINT: stop accepting, finish the requests in flight, end the streams, exit 0.
+            Endpoints and event shapes: Documentation/Protocol.md. For example:
+
+              curl --unix-socket store/rill.sock 'http://rill/v1/query?q=Book%20limit%205'
+              curl -N --unix-socket store/rill.sock 'http://rill/v1/subscribe?q=Book'
+            """
+    )
+
+    func run(_ options: ServeOptions, output: inout Output) throws -> Int32 {
+        // Before the store and the sockets are opened: a closed standard error would otherwise be
+        // the next one (the token file, read while decoding the options, is closed again).
+        StandardDescriptors.reserve()
+        DescriptorLimit.raise()
+        // Before the socket exists: a signal sent as soon as a client can see it is not lost.
+        let signals = ShutdownSignals()
+        let path = options.store
+        if let level = options.logLevel { Log.setLevel(level) }
+
+        let store = try openStore(path)
+        let server: Server
+        do {
+            server = try Server(store: store, options: options.server)
+        } catch let error as SocketError {
+            Output.error("cannot listen: \(error)")
+            return ExitStatus.failure
+        }
+        let head = try store.head()
+        Log.info("serving \(path) (last commit \(head))")
+        server.run(stoppingOn: signals)
+        return ExitStatus.success
+    }
+
+    /// The token from `file`, else from `RILL_TOKEN`; never from the command line, where other
+    /// users could read it.
+    static func token(file: String?) throws -> String? {
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw RillError(.storage, "cannot read the token file \(file)")
+            }
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !token.isEmpty else { throw RillError(.storage, "the token file \(file) is empty") }
+            return token
+        }
+        if let token = ProcessInfo.processInfo.environment["RILL_TOKEN"], !token.isEmpty { return token }
+        return nil
+    }
+}

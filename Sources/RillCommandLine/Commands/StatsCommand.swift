@@ -1,0 +1,63 @@
+import Foundation
+import Rill
+
+/// `rill stats`: what a store holds and how big it is.
+struct StatsCommand: Command {
+    let description = CommandDescription(
+        name: "stats",
+        abstract: "Print a store's entities with their record counts, the log head, and its sizes.",
+        arguments: StatsOptions.arguments,
+        options: StatsOptions.options
+    )
+
+    func run(_ options: StatsOptions, output: inout Output) throws -> Int32 {
+        let path = options.store
+        let store = try openStore(path, readOnly: true)
+        var entities: [(String, Int)] = []
+        for name in try store.entityNames() {
+            guard let entity = try store.entity(named: name) else { continue }
+            entities.append((name, try store.recordCount(of: entity)))
+        }
+        let head = try store.head()
+        let commits = try store.entryCount()
+        let mapSize = store.mapSize
+        let fileSize = store.fileSize
+        if options.json {
+            let value = RecordValue.map([
+                RecordField(name: "store", value: .string(path)),
+                RecordField(name: "formatVersion", value: .uint(UInt64(Store.formatVersion))),
+                RecordField(name: "logHead", value: .uint(head)),
+                RecordField(name: "commits", value: .uint(UInt64(commits))),
+                RecordField(name: "mapSize", value: .uint(UInt64(mapSize))),
+                RecordField(name: "fileSize", value: .uint(UInt64(fileSize))),
+                RecordField(
+                    name: "entities",
+                    value: .map(entities.map { RecordField(name: $0.0, value: .uint(UInt64($0.1))) })),
+            ])
+            output.line(value.jsonString())
+            return ExitStatus.success
+        }
+        output.line("store:     \(path)")
+        output.line("format:    \(Store.formatVersion)")
+        output.line("log head:  \(head) (\(commits) commits)")
+        output.line("map size:  \(byteCount(mapSize))")
+        output.line("file size: \(byteCount(fileSize))")
+        output.line(entities.isEmpty ? "entities:  none" : "entities:")
+        let width = entities.map(\.0.count).max() ?? 0
+        for (name, count) in entities {
+            output.line("  \(name)\(String(repeating: " ", count: width - name.count))  \(count) records")
+        }
+        return ExitStatus.success
+    }
+
+    private func byteCount(_ bytes: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) bytes" : String(format: "%.1f %@ (%d bytes)", value, units[unit], bytes)
+    }
+}

@@ -1,0 +1,118 @@
+import Dispatch
+import Foundation
+import Rill
+import RillClient
+import RillHTTP
+import RillService
+
+/// `rill watch`: a query's results, then every change to them as saves land — from this machine's
+/// other processes, through the store file.
+struct WatchCommand: Command {
+    let description = CommandDescription(
+        name: "watch",
+        abstract: "Print a query's results, then each change to them as saves land, until interrupted.",
+        arguments: WatchOptions.arguments,
+        options: WatchOptions.options,
+        discussion: """
+            On a terminal, the results are a table; after each commit that changes them, the
+            table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
+            on a terminal unless NO_COLOR is set). Results over \(TerminalRendering.fullTableLimit) rows show the changed
+            rows only. Ctrl-C (SIGINT) or SIGTERM ends the watch at once with status 0, even
+            when its reader has stopped reading; the lines written are whole, except the one
+            being written when its output was blocked.
+
+            With --connect, no daemon answering at the address is a failure (status 1) unless
+            --retry is given. A connection that drops after the stream started is connected
+            again once at once, resuming after the last commit received (nothing lost or
+            repeated); when that fails too, the watch ends with status 1. With --retry it keeps
+            trying, every few seconds at most, until the daemon answers.
+
+            --json prints one JSON object per line: first {"seq":N,"results":[…]} (not with
+            --since), then for each commit that changed the results
+            {"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}; each entry
+            has its offset(s), "id" and "record". `--since` with a "seq" printed earlier resumes
+            with no change lost or repeated; a "seq" past the log's last commit is an error
+            (status 1), as for rill log --since.
+            """
+    )
+
+    func run(_ options: WatchOptions, output: inout Output) throws -> Int32 {
+        let query = options.query.query
+        let since = options.since
+        let rendering: any WatchRendering =
+            options.json ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
+        let path: String
+        switch options.source {
+        case .daemon(let address):
+            return try watchRemotely(
+                address: address, query: options.query.text, since: since,
+                token: ServeCommand.token(file: options.tokenFile), retrying: options.retry, rendering: rendering)
+        case .store(let directory):
+            path = directory
+        }
+        let store = try openStore(path, readOnly: true)
+        _ = try store.existingEntity(query.entity)
+        // A query that does not fit the entity fails at once (the live query would refuse it too).
+        guard try reportingBadQuery({ try store.check(query) }) != nil else { return ExitStatus.usage }
+        Terminal.endOnInterrupt()
+        // The tables show the results, so a resumed watch starts from the results at `since`.
+        let live = try RecordLiveQuery(
+            query, store: store, since: since, reportingResultsAtSince: rendering is TerminalRendering
+        ) { event in
+            let text: String
+            switch event {
+            case .initial(let rows, let sequence): text = rendering.results(rows, sequence: sequence)
+            case .change(let change): text = rendering.change(change)
+            case .failed(let error):
+                Output.error("the watch stopped: \(error.message)")
+                exit(ExitStatus.failure)
+            }
+            Terminal.write(text)
+        }
+        withExtendedLifetime(live) { dispatchMain() }
+    }
+
+    /// `--connect`: the same output, from the daemon's event stream.
+    private func watchRemotely(
+        address: SocketAddress, query: String, since: UInt64?, token: String?, retrying: Bool,
+        rendering: any WatchRendering
+    ) throws -> Int32 {
+        Terminal.endOnInterrupt()
+        let worker = Thread {
+            var client = EventStreamClient(
+                address: address, query: query, token: token, lastEventID: since.map(String.init), retrying: retrying,
+                notice: { Output.error($0) })
+            do {
+                try client.run { event in
+                    if rendering is JSONRendering, ["results", "reset", "change"].contains(event.name) {
+                        // The stream's data is already the NDJSON line (the same shapes).
+                        Terminal.write(event.data + "\n")
+                        return
+                    }
+                    let value = try? JSONReader.parse(Array(event.data.utf8))
+                    switch event.name {
+                    case "results", "reset":
+                        guard let value, let (rows, sequence) = RecordLiveQuery.results(fromJSON: value) else { break }
+                        Terminal.write(rendering.results(rows, sequence: sequence))
+                    case "change":
+                        guard let value, let change = RecordLiveQuery.change(fromJSON: value) else { break }
+                        Terminal.write(rendering.change(change))
+                    case "error":
+                        Output.error("the watch stopped: \(event.data)")
+                        exit(ExitStatus.failure)
+                    default:
+                        break
+                    }
+                }
+            } catch let refused as EventStreamClient.Refused {
+                Output.error(refused.message)
+                exit(refused.status == 400 ? ExitStatus.usage : ExitStatus.failure)
+            } catch {
+                Output.error("\(error)")
+                exit(ExitStatus.failure)
+            }
+        }
+        worker.start()
+        dispatchMain()
+    }
+}

@@ -1,0 +1,373 @@
+import Foundation
+import Rill
+import RillHTTP
+import RillService
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One client connection of `rill serve`, served on its own thread: requests one after the
+/// other (keep-alive), or one event stream.
+///
+/// Every read has a deadline: the connection's idle time between requests, then a request's
+/// head within `requestSeconds` of its first byte, then its body in proportion to its length
+/// (``ServerOptions``). A client that dribbles its bytes therefore holds its connection for a
+/// bounded time, however steadily it sends.
+final class Connection: @unchecked Sendable {
+    // Sendable: `phase` is behind its lock; `subscription` is set once, before it is shared;
+    // `authenticated` is used by the connection's own thread only.
+    let fd: Int32
+    unowned let server: Server
+    let needsToken: Bool
+    private let phase = Mutex(Phase.idle)
+    private var subscription: Subscription?
+    /// A TCP connection is unauthenticated until a request of it shows the token.
+    private var authenticated = false
+
+    private enum Phase {
+        case idle, busy, streaming, stopped
+    }
+
+    init(fd: Int32, server: Server, needsToken: Bool) {
+        self.fd = fd
+        self.server = server
+        self.needsToken = needsToken
+    }
+
+    /// Ends the connection at its next quiet moment: at once when idle, after the response when
+    /// busy; an event stream ends.
+    func stop() {
+        let current = phase.withLock { phase -> Phase in
+            defer { phase = .stopped }
+            return phase
+        }
+        switch current {
+        case .idle: shutdown(fd, Int32(SHUT_RD))
+        case .streaming: subscription?.close()
+        case .busy, .stopped: break
+        }
+    }
+
+    func serve() {
+        let options = server.options
+        // Reads wait on deadlines of their own (below); a send may block up to `sendSeconds`.
+        Socket.setTimeouts(fd, receive: options.idleSeconds, send: options.sendSeconds)
+        var reader = HTTPRequestReader(limits: options.limits)
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var waitingSince = Self.now()
+        var requestStarted: UInt64?
+        var bodyDeadline: UInt64?
+        while true {
+            let request: HTTPRequest?
+            do {
+                request = try reader.next()
+            } catch {
+                Log.warning("bad request: \(error.message)")
+                _ = Socket.write(fd, HTTPResponse.error(error).serialized(keepAlive: false))
+                return
+            }
+            if let request {
+                guard begin() else { return }
+                let keepAlive = handle(request)
+                guard end(), keepAlive else { return }
+                waitingSince = Self.now()
+                requestStarted = reader.buffer.isEmpty ? nil : waitingSince
+                bodyDeadline = nil
+                continue
+            }
+            if let head = reader.head, bodyDeadline == nil {
+                // Over TCP the token is checked as soon as the head is in: a client without it
+                // does not get to send a body.
+                if needsToken, !authenticated, head.method != "OPTIONS" {
+                    do {
+                        try authorize(head)
+                    } catch {
+                        _ = respond(to: head, with: .error(error), started: Self.now(), keepAlive: false)
+                        return
+                    }
+                }
+                bodyDeadline = Self.now() + Self.nanoseconds(options.bodySeconds(reader.bodyLength ?? 0))
+            }
+            let deadline: UInt64
+            if let bodyDeadline {
+                deadline = bodyDeadline
+            } else if let requestStarted {
+                deadline = requestStarted + Self.nanoseconds(options.requestSeconds)
+            } else {
+                // Waiting for a request: a connection that has not authenticated may wait as long
+                // as a request may take, no longer.
+                let trusted = !needsToken || authenticated || options.token == nil
+                deadline = waitingSince + Self.nanoseconds(trusted ? options.idleSeconds : options.requestSeconds)
+            }
+            if Socket.wait(fd, until: deadline) == .timedOut {
+                if !reader.buffer.isEmpty {
+                    let timeout = HTTPError(
+                        status: 408, code: "requestTimeout", message: "the request was not sent in time")
+                    _ = Socket.write(fd, HTTPResponse.error(timeout).serialized(keepAlive: false))
+                }
+                return
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                if requestStarted == nil { requestStarted = Self.now() }
+                continue
+            }
+            if count < 0, errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+            return
+        }
+    }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    private static func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(seconds, 0) * 1e9) }
+
+    /// Marks the connection busy; false when it is stopping.
+    private func begin() -> Bool {
+        phase.withLock { phase in
+            guard phase == .idle else { return false }
+            phase = .busy
+            return true
+        }
+    }
+
+    /// Marks the connection idle; false when it was asked to stop meanwhile.
+    private func end() -> Bool {
+        phase.withLock { phase in
+            guard phase == .busy else { return false }
+            phase = .idle
+            return true
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Handles one request; returns whether the connection stays open.
+    private func handle(_ request: HTTPRequest) -> Bool {
+        let started = Self.now()
+        let cors = corsHeaders(request)
+        if request.method == "OPTIONS" {
+            // A browser's preflight: answered without a token, as CORS requires.
+            var response = HTTPResponse(status: 204, headers: cors)
+            if !cors.isEmpty {
+                response.headers += [
+                    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+                    ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
+                    ("Access-Control-Max-Age", "600"),
+                ]
+            }
+            return Socket.write(fd, response.serialized(keepAlive: request.keepAlive)) && request.keepAlive
+        }
+        var response: HTTPResponse
+        var closes = false
+        do {
+            try authorize(request)
+            if needsToken, !authenticated {
+                guard server.authenticated(self) else {
+                    throw HTTPError(
+                        status: 503, code: "tooManyConnections",
+                        message:
+                            "the daemon serves \(server.options.maxConnections) TCP connections at most; try again later",
+                        closesConnection: true)
+                }
+                authenticated = true
+            }
+            if request.path == "/v1/subscribe" {
+                guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+                try stream(request, cors: cors)
+                return false
+            }
+            response = try route(request)
+        } catch let error as HTTPError {
+            response = .error(error)
+            closes = error.closesConnection
+        } catch let error as ServiceError {
+            response = .error(HTTPError(error))
+        } catch let error as RillError {
+            response = .error(HTTPError(ServiceError(error)))
+        } catch {
+            response = .error(HTTPError(status: 500, code: "internal", message: "\(error)"))
+        }
+        let keepAlive = request.keepAlive && !closes && !server.isStopping
+        return respond(to: request, with: response, started: started, keepAlive: keepAlive) && keepAlive
+    }
+
+    /// CORS headers for a request over TCP from an allowed origin.
+    private func corsHeaders(_ request: HTTPRequest) -> [(String, String)] {
+        guard needsToken, let origin = request.headers["origin"], server.options.allowedOrigins.contains(origin)
+        else { return [] }
+        return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+    }
+
+    /// Logs the request's outcome and writes `response` (with CORS headers) in one write; false
+    /// when the client is gone.
+    private func respond(
+        to request: HTTPRequest, with response: HTTPResponse, started: UInt64, keepAlive: Bool
+    ) -> Bool {
+        var response = response
+        response.headers += corsHeaders(request)
+        let milliseconds = Double(Self.now() - started) / 1e6
+        let line = "\(request.method) \(request.path) \(response.status) (\(String(format: "%.1f", milliseconds)) ms)"
+        if response.status >= 500 {
+            Log.error(line + ": " + String(decoding: response.body, as: UTF8.self))
+        } else if response.status >= 400 {
+            Log.warning(line + ": " + String(decoding: response.body, as: UTF8.self))
+        } else {
+            Log.debug(line)
+        }
+        return Socket.write(fd, response.serialized(keepAlive: keepAlive))
+    }
+
+    private func authorize(_ request: HTTPRequest) throws(HTTPError) {
+        guard needsToken, let token = server.options.token else { return }
+        var given: String?
+        if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") {
+            given = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        } else if let parameter = request.parameters["access_token"] {
+            // EventSource cannot send headers: the token may come in the URL instead.
+            given = parameter
+        }
+        guard let given else {
+            throw HTTPError(status: 401, code: "unauthorized", message: "a bearer token is required")
+        }
+        guard Self.constantTimeEqual(Array(given.utf8), Array(token.utf8)) else {
+            throw HTTPError(status: 401, code: "unauthorized", message: "the bearer token is wrong")
+        }
+    }
+
+    private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+
+    private func methodNotAllowed(_ request: HTTPRequest, _ allowed: String) -> HTTPError {
+        HTTPError(
+            status: 405, code: "methodNotAllowed", message: "\(request.path) takes \(allowed), not \(request.method)")
+    }
+
+    private func route(_ request: HTTPRequest) throws -> HTTPResponse {
+        let store = server.store
+        switch request.path {
+        case "/v1/save":
+            guard request.method == "POST" else { throw methodNotAllowed(request, "POST") }
+            return try save(request)
+        case "/v1/query":
+            guard request.method == "GET" || request.method == "POST" else {
+                throw methodNotAllowed(request, "GET or POST")
+            }
+            let query = try Self.query(from: request)
+            // The entity's database is opened before the transaction that reads it begins:
+            // LMDB does not let a transaction use a database opened after it started. The query
+            // is checked against the entity's fields then too, in a transaction of its own.
+            _ = try store.entity(named: query.entity)
+            try store.check(query)
+            let (sequence, rows) = try store.read { txn in
+                (try store.head(in: txn), try store.run(query, in: txn))
+            }
+            return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
+        case "/v1/health":
+            guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+            return .json(200, #"{"status":"ok","seq":\#(try store.head())}"#)
+        default:
+            throw HTTPError(
+                status: 404, code: "notFound",
+                message: "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/health)")
+        }
+    }
+
+    /// `POST /v1/save`: `{"author":…,"changes":[…]}` or a bare array of changes; one atomic save.
+    private func save(_ request: HTTPRequest) throws -> HTTPResponse {
+        let save = try SaveRequest(json: try RecordValue.parsing(body: request.body))
+        return .json(200, try server.store.save(save.changes, author: save.author).json)
+    }
+
+    /// The query of a request: `?q=` or a body `{"query":"…"}`.
+    private static func query(from request: HTTPRequest) throws(ServiceError) -> Query {
+        try QueryRequest(parameter: request.parameters["q"], body: request.body).query
+    }
+
+    // MARK: - Event streams
+
+    /// `GET /v1/subscribe?q=…`: Server-Sent Events until the client goes or the server stops.
+    private func stream(_ request: HTTPRequest, cors: [(String, String)]) throws {
+        let query = try Self.query(from: request)
+        var since: UInt64?
+        if let last = request.headers["last-event-id"] ?? request.parameters["since"], !last.isEmpty {
+            guard let value = UInt64(last) else {
+                throw HTTPError(status: 400, code: "badEventID", message: "Last-Event-ID must be a commit sequence")
+            }
+            since = value
+        }
+        // Resuming replays the commits since then from the log, held in memory: past a bound,
+        // the subscriber is sent a reset (the current results) instead.
+        var resetInstead = false
+        if let resumeAfter = since, try server.store.head() > resumeAfter + server.options.resumeLimit {
+            since = nil
+            resetInstead = true
+        }
+        _ = try server.store.existingEntity(query.entity)
+        let subscription = try Subscription(limit: server.options.subscriberQueue)
+        let live = try RecordLiveQuery(query, store: server.store, since: since) { event in
+            subscription.push(event)
+        }
+        self.subscription = subscription
+        let streaming = phase.withLock { phase -> Bool in
+            guard phase == .busy else { return false }
+            phase = .streaming
+            return true
+        }
+        guard streaming else { return }
+        var head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
+        head += "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\nConnection: close\r\n"
+        for (name, value) in cors { head += "\(name): \(value)\r\n" }
+        head += "\r\n" + ServerSentEvent.streamStart
+        guard Socket.write(fd, Array(head.utf8)) else { return }
+        let text = request.parameters["q"] ?? query.entity
+        Log.info("subscriber \(fd) follows '\(text)'\(since.map { " from commit \($0)" } ?? "")")
+        var lastSent = since ?? 0
+        var resets = 0
+        defer {
+            Log.info("subscriber \(fd) ended\(resets > 0 ? " (\(resets) reset(s))" : "")")
+            withExtendedLifetime(live) {}
+            // The live query goes with this scope, and its rows with it.
+            MemoryTrim.soon()
+        }
+        while true {
+            var text = ""
+            switch subscription.next(watching: fd, timeout: server.options.keepAliveSeconds) {
+            case .ended:
+                return
+            case .idle:
+                text = ServerSentEvent.keepAlive
+            case .items(let items):
+                for item in items {
+                    switch item {
+                    case .event(.initial(let rows, let sequence)):
+                        text += ServerSentEvent.results(rows, sequence: sequence, reset: resetInstead).framed
+                        lastSent = sequence
+                    case .event(.change(let change)):
+                        guard change.sequence > lastSent else { continue }
+                        text += ServerSentEvent.change(change).framed
+                        lastSent = change.sequence
+                    case .event(.failed(let error)):
+                        _ = Socket.write(fd, Array((text + ServerSentEvent.failure(error).framed).utf8))
+                        return
+                    case .reset:
+                        // The subscriber fell too far behind: a fresh snapshot replaces what it missed.
+                        resets += 1
+                        let (rows, sequence) = live.results
+                        text += ServerSentEvent.results(rows, sequence: sequence, reset: true).framed
+                        lastSent = sequence
+                    }
+                }
+            }
+            guard text.isEmpty || Socket.write(fd, Array(text.utf8)) else { return }
+        }
+    }
+
+}

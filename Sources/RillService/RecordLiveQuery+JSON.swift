@@ -1,0 +1,116 @@
+import Foundation
+import Rill
+
+// The JSON shapes of a text live query's results and changes, shared by `rill watch --json` and
+// `rill serve`'s subscriptions (Documentation/Protocol.md):
+//
+//   results: {"seq":N,"results":[{…record…}, …]}
+//   change:  {"seq":N,"removals":[{"offset":i,"id":…,"record":{…}}],
+//             "insertions":[{"offset":i,"id":…,"record":{…}}],
+//             "moves":[{"from":i,"to":j,"id":…,"record":{…}}],
+//             "updates":[{"oldOffset":i,"offset":j,"id":…,"record":{…}}]}
+//
+// Removals carry the record as it was; the others the record as it is. Applying a change to the
+// previous results: remove at `removals` and every move's `from`, highest offset first; insert at
+// `insertions` and every move's `to`, lowest offset first; replace at `updates`' `offset`.
+
+extension QueryRow {
+    /// The row's identifier as a JSON-friendly value.
+    package var identifierValue: RecordValue {
+        (try? LogEntry.identifierValue(key)) ?? .null
+    }
+}
+
+extension RecordLiveQuery {
+    /// `{"seq":N,"results":[…]}`.
+    package static func resultsJSON(_ rows: [QueryRow], sequence: UInt64) -> RecordValue {
+        .map([
+            RecordField(name: "seq", value: .uint(sequence)),
+            RecordField(name: "results", value: .array(rows.map(\.record))),
+        ])
+    }
+
+    /// `{"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}`.
+    package static func changeJSON(_ change: ResultsChange<QueryRow>) -> RecordValue {
+        func entry(_ fields: [(String, Int)], _ row: QueryRow) -> RecordValue {
+            .map(
+                fields.map { RecordField(name: $0.0, value: .int(Int64($0.1))) } + [
+                    RecordField(name: "id", value: row.identifierValue),
+                    RecordField(name: "record", value: row.record),
+                ])
+        }
+        return .map([
+            RecordField(name: "seq", value: .uint(change.sequence)),
+            RecordField(
+                name: "removals", value: .array(change.removals.map { entry([("offset", $0.offset)], $0.element) })),
+            RecordField(
+                name: "insertions",
+                value: .array(change.insertions.map { entry([("offset", $0.offset)], $0.element) })),
+            RecordField(
+                name: "moves",
+                value: .array(change.moves.map { entry([("from", $0.from), ("to", $0.to)], $0.element) })
+            ),
+            RecordField(
+                name: "updates",
+                value: .array(
+                    change.updates.map { entry([("oldOffset", $0.oldOffset), ("offset", $0.offset)], $0.element) })),
+        ])
+    }
+}
+
+extension RecordLiveQuery {
+    /// The rows and sequence of a `{"seq":N,"results":[…]}` object (a client reading a stream);
+    /// nil when it is not one. Rows carry no identifier key.
+    package static func results(fromJSON value: RecordValue) -> (rows: [QueryRow], sequence: UInt64)? {
+        guard case .map(let fields) = value, let sequence = Self.sequence(fields),
+            case .array(let records)? = fields.first(where: { $0.name == "results" })?.value
+        else { return nil }
+        return (records.map { QueryRow(key: [], record: $0) }, sequence)
+    }
+
+    /// The change of a `{"seq":N,"removals":[…],…}` object (a client reading a stream); nil when
+    /// it is not one. Rows carry no identifier key.
+    package static func change(fromJSON value: RecordValue) -> ResultsChange<QueryRow>? {
+        guard case .map(let fields) = value, let sequence = Self.sequence(fields) else { return nil }
+        func entries(_ name: String) -> [[RecordField]]? {
+            guard case .array(let items)? = fields.first(where: { $0.name == name })?.value else { return nil }
+            return items.compactMap { if case .map(let entry) = $0 { entry } else { nil } }
+        }
+        func int(_ entry: [RecordField], _ name: String) -> Int? {
+            if case .int(let value)? = entry.first(where: { $0.name == name })?.value { return Int(value) }
+            return nil
+        }
+        func row(_ entry: [RecordField]) -> QueryRow {
+            QueryRow(key: [], record: entry.first { $0.name == "record" }?.value ?? .null)
+        }
+        guard let removals = entries("removals"), let insertions = entries("insertions"), let moves = entries("moves"),
+            let updates = entries("updates")
+        else { return nil }
+        var change = ResultsChange<QueryRow>(sequence: sequence, removals: [], insertions: [], moves: [], updates: [])
+        for entry in removals {
+            guard let offset = int(entry, "offset") else { return nil }
+            change.removals.append(.init(offset: offset, element: row(entry)))
+        }
+        for entry in insertions {
+            guard let offset = int(entry, "offset") else { return nil }
+            change.insertions.append(.init(offset: offset, element: row(entry)))
+        }
+        for entry in moves {
+            guard let from = int(entry, "from"), let to = int(entry, "to") else { return nil }
+            change.moves.append(.init(from: from, to: to, element: row(entry)))
+        }
+        for entry in updates {
+            guard let old = int(entry, "oldOffset"), let offset = int(entry, "offset") else { return nil }
+            change.updates.append(.init(oldOffset: old, offset: offset, element: row(entry)))
+        }
+        return change
+    }
+
+    private static func sequence(_ fields: [RecordField]) -> UInt64? {
+        switch fields.first(where: { $0.name == "seq" })?.value {
+        case .int(let value)? where value >= 0: UInt64(value)
+        case .uint(let value)?: value
+        default: nil
+        }
+    }
+}

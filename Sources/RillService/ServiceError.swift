@@ -1,0 +1,75 @@
+import Foundation
+import Rill
+
+/// An error as the wire protocol shows it: an HTTP status, a code and a message, sent as
+/// `{"error":{"code":"unknownEntity","message":"…"}}` (Documentation/Protocol.md, "Errors").
+///
+/// The daemon answers every failed request with one, and ends an event stream with one; the
+/// client reads the message back from a refused subscription.
+package struct ServiceError: Error, Sendable, Equatable {
+    /// The HTTP status of the response.
+    package var status: Int
+    /// A short name of the failure (`unknownEntity`, `badQuery`), for programs.
+    package var code: String
+    /// What went wrong, for a person.
+    package var message: String
+
+    /// An error answered with `status`, `code` and `message`.
+    package init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// The status, code and message of an error of the library: its code names the status (404 for
+    /// an unknown entity, 400 for bad input, 403 for a store that may not be written, 507 for a
+    /// full disk, else 500), and a query that does not fit its entity is shown as one that does not
+    /// parse, with its caret line.
+    package init(_ error: RillError) {
+        let status: Int
+        switch error.code {
+        case .unknownEntity: status = 404
+        case .invalidRecord, .invalidIdentifier, .encodingFailed, .queryFailed, .misuse, .unknownField, .kindMismatch:
+            status = 400
+        case .readOnly, .permissionDenied: status = 403
+        case .diskFull: status = 507
+        default: status = 500
+        }
+        let message = (error.underlyingError as? QueryParseError)?.description ?? error.message
+        self.init(status: status, code: error.code.description, message: message)
+    }
+
+    /// `{"error":{"code":…,"message":…}}`.
+    package var json: String { Self.json(code: code, message: message) }
+
+    /// The error body of `code` and `message`.
+    package static func json(code: String, message: String) -> String {
+        #"{"error":{"code":\#(quoted(code)),"message":\#(quoted(message))}}"#
+    }
+
+    /// The message of an error body, or nil when `body` is not one.
+    package static func message(fromJSON body: String) -> String? {
+        guard case .map(let fields)? = try? JSONReader.parse(Array(body.utf8)),
+            case .map(let error)? = fields.first(where: { $0.name == "error" })?.value,
+            case .string(let text)? = error.first(where: { $0.name == "message" })?.value
+        else { return nil }
+        return text
+    }
+
+    /// A string as a JSON string literal.
+    private static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
