@@ -2,7 +2,6 @@ import Foundation
 import Rill
 import RillHTTP
 import RillService
-import RillStorage
 import Synchronization
 
 #if canImport(Glibc)

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Rill
 import RillHTTP
-import RillStorage
 import Synchronization
 
 #if canImport(Glibc)
@@ -84,7 +83,7 @@ package final class Server: @unchecked Sendable {
         readerCheck.schedule(deadline: .now() + 60, repeating: 60)
         readerCheck.setEventHandler { [store] in
             do {
-                let freed = try store.environment.checkReaders()
+                let freed = try store.clearStaleReaders()
                 if freed > 0 { Log.info("freed \(freed) reader slot(s) of dead processes") }
             } catch {
                 Log.warning("reader check failed: \(error)")

@@ -170,9 +170,3 @@ private func monotonicNanoseconds() -> UInt64 {
     clock_gettime(CLOCK_MONOTONIC, &time)
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
-
-/// A box that crosses a thread boundary while its owner is provably blocked waiting for it.
-final class UncheckedBox<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}

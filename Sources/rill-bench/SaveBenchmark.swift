@@ -147,20 +147,18 @@ struct SaveBenchmark {
     private func captureWrites(of store: Store, after sequence: UInt64) throws -> [[CapturedWrite]] {
         var commits: [[CapturedWrite]] = []
         let entries = try store.entries(after: sequence)
-        try store.read { txn in
-            for entry in entries {
-                var writes: [CapturedWrite] = []
-                for change in entry.changes {
-                    writes.append(
-                        CapturedWrite(
-                            database: "records:" + change.entity, key: change.key, value: change.record ?? [],
-                            flags: UInt32(MDB_NOOVERWRITE)))
-                }
-                let key = LogEntry.key(for: entry.sequence)
-                let value = Array(try txn.get(key, in: store.log)!)
-                writes.append(CapturedWrite(database: "log", key: key, value: value, flags: UInt32(MDB_APPEND)))
-                commits.append(writes)
+        for entry in entries {
+            var writes: [CapturedWrite] = []
+            for change in entry.changes {
+                writes.append(
+                    CapturedWrite(
+                        database: "records:" + change.entity, key: change.key, value: change.record ?? [],
+                        flags: UInt32(MDB_NOOVERWRITE)))
             }
+            // The bytes the log holds: an entry encodes as it was stored.
+            let key = LogEntry.key(for: entry.sequence)
+            writes.append(CapturedWrite(database: "log", key: key, value: entry.encoded, flags: UInt32(MDB_APPEND)))
+            commits.append(writes)
         }
         return commits
     }

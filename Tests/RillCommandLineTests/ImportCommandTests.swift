@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 import RillTestSupport
 import Testing
 
@@ -111,7 +110,7 @@ import Testing
                 ([noteDescription, #"{"entity":"Book","identifier":"String"}"#, note], 2, ["Book", "Int", "String"]),
             ] + Self.badImports.map { (input: $0.input, line: $0.line, names: $0.names) }
 
-        let store = try Store(directory: path, options: EnvironmentOptions(), create: false)
+        let store = try Store(directory: path, options: StoreOptions(), create: false)
         func snapshot() throws -> [String] {
             [
                 try rill(["export", path]).output, try rill(["stats", path]).output, String(try store.head()),
@@ -152,7 +151,7 @@ import Testing
         let path = directory.path("store")
         #expect(
             try rill(["import", path], input: [Self.bookDescription, Self.book(1)].joined(separator: "\n")).status == 0)
-        let store = try Store(directory: path, options: EnvironmentOptions(), create: false)
+        let store = try Store(directory: path, options: StoreOptions(), create: false)
         let cached = try #require(try store.entity(named: "Book"))
         #expect(cached.indexes.map(\.name) == ["author"])
 
@@ -167,7 +166,7 @@ import Testing
         _ = try store.commit(
             [PreparedChange(entity: cached, key: 3.storageKey, operation: .upsert(record.recordBytes()))], author: nil)
         let pages = try #require(try store.entity(named: "Book")?.indexes.first { $0.name == "pages" })
-        #expect(try store.read { try $0.count(of: pages.database) } == 3)
+        #expect(try store.read { try $0.entryCount(of: pages) } == 3)
         #expect(try rill(["check", path]).status == 0)
     }
 
@@ -207,11 +206,11 @@ import Testing
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output == #"{"seq":1}"# + "\n")
         #expect(try entries(of: path).filter { !$0.hasSuffix(".mdb") }.isEmpty)
-        let store = try Store(directory: path, options: EnvironmentOptions(), create: false)
+        let store = try Store(directory: path, options: StoreOptions(), create: false)
         #expect(try store.entries(after: 0).map(\.changes.count) == [count + 1])
         #expect(try store.recordCount(of: #require(try store.entity(named: "Book"))) == count)
         let author = try #require(try store.entity(named: "Book")?.indexes.first)
-        #expect(try store.read { try $0.count(of: author.database) } == count)
+        #expect(try store.read { try $0.entryCount(of: author) } == count)
         #expect(try rill(["check", path]).status == 0)
     }
 }

@@ -114,7 +114,7 @@ import Testing
         let store = container.store
         let entity = try #require(try store.entity(named: "Gadget"))
         let index = try #require(entity.indexes.first { $0.name == "stock" })
-        try store.environment.write { txn in
+        try store.withWriteTransaction { txn in
             try txn.put(Array("garbage".utf8), for: 7.storageKey, in: entity.database)
             let old = try #require(try store.entries(after: 0).first?.changes.first { $0.key == 3.storageKey }?.record)
             try txn.put(old, for: 3.storageKey, in: entity.database)

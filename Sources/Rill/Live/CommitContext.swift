@@ -1,102 +1,4 @@
 import Foundation
-import RillStorage
-
-/// One change of a commit as the live queries see it: decoded at most once, whichever queries ask.
-///
-/// The queries of a commit may apply on two threads at once (`CommitApplier`): what is decoded
-/// on demand is kept under `lock`.
-final class DecodedChange: @unchecked Sendable {
-    // Sendable: the decoded values are read and written under `lock`; the rest is immutable.
-    let change: LogEntry.Change
-    private let lock = NSLock()
-    private var value: RecordValue?
-    private var models: [ObjectIdentifier: Any] = [:]
-
-    /// The change's parts, read without copying the change.
-    let key: [UInt8]
-    let kind: LogEntry.Kind
-    let changedFields: [String]
-
-    /// The table of the fields the screens of the entity's queries read, and the values of
-    /// those fields by slot, each read once (nil: not read yet; `.some(nil)`: a deletion).
-    private let table: FieldTable
-    private var slotValues: [RecordValue??]
-    /// The slots of the fields an update changed (slots past 63 are left out); 0 otherwise.
-    let changedMask: UInt64
-
-    init(_ change: LogEntry.Change, fields table: FieldTable = FieldTable()) {
-        self.change = change
-        key = change.key
-        kind = change.kind
-        changedFields = change.changedFields
-        self.table = table
-        slotValues = Array(repeating: nil, count: table.count)
-        var mask: UInt64 = 0
-        if change.kind == .update {
-            for field in change.changedFields {
-                if let slot = table.existingSlot(for: field), slot < 64 { mask |= 1 << UInt64(slot) }
-            }
-        }
-        changedMask = mask
-    }
-
-    /// A change of the same record with nothing decoded yet: for another thread, which then
-    /// decodes what it needs on its own rather than sharing this one's memory.
-    func fresh() -> DecodedChange { DecodedChange(change, fields: table) }
-
-    /// The record after the change, schema-less (nil for a deletion).
-    func recordValue() throws -> RecordValue? {
-        lock.lock()
-        defer { lock.unlock() }
-        return try recordValueHoldingLock()
-    }
-
-    private func recordValueHoldingLock() throws -> RecordValue? {
-        if let value { return value }
-        guard let record = change.record else { return nil }
-        let decoded = try record.withUnsafeBytes { bytes in
-            try change.key.withUnsafeBytes { key in try Store.recordValue(bytes, key: key, entity: change.entity) }
-        }
-        value = decoded
-        return decoded
-    }
-
-    /// The value of the top-level field the table numbers `slot` (nil for a deletion).
-    func field(slot: Int) throws -> RecordValue? {
-        lock.lock()
-        defer { lock.unlock() }
-        if slot < slotValues.count, let known = slotValues[slot] { return known }
-        if slot >= slotValues.count { slotValues += Array(repeating: nil, count: slot + 1 - slotValues.count) }
-        let value = try recordValueHoldingLock().map { QueryEvaluator.read([table.names[slot]], from: $0) }
-        slotValues[slot] = .some(value)
-        return value
-    }
-
-    /// The record after the change as a `T` (nil for a deletion).
-    func model<T: PersistentModel>(_ type: T.Type) throws -> T? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let model = models[ObjectIdentifier(type)] { return model as? T }
-        guard let record = change.record else { return nil }
-        let model = try LiveDecoding.decode(T.self, record, key: change.key)
-        models[ObjectIdentifier(type)] = model
-        return model
-    }
-}
-
-enum LiveDecoding {
-    static func decode<T: PersistentModel>(_ type: T.Type, _ record: [UInt8], key: [UInt8]) throws -> T {
-        do {
-            return try RecordCoder.decode(T.self, from: record)
-        } catch {
-            let id = key.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "?"
-            throw RillError(
-                .decodingFailed,
-                "the stored \(T.entityName) \(id) does not decode as \(T.self): \(ModelContext.describe(error))",
-                underlyingError: error)
-        }
-    }
-}
 
 /// Where the follower is in a batch of commits read in one transaction: the commit being applied,
 /// and what a query needs to read the store as it was at that commit.
@@ -107,7 +9,7 @@ enum LiveDecoding {
 /// ``records(of:keys:)``.
 final class CommitContext {
     let store: Store
-    let transaction: ReadTransaction
+    let transaction: StoreSnapshot
     /// The commits of the batch, in order; the snapshot is the last one's state.
     let entries: [LogEntry]
     /// The commit being applied (an index of `entries`).
@@ -122,7 +24,7 @@ final class CommitContext {
     private var beforeBatch: [String: [[UInt8]: [UInt8]?]] = [:]
 
     init(
-        store: Store, transaction: ReadTransaction, entries: [LogEntry], index: Int, snapshot: UInt64,
+        store: Store, transaction: StoreSnapshot, entries: [LogEntry], index: Int, snapshot: UInt64,
         images: RecordImages? = nil
     ) {
         self.store = store
@@ -141,8 +43,7 @@ final class CommitContext {
             let last = entries.last?.sequence ?? snapshot
             beyond =
                 last < snapshot
-                ? try LogFollower.entries(
-                    after: last, limit: .max, log: store.log, in: transaction, directory: store.directory) : []
+                ? try store.log.entries(after: last, in: transaction) : []
         }
         var keys: Set<[UInt8]> = []
         for entry in entries[(index + 1)...] + (beyond ?? []) {
@@ -192,56 +93,18 @@ final class CommitContext {
         }
         // One backward walk of the log for every missing key; the first version met is the
         // latest. Every key met on the way is kept, for later questions.
-        try transaction.withCursor(store.log) { cursor in
-            var current = try cursor.seek(atOrAfter: LogEntry.key(for: first.sequence))
-            current = current == nil ? try cursor.last() : try cursor.previous()
-            while let raw = current, !missing.isEmpty {
-                let entry = try LogEntry(sequence: try LogEntry.sequence(fromKey: raw.key), bytes: raw.value)
-                for change in entry.changes.reversed() where change.entity == entity {
-                    guard known.index(forKey: change.key) == nil else { continue }
-                    known[change.key] = .some(change.record)
-                    images?.remember(entity: entity, key: change.key, record: change.record, ifAbsent: true)
-                    if missing.remove(change.key) != nil, let record = change.record { found[change.key] = record }
-                }
-                current = try cursor.previous()
+        try store.log.forEachEntry(before: first.sequence, in: transaction) { entry in
+            for change in entry.changes.reversed() where change.entity == entity {
+                guard known.index(forKey: change.key) == nil else { continue }
+                known[change.key] = .some(change.record)
+                images?.remember(entity: entity, key: change.key, record: change.record, ifAbsent: true)
+                if missing.remove(change.key) != nil, let record = change.record { found[change.key] = record }
             }
+            return !missing.isEmpty
         }
         // Keys the log never wrote before the batch did not exist.
         for key in missing { known[key] = .some(nil) }
         beforeBatch[entity] = known
         return found
-    }
-}
-
-/// Records the follower has seen in the commits it applied (and in walks back through the log),
-/// each as of the last commit applied: so that refilling a window rarely reads the log again.
-/// Bounded: past `capacity` records it starts afresh.
-final class RecordImages {
-    private var records: [String: [[UInt8]: [UInt8]?]] = [:]
-    private var count = 0
-    private let capacity: Int
-
-    init(capacity: Int = 1 << 16) { self.capacity = capacity }
-
-    /// `.some(nil)`: the record did not exist; nil: not known.
-    func record(of entity: String, key: [UInt8]) -> [UInt8]?? {
-        guard let table = records[entity], let entry = table[key] else { return nil }
-        return .some(entry)
-    }
-
-    func remember(entity: String, key: [UInt8], record: [UInt8]?, ifAbsent: Bool = false) {
-        if ifAbsent, self.record(of: entity, key: key) != nil { return }
-        if count >= capacity {
-            records.removeAll()
-            count = 0
-        }
-        if records[entity, default: [:]].updateValue(record, forKey: key) == nil { count += 1 }
-    }
-
-    /// Notes every change of `entry` to one of `entities`.
-    func apply(_ entry: LogEntry, entities: some Collection<String>) {
-        for change in entry.changes where entities.contains(change.entity) {
-            remember(entity: change.entity, key: change.key, record: change.record)
-        }
     }
 }

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Observation
-import RillStorage
 import Synchronization
 
 /// The results of a fetch, kept current: after every save to the store — from this process or

@@ -1,58 +1,15 @@
 import Foundation
-import RillStorage
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A live query as the follower sees it, whatever its model type.
-protocol FollowedQuery: AnyObject {
-    var entityName: String { get }
-    /// Applies one commit's changes to the query's entity; a publication when the results changed.
-    func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication?
-    /// The test of whether an insert or update of a record the query does not hold could affect it.
-    var screen: ChangeScreen { get }
-    /// Enters the query's held records in `index`, and keeps them there, as `id`.
-    func attach(to index: HolderIndex, id: Int32)
-    /// Takes the query's held records out of its index.
-    func detach()
-    /// Stops the query with an error (its observers are told).
-    func fail(_ error: any Error) -> LivePublication
-    /// True when applying a commit never reads the store (the query has no window to refill):
-    /// it may then apply on another thread than the follower's, which owns the transaction.
-    var appliesWithoutReading: Bool { get }
-}
-
-/// A followed query that is a `MaintainedQuery`: what the follower asks of it, answered by the
-/// maintained query.
-protocol MaintainedLink: FollowedQuery {
-    associatedtype Source: LiveRowSource
-    var query: MaintainedQuery<Source> { get }
-}
-
-extension MaintainedLink {
-    var entityName: String { query.source.entityName }
-
-    var screen: ChangeScreen { query.screen }
-
-    func attach(to index: HolderIndex, id: Int32) { query.attach(to: index, id: id) }
-
-    func detach() { query.detach() }
-
-    var appliesWithoutReading: Bool { query.windowStart == 0 && query.windowEnd == nil }
-
-    /// `error` as the one a stopped query reports.
-    static func failure(_ error: any Error) -> RillError {
-        error as? RillError ?? RillError(.storage, "live query failed: \(error)", underlyingError: error)
-    }
-}
-
 /// Follows one store's log for every live query of it in this process.
 ///
-/// A dedicated thread waits for a commit — a save of this process pokes it through a pipe;
-/// another process's commit wakes it through inotify on the store file; a poll every second
-/// bounds the wait if neither arrives — then reads the commits after the last one it applied
+/// A dedicated thread waits for a commit on its watch of the log (``LogWatch``: a save of this
+/// process wakes it at once, another process's commit through inotify on the store file, and a
+/// poll every second bounds the wait if neither arrives) — then reads the commits after the last one it applied
 /// (up to `batchSize` per read transaction), and applies them one by one, each changed record to
 /// the queries that hold it or that it could enter. The transaction ends before anything is
 /// published. For each commit, the new results of all affected queries become visible together
@@ -65,7 +22,7 @@ final class LogFollower: @unchecked Sendable {
     // `publication`; the queries, holder indexes and `applied` are touched only on the follower
     // thread (by `run` and the jobs it runs).
     let store: Store
-    let fileID: FileID
+    let fileID: StoreFileID
 
     /// Guards every published result of this follower's queries, and `publishedSequence`.
     let publication = ReadWriteLock()
@@ -80,7 +37,7 @@ final class LogFollower: @unchecked Sendable {
     /// Handed from the asking thread to the follower thread, which alone runs it.
     private struct Job: @unchecked Sendable {
         /// Runs on the follower thread, in its read transaction, after it caught up.
-        var run: (ReadTransaction, UInt64) throws -> LivePublication?
+        var run: (StoreSnapshot, UInt64) throws -> LivePublication?
         var completion: JobCompletion?
     }
 
@@ -92,9 +49,8 @@ final class LogFollower: @unchecked Sendable {
     private let shared = Mutex(Shared())
     /// The follower thread, once it runs (to refuse waiting for it on itself).
     private let threadID = Mutex<pthread_t?>(nil)
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
-    private let inotify: Int32
+    /// Wakes the thread: the log's commits, and the jobs it is given.
+    private let watch: LogWatch
 
     // Owned by the follower thread.
     private var queries: [Int32: any FollowedQuery] = [:]
@@ -135,29 +91,10 @@ final class LogFollower: @unchecked Sendable {
         return tests
     }
 
-    /// The longest wait without a wake-up before the log is read anyway.
-    static let fallbackPoll: Int32 = 1_000
-
     init(store: Store) throws {
         self.store = store
-        self.fileID = store.environment.fileID
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
-            throw RillError(.storage, "cannot create the live-query wake-up pipe: \(String(cString: strerror(errno)))")
-        }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-        let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if watch >= 0, inotify_add_watch(watch, store.directory + "/data.mdb", UInt32(IN_MODIFY)) < 0 {
-            close(watch)
-            inotify = -1
-        } else {
-            inotify = watch
-        }
+        self.fileID = store.fileID
+        watch = try store.log.watch()
         applied = try store.head()
         publishedSequenceStorage = applied
         let thread = Thread { [self] in run() }
@@ -167,15 +104,12 @@ final class LogFollower: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Wakes the follower to read the log.
-    func poke() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
+    /// Wakes the follower to read the log and run its jobs.
+    func poke() { watch.wake() }
 
     /// Starts following `query`: it is loaded as of the last commit, then published.
     func add(
-        _ query: any FollowedQuery, load: @escaping (ReadTransaction, UInt64) throws -> LivePublication?
+        _ query: any FollowedQuery, load: @escaping (StoreSnapshot, UInt64) throws -> LivePublication?
     ) throws {
         try perform { [self] txn, sequence in
             let publication = try load(txn, sequence)
@@ -214,7 +148,7 @@ final class LogFollower: @unchecked Sendable {
     /// Runs `body` on the follower thread once it has applied every commit up to the last one,
     /// inside its read transaction (given with the sequence applied), publishes what it returns
     /// and waits for all that.
-    func perform(_ body: @escaping (ReadTransaction, UInt64) throws -> LivePublication?) throws {
+    func perform(_ body: @escaping (StoreSnapshot, UInt64) throws -> LivePublication?) throws {
         if let thread = threadID.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 {
             throw RillError(
                 .misuse,
@@ -242,7 +176,7 @@ final class LogFollower: @unchecked Sendable {
     private func run() {
         threadID.withLock { $0 = pthread_self() }
         while true {
-            waitForWake()
+            watch.wait()
             let (jobs, stopping) = shared.withLock { state in
                 defer { state.jobs = [] }
                 return (state.jobs, state.stopping)
@@ -260,21 +194,7 @@ final class LogFollower: @unchecked Sendable {
             if !step(jobs) { poke() }
         }
         applier.stop()
-        close(wakeRead)
-        close(wakeWrite)
-        if inotify >= 0 { close(inotify) }
-    }
-
-    private func waitForWake() {
-        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
-        let timeout = inotify >= 0 ? Self.fallbackPoll : 50
-        _ = poll(&fds, nfds_t(fds.count), timeout)
-        // Drain both, so that a burst of writes is one wake-up.
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        for fd in [wakeRead, inotify] where fd >= 0 {
-            while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
-        }
+        watch.close()
     }
 
     /// The most commits applied in one read transaction; more are applied in further steps, so
@@ -294,10 +214,9 @@ final class LogFollower: @unchecked Sendable {
         var caughtUp = true
         do {
             try store.read { txn in
-                let head = try Store.lastSequence(in: txn, log: store.log)
+                let head = try store.log.head(in: txn)
                 if head > applied, !queries.isEmpty {
-                    let entries = try Self.entries(
-                        after: applied, limit: Self.batchSize, log: store.log, in: txn, directory: store.directory)
+                    let entries = try store.log.entries(after: applied, limit: Self.batchSize, in: txn)
                     let context = CommitContext(
                         store: store, transaction: txn, entries: entries, index: 0, snapshot: head, images: images)
                     let started = DispatchTime.now().uptimeNanoseconds
@@ -442,92 +361,5 @@ final class LogFollower: @unchecked Sendable {
             forget(id)
         }
         return publications
-    }
-
-    /// Up to `limit` commits after `sequence`, in order.
-    ///
-    /// - Throws: `.corruptStore` when a key is not greater than the one before it (a damaged
-    ///   key: LMDB's search then lands anywhere), so that no reader of the log pages through it
-    ///   forever or applies a commit twice.
-    static func entries(
-        after sequence: UInt64, limit: Int, log: Database, in txn: some Transaction, directory: String
-    ) throws -> [LogEntry] {
-        guard sequence < UInt64.max, limit > 0 else { return [] }
-        return try txn.withCursor(log) { cursor in
-            var entries: [LogEntry] = []
-            var previous = sequence
-            var current = try cursor.seek(atOrAfter: LogEntry.key(for: sequence + 1))
-            while let raw = current, entries.count < limit {
-                let number = try LogEntry.sequence(fromKey: raw.key)
-                guard number > previous else {
-                    throw RillError(
-                        .corruptStore,
-                        "the log of \(directory)/data.mdb is out of order: commit \(number) follows commit \(previous) "
-                            + "(a damaged key; run rill check)")
-                }
-                entries.append(try LogEntry(sequence: number, bytes: raw.value))
-                previous = number
-                current = try cursor.next()
-            }
-            return entries
-        }
-    }
-}
-
-/// A job's outcome, waited for by the thread that asked for it.
-final class JobCompletion: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let outcome = Mutex<Result<Void, any Error>?>(nil)
-
-    func complete(_ result: Result<Void, any Error>) {
-        outcome.withLock { $0 = result }
-        semaphore.signal()
-    }
-
-    func wait() throws {
-        semaphore.wait()
-        try outcome.withLock { $0 }?.get()
-    }
-}
-
-/// The followers of this process, one per store file, each alive while it has live queries.
-enum LogFollowers {
-    private static let followers = Mutex<[FileID: (follower: LogFollower, users: Int)]>([:])
-    /// How many followers exist: a save checks this before taking the lock.
-    private static let count = Atomic<Int>(0)
-
-    /// The follower of `store`'s file, started if needed; balance with `release`.
-    static func retain(for store: Store) throws -> LogFollower {
-        let id = store.environment.fileID
-        return try followers.withLock { table in
-            if let entry = table[id] {
-                table[id] = (entry.follower, entry.users + 1)
-                return entry.follower
-            }
-            let follower = try LogFollower(store: store)
-            table[id] = (follower, 1)
-            count.add(1, ordering: .relaxed)
-            return follower
-        }
-    }
-
-    static func release(_ follower: LogFollower) {
-        let stop = followers.withLock { table -> Bool in
-            guard let entry = table[follower.fileID], entry.follower === follower else { return false }
-            if entry.users > 1 {
-                table[follower.fileID] = (follower, entry.users - 1)
-                return false
-            }
-            table[follower.fileID] = nil
-            count.subtract(1, ordering: .relaxed)
-            return true
-        }
-        if stop { follower.stop() }
-    }
-
-    /// Tells the follower of the store file `id`, if any, that a commit landed.
-    static func poke(_ id: FileID) {
-        guard count.load(ordering: .relaxed) > 0 else { return }
-        followers.withLock { $0[id]?.follower }?.poke()
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 
 /// A live query as the follower maintains it: the first rows of its matches, in order, kept
 /// exact commit by commit without running the query again.
@@ -127,7 +126,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     // MARK: - Loading
 
     /// Reads the first rows from the store as of the transaction's snapshot.
-    func load(in transaction: ReadTransaction, store: Store) throws {
+    func load(in transaction: StoreSnapshot, store: Store) throws {
         let target = windowEnd.map { $0 + lookahead }
         let loaded = try fetch(limit: target, in: transaction, store: store)
         complete = target.map { loaded.count < $0 } ?? true
@@ -156,7 +155,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// Replaces the source and loads the new results; returns the change from the old window
     /// to the new one (nil when they are the same).
     func replaceSource(
-        _ newSource: Source, sequence: UInt64, in transaction: ReadTransaction, store: Store
+        _ newSource: Source, sequence: UInt64, in transaction: StoreSnapshot, store: Store
     ) throws -> ResultsChange<Source.Element>? {
         let previous = results()
         let before = previous.map(Source.element)
@@ -179,7 +178,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     }
 
     /// The first `limit` matches as of the transaction's snapshot.
-    private func fetch(limit: Int?, in transaction: ReadTransaction, store: Store) throws -> [LiveEntry] {
+    private func fetch(limit: Int?, in transaction: StoreSnapshot, store: Store) throws -> [LiveEntry] {
         try source.fetch(limit: limit, in: transaction, store: store) { record, key in try orderKey(record, key: key) }
     }
 
@@ -481,19 +480,6 @@ private struct WindowCandidate {
     var old: LiveEntry?
     var new: LiveEntry?
     var touched: Bool
-}
-
-extension QueryComparison {
-    /// The comparison with its operands swapped: `a < b` is `b > a`.
-    var mirrored: QueryComparison {
-        switch self {
-        case .equal, .notEqual: self
-        case .less: .greater
-        case .lessOrEqual: .greaterOrEqual
-        case .greater: .less
-        case .greaterOrEqual: .lessOrEqual
-        }
-    }
 }
 
 /// An immutable box for a value read in place.

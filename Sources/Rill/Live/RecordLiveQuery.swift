@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 import Synchronization
 
 /// A live query over schema-less records, from the text query language: what `rill watch` and
@@ -67,8 +66,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 )
             }
             // The results as they were at `since`, then each later commit applied in turn.
-            let entries = try LogFollower.entries(
-                after: since, limit: .max, log: store.log, in: txn, directory: store.directory)
+            let entries = try store.log.entries(after: since, in: txn)
             let context = CommitContext(
                 store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)
             try link.query.load(before: context)

@@ -51,6 +51,15 @@ package struct LogEntry: Sendable, Hashable {
 
     // MARK: - Encoding
 
+    /// The entry's bytes as the log stores them.
+    package var encoded: [UInt8] {
+        let size = encodedSize
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            write(into: UnsafeMutableRawBufferPointer(buffer))
+            count = size
+        }
+    }
+
     /// The exact number of bytes `write(into:)` writes.
     package var encodedSize: Int {
         var size =

@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 
 /// Where a container keeps its store, and how it writes to it.
 ///
@@ -29,10 +28,10 @@ public struct ModelConfiguration: Sendable, Hashable {
 
         public var description: String { ["full", "relaxed", "unsynced"][level] }
 
-        var syncMode: EnvironmentOptions.SyncMode {
+        var storeDurability: StoreOptions.Durability {
             switch level {
-            case 1: .noMetaSync
-            case 2: .noSync
+            case 1: .relaxed
+            case 2: .unsynced
             default: .full
             }
         }

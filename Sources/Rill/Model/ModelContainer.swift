@@ -1,11 +1,10 @@
 import Foundation
-import RillStorage
 
 /// The store of an app's models, and the factory of the contexts that read and write it.
 ///
 /// Create one container per store and share it; contexts made from it see each other's saves.
-/// Opening the same store twice in one process is safe: both containers share one underlying
-/// environment.
+/// Opening the same store twice in one process is safe: both containers share one open store
+/// file.
 ///
 /// For example:
 ///
@@ -80,8 +79,8 @@ public final class ModelContainer: Sendable {
             }
             seen[type.entityName] = type
         }
-        let options = EnvironmentOptions(
-            syncMode: configuration.durability.syncMode,
+        let options = StoreOptions(
+            durability: configuration.durability.storeDurability,
             initialMapSize: configuration.initialMapSize,
             readOnly: !configuration.allowsSave
         )
@@ -119,11 +118,7 @@ public final class ModelContainer: Sendable {
     /// return and this does nothing useful. With `.relaxed` or `.unsynced` it bounds what a power
     /// cut can lose: every save that returned before `flush()` survives one.
     public func flush() throws {
-        do {
-            try store.environment.sync(force: true)
-        } catch {
-            throw Store.translate(error, directory: store.directory)
-        }
+        try store.flush()
     }
 
     /// The sequence number of the last commit in the store's log (0 when empty).

@@ -180,7 +180,7 @@ public final class ModelContext: Sendable {
     /// The storage of each staged change's entity, after checking that the entity belongs to the
     /// container and the identifier fits in a key.
     private func targets(of staged: StagedChanges) throws -> [EntityStorage] {
-        let maxKeySize = store.environment.maxKeySize
+        let maxKeySize = store.maxKeySize
         var entities: [EntityStorage] = []
         entities.reserveCapacity(staged.entries.count)
         var previous: EntityStorage?

@@ -4,61 +4,78 @@ import Foundation
 ///
 /// Identifiers are stored as order-preserving keys, so records of an entity are kept in
 /// identifier order. Rill defines the conformances; other types are not supported.
-public protocol ModelIdentifier: Hashable, Codable, Sendable, CustomStringConvertible {
-    /// Appends the identifier's storage key. Not for use outside Rill.
-    func _appendStorageKey(to key: inout [UInt8])
-    /// Parses an identifier from its storage key; nil when the key is of another kind.
-    init?(_storageKey key: UnsafeRawBufferPointer)
-}
+public protocol ModelIdentifier: Hashable, Codable, Sendable, CustomStringConvertible {}
 
-/// The kinds of stored identifiers; the first byte of every identifier key.
-package enum IdentifierKind: UInt8, Sendable, CaseIterable {
-    case integer = 1
-    case string = 2
-    case uuid = 3
+extension Int64: ModelIdentifier {}
 
-    package var name: String {
-        switch self {
-        case .integer: "Int"
-        case .string: "String"
-        case .uuid: "UUID"
+extension Int: ModelIdentifier {}
+
+extension String: ModelIdentifier {}
+
+extension UUID: ModelIdentifier {}
+
+extension ModelIdentifier {
+    /// The identifier's storage key.
+    package var storageKey: [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(17)
+        appendStorageKey(to: &key)
+        return key
+    }
+
+    /// Appends the identifier's storage key: its kind's byte, then big-endian bytes with the sign
+    /// bit flipped (integers), UTF-8 (strings) or the 16 bytes (UUIDs), so that keys sort as the
+    /// identifiers do.
+    ///
+    /// The encoding is the store's, not the identifier type's: it is chosen here by type, among
+    /// the four types Rill defines as identifiers (the comparisons of `Self` fold away wherever the
+    /// type is known).
+    @inline(__always)
+    package func appendStorageKey(to key: inout [UInt8]) {
+        if Self.self == String.self {
+            key.append(IdentifierKind.string.rawValue)
+            key.append(contentsOf: unsafeBitCast(self, to: String.self).utf8)
+        } else if Self.self == UUID.self {
+            key.append(IdentifierKind.uuid.rawValue)
+            withUnsafeBytes(of: unsafeBitCast(self, to: UUID.self).uuid) { key.append(contentsOf: $0) }
+        } else if Self.self == Int64.self {
+            Self.appendIntegerKey(unsafeBitCast(self, to: Int64.self), to: &key)
+        } else if Self.self == Int.self {
+            Self.appendIntegerKey(Int64(unsafeBitCast(self, to: Int.self)), to: &key)
+        } else {
+            preconditionFailure("\(Self.self) is not a model identifier: use UUID, String, Int or Int64")
         }
     }
-}
 
-extension Int64: ModelIdentifier {
-    public func _appendStorageKey(to key: inout [UInt8]) {
+    private static func appendIntegerKey(_ value: Int64, to key: inout [UInt8]) {
         key.append(IdentifierKind.integer.rawValue)
         // Flipping the sign bit makes big-endian bytes sort like the signed value.
-        let biased = UInt64(bitPattern: self) ^ (1 << 63)
+        let biased = UInt64(bitPattern: value) ^ (1 << 63)
         withUnsafeBytes(of: biased.bigEndian) { key.append(contentsOf: $0) }
     }
+}
 
-    public init?(_storageKey key: UnsafeRawBufferPointer) {
+extension Int64 {
+    /// Parses an integer identifier from its storage key; nil when the key is of another kind.
+    package init?(storageKey key: UnsafeRawBufferPointer) {
         guard key.count == 9, key[0] == IdentifierKind.integer.rawValue else { return nil }
         let biased = key.dropFirst().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         self = Int64(bitPattern: biased ^ (1 << 63))
     }
 }
 
-extension Int: ModelIdentifier {
-    public func _appendStorageKey(to key: inout [UInt8]) {
-        Int64(self)._appendStorageKey(to: &key)
-    }
-
-    public init?(_storageKey key: UnsafeRawBufferPointer) {
-        guard let value = Int64(_storageKey: key), let exact = Int(exactly: value) else { return nil }
+extension Int {
+    /// Parses an integer identifier from its storage key; nil when the key is of another kind or
+    /// the value does not fit.
+    package init?(storageKey key: UnsafeRawBufferPointer) {
+        guard let value = Int64(storageKey: key), let exact = Int(exactly: value) else { return nil }
         self = exact
     }
 }
 
-extension String: ModelIdentifier {
-    public func _appendStorageKey(to key: inout [UInt8]) {
-        key.append(IdentifierKind.string.rawValue)
-        key.append(contentsOf: utf8)
-    }
-
-    public init?(_storageKey key: UnsafeRawBufferPointer) {
+extension String {
+    /// Parses a string identifier from its storage key; nil when the key is of another kind.
+    package init?(storageKey key: UnsafeRawBufferPointer) {
         guard key.count >= 1, key[0] == IdentifierKind.string.rawValue,
             let string = String(validating: key.dropFirst(), as: UTF8.self)
         else { return nil }
@@ -66,67 +83,12 @@ extension String: ModelIdentifier {
     }
 }
 
-extension UUID: ModelIdentifier {
-    public func _appendStorageKey(to key: inout [UInt8]) {
-        key.append(IdentifierKind.uuid.rawValue)
-        withUnsafeBytes(of: uuid) { key.append(contentsOf: $0) }
-    }
-
-    public init?(_storageKey key: UnsafeRawBufferPointer) {
+extension UUID {
+    /// Parses a UUID identifier from its storage key; nil when the key is of another kind.
+    package init?(storageKey key: UnsafeRawBufferPointer) {
         guard key.count == 17, key[0] == IdentifierKind.uuid.rawValue else { return nil }
         var raw: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &raw) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: key.dropFirst())) }
         self = UUID(uuid: raw)
-    }
-}
-
-extension ModelIdentifier {
-    /// The identifier's storage key.
-    package var storageKey: [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(17)
-        _appendStorageKey(to: &key)
-        return key
-    }
-}
-
-/// A stored identifier of any kind, as read back from a key by code that lacks the model type.
-package enum AnyIdentifier: Hashable, Sendable, CustomStringConvertible {
-    case integer(Int64)
-    case string(String)
-    case uuid(UUID)
-
-    package init?(storageKey key: UnsafeRawBufferPointer) {
-        guard let first = key.first, let kind = IdentifierKind(rawValue: first) else { return nil }
-        switch kind {
-        case .integer: guard let v = Int64(_storageKey: key) else { return nil }; self = .integer(v)
-        case .string: guard let v = String(_storageKey: key) else { return nil }; self = .string(v)
-        case .uuid: guard let v = UUID(_storageKey: key) else { return nil }; self = .uuid(v)
-        }
-    }
-
-    /// Parses `text` as an identifier of `kind` (as typed at a terminal).
-    package init?(parsing text: String, as kind: IdentifierKind) {
-        switch kind {
-        case .integer: guard let v = Int64(text) else { return nil }; self = .integer(v)
-        case .string: self = .string(text)
-        case .uuid: guard let v = UUID(uuidString: text) else { return nil }; self = .uuid(v)
-        }
-    }
-
-    package var storageKey: [UInt8] {
-        switch self {
-        case .integer(let v): v.storageKey
-        case .string(let v): v.storageKey
-        case .uuid(let v): v.storageKey
-        }
-    }
-
-    package var description: String {
-        switch self {
-        case .integer(let v): String(v)
-        case .string(let v): v
-        case .uuid(let v): v.uuidString
-        }
     }
 }

@@ -42,37 +42,3 @@ public struct ModelIndex<Model: PersistentModel>: Sendable, Hashable {
     /// The index's name in the store: its field paths, joined.
     var name: String { fieldPaths.map { $0.joined(separator: ".") }.joined(separator: ",") }
 }
-
-/// A value type that an index can order: numbers, strings, `Bool`, `Date`, `UUID`, `URL`,
-/// `Decimal`, their optionals, and enums whose raw value is one of those (declare
-/// `extension MyEnum: IndexableValue {}`).
-public protocol IndexableValue {}
-
-extension Int: IndexableValue {}
-extension Int8: IndexableValue {}
-extension Int16: IndexableValue {}
-extension Int32: IndexableValue {}
-extension Int64: IndexableValue {}
-extension UInt: IndexableValue {}
-extension UInt8: IndexableValue {}
-extension UInt16: IndexableValue {}
-extension UInt32: IndexableValue {}
-extension UInt64: IndexableValue {}
-extension Double: IndexableValue {}
-extension Float: IndexableValue {}
-extension Bool: IndexableValue {}
-extension String: IndexableValue {}
-extension Date: IndexableValue {}
-extension UUID: IndexableValue {}
-extension URL: IndexableValue {}
-extension Decimal: IndexableValue {}
-extension Optional: IndexableValue where Wrapped: IndexableValue {}
-
-/// Stored field paths of key paths.
-package enum FieldPath {
-    /// The stored field path a key path reads (`\Book.address?.city` → `["address", "city"]`);
-    /// nil when the key path is not a plain chain of properties.
-    package static func components(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
-        KeyPathNames.names(of: keyPath, root: root)
-    }
-}

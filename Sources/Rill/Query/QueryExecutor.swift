@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 
 /// Runs a fetch: finds the matching models, orders them and cuts the requested window.
 ///
@@ -16,13 +15,13 @@ struct QueryExecutor<T: PersistentModel> {
     /// The context's unsaved changes to `T`: identifier key → model, or nil for a deletion.
     let staged: [[UInt8]: T?]
     /// The read transaction to run in; nil for one of its own.
-    var transaction: ReadTransaction? = nil
+    var transaction: StoreSnapshot? = nil
     /// How the descriptor's predicate is decided.
     let predicate: ModelPredicate<T>
 
     init(
         store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
-        transaction: ReadTransaction? = nil, predicate: ModelPredicate<T>? = nil
+        transaction: StoreSnapshot? = nil, predicate: ModelPredicate<T>? = nil
     ) {
         self.store = store
         self.entity = entity

@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 
 /// One record of a query's results.
 package struct QueryRow: Sendable {
@@ -28,7 +27,7 @@ extension Store {
     ///   - forceScan: ignore indexes (to compare plans; results are the same).
     ///   - transaction: read in it instead of a transaction of the query's own.
     package func run(
-        _ query: Query, forceScan: Bool = false, in transaction: ReadTransaction? = nil
+        _ query: Query, forceScan: Bool = false, in transaction: StoreSnapshot? = nil
     ) throws -> [QueryRow] {
         let entity = try existingEntity(query.entity)
         if transaction == nil { try check(query) }
@@ -88,19 +87,13 @@ extension Store {
     /// order, inside one read transaction; `body` returns false to stop.
     /// With `transaction`, reads in it instead of a transaction of its own.
     package func forEachCandidate(
-        of plan: QueryPlan, in entity: EntityStorage, transaction: ReadTransaction? = nil,
+        of plan: QueryPlan, in entity: EntityStorage, transaction: StoreSnapshot? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        func run(_ txn: ReadTransaction) throws {
+        func run(_ txn: StoreSnapshot) throws {
             switch plan.access {
             case .scan:
-                try txn.withCursor(entity.database) { cursor in
-                    var current = try cursor.first()
-                    while let entry = current {
-                        guard try body(entry.key, entry.value) else { return }
-                        current = try cursor.next()
-                    }
-                }
+                try txn.forEachRecord(of: entity, body)
             case .order(let index):
                 var seen: Set<[UInt8]>?
                 try walk(
@@ -132,13 +125,9 @@ extension Store {
         try read { txn in
             var count = 0
             for range in ranges {
-                try txn.withCursor(index.database) { cursor in
-                    var current = try cursor.seek(atOrAfter: range.lower)
-                    while let entry = current {
-                        if let upper = range.upper, !entry.key.lexicographicallyPrecedes(upper) { return }
-                        count += try IndexEntry.identifierCount(value: entry.value, index: index.name)
-                        current = try cursor.next()
-                    }
+                try txn.forEachEntry(of: index, from: range.lower, before: range.upper) { _, value in
+                    count += try IndexEntry.identifierCount(value: value, index: index.name)
+                    return true
                 }
             }
             return count
@@ -153,12 +142,12 @@ extension Store {
     /// records' values before they are handed on.
     @discardableResult
     private func walk(
-        _ index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: some Transaction,
+        _ index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: StoreSnapshot,
         seen: inout Set<[UInt8]>?, ordered: Bool,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         func record(_ id: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
-            guard let record = try txn.get(id, in: entity.database) else {
+            guard let record = try txn.record(of: entity, key: id) else {
                 throw RillError(
                     .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
             }
@@ -191,38 +180,32 @@ extension Store {
             }
             return true
         }
-        return try txn.withCursor(index.database) { cursor in
-            var current = try cursor.seek(atOrAfter: range.lower)
-            while let entry = current {
-                if let upper = range.upper, !entry.key.lexicographicallyPrecedes(upper) { break }
-                let extent = try index.valuesExtent(of: entry.key, entity: entity.name)
-                if ordered, let cutEnd = extent.cutEnd {
-                    let ids = try IndexEntry.identifiers(
-                        key: entry.key, valuesLength: extent.length, value: entry.value, index: index.name)
-                    let prefix = Array(entry.key[..<cutEnd])
-                    if let group = tied, group.prefix == prefix {
-                        tied!.ids += ids
-                    } else {
-                        guard try flushTied() else { return false }
-                        tied = (prefix, ids)
-                    }
+        let finished = try txn.forEachEntry(of: index, from: range.lower, before: range.upper) { key, value in
+            let extent = try index.valuesExtent(of: key, entity: entity.name)
+            if ordered, let cutEnd = extent.cutEnd {
+                let ids = try IndexEntry.identifiers(
+                    key: key, valuesLength: extent.length, value: value, index: index.name)
+                let prefix = Array(key[..<cutEnd])
+                if let group = tied, group.prefix == prefix {
+                    tied!.ids += ids
                 } else {
                     guard try flushTied() else { return false }
-                    if entry.value.isEmpty {
-                        // The common case: one identifier, the key's suffix, read in place.
-                        guard try emit(UnsafeRawBufferPointer(rebasing: entry.key[extent.length...])) else {
-                            return false
-                        }
-                    } else {
-                        for id in try IndexEntry.list(entry.value, index: index.name) {
-                            guard try id.withUnsafeBytes({ try emit($0) }) else { return false }
-                        }
+                    tied = (prefix, ids)
+                }
+            } else {
+                guard try flushTied() else { return false }
+                if value.isEmpty {
+                    // The common case: one identifier, the key's suffix, read in place.
+                    guard try emit(UnsafeRawBufferPointer(rebasing: key[extent.length...])) else { return false }
+                } else {
+                    for id in try IndexEntry.list(value, index: index.name) {
+                        guard try id.withUnsafeBytes({ try emit($0) }) else { return false }
                     }
                 }
-                current = try cursor.next()
             }
-            return try flushTied()
+            return true
         }
+        return try finished && flushTied()
     }
 
     /// A human-readable plan of `query`: how records are found, what is evaluated on each, the order and window.

@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 
 extension Store {
     /// Checks a text query against what its entity's records hold: a field that none of them
@@ -39,23 +38,18 @@ extension Store {
         var learned: RecordShape?
         let fields = open.map { problems[$0].evidence?.topLevelField }
         let wanted: Set<String>? = fields.contains(nil) ? nil : Set(fields.compactMap { $0 })
-        try read { txn in
-            try txn.withCursor(entity.database) { cursor in
-                var current = try cursor.first()
-                while let entry = current, !open.isEmpty {
-                    let record = try Self.recordValue(entry.value, key: entry.key, entity: entity.name, fields: wanted)
-                    let before = open.count
-                    open.removeAll { index in
-                        guard problems[index].isRefuted(by: record) else { return false }
-                        refuted.insert(index)
-                        return true
-                    }
-                    if open.count < before {
-                        learned = learned.map { $0.merged(with: RecordShape(record)) } ?? RecordShape(record)
-                    }
-                    current = try cursor.next()
-                }
+        try forEachRecord(of: entity) { key, bytes in
+            let record = try Self.recordValue(bytes, key: key, entity: entity.name, fields: wanted)
+            let before = open.count
+            open.removeAll { index in
+                guard problems[index].isRefuted(by: record) else { return false }
+                refuted.insert(index)
+                return true
             }
+            if open.count < before {
+                learned = learned.map { $0.merged(with: RecordShape(record)) } ?? RecordShape(record)
+            }
+            return !open.isEmpty
         }
         if let learned {
             recordShapes.withLock { shapes in

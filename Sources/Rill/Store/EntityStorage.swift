@@ -5,7 +5,7 @@ package struct EntityStorage: Sendable, Hashable {
     package let name: String
     package let identifierKind: IdentifierKind
     /// The projection: identifier key → current record.
-    package let database: Database
+    let database: Database
     /// Every index of the entity in the store (not only those a model type declares): each save
     /// maintains all of them.
     package var indexes: [IndexStorage] = []
@@ -30,93 +30,4 @@ package struct EntityStorage: Sendable, Hashable {
         }
         return kind
     }
-}
-
-/// One index of an entity: which fields, in which database.
-///
-/// Keys are the `IndexKey` encodings of the indexed values, one after the other (long strings,
-/// URLs and data cut to `payloadLimit` bytes), followed by the record's identifier key (which
-/// makes every key unique and breaks ties by identifier); values are empty, except for entries
-/// whose identifier does not fit in the key (see `IndexEntry`).
-package struct IndexStorage: Sendable, Hashable {
-    /// The index's name: its field paths, dot-joined, comma-separated (`author,address.city`).
-    package let name: String
-    package let fieldPaths: [[String]]
-    package let database: Database
-
-    /// The bytes of a key the values may take together: 256, so that every integer and UUID
-    /// identifier, and string identifiers up to 254 bytes, stay whole in the key; more only for
-    /// indexes of more than 15 fields, whose values take at least 17 bytes each (a UUID's).
-    private static let valuesBudget = 256
-
-    static func databaseName(entity: String, index: String) -> String { "index:\(entity):\(index)" }
-    static func catalogPrefix(entity: String) -> String { "index:\(entity):" }
-
-    static func fieldPaths(fromName name: String) -> [[String]] {
-        name.split(separator: ",").map { $0.split(separator: ".").map(String.init) }
-    }
-
-    /// The most bytes of a string's, URL's or data's escaped payload this index's keys keep: an
-    /// equal share of the values' budget for each field, less a value's tag and terminator.
-    package var payloadLimit: Int { max(17, Self.valuesBudget / max(fieldPaths.count, 1)) - 3 }
-
-    /// The entry of a record whose identifier key is `id`.
-    ///
-    /// - Throws: `RillError(.invalidConfiguration)` naming the index and the field when a value has
-    ///   no key encoding (an array, a map); `RillError(.invalidRecord)` naming the record, the
-    ///   index and how long each indexed value made the key, when the index has so many fields
-    ///   that their values alone fill a key (values of any length fit an index of up to 29 fields).
-    package func entry(for record: RecordValue, id: [UInt8], entity: String) throws -> IndexEntry {
-        var values: [UInt8] = []
-        values.reserveCapacity(32 + id.count)
-        var cut = false
-        var sizes: [Int] = []
-        let limit = payloadLimit
-        for path in fieldPaths {
-            let start = values.count
-            do {
-                if try IndexKey.append(QueryEvaluator.read(path, from: record), to: &values, payloadLimit: limit) {
-                    cut = true
-                }
-            } catch {
-                throw RillError(
-                    .invalidConfiguration,
-                    "the index \(entity)(\(name)) cannot hold the value of `\(path.joined(separator: "."))`: \(error)",
-                    underlyingError: error)
-            }
-            sizes.append(values.count - start)
-        }
-        guard values.count < IndexEntry.maxKeySize else {
-            let record = id.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "with a damaged id"
-            let fields = zip(fieldPaths, sizes).map { "`\($0.joined(separator: "."))` \($1) bytes" }
-            throw RillError(
-                .invalidRecord,
-                "\(entity) \(record) does not fit the index \(entity)(\(name)): its key would be "
-                    + "\(values.count + id.count) bytes (\(fields.joined(separator: ", ")), the identifier \(id.count)), "
-                    + "and index keys hold at most \(IndexEntry.maxKeySize)")
-        }
-        return IndexEntry(values: values, hasCutValue: cut, id: id)
-    }
-
-    /// The length of the values part of a stored key, and where its first cut value ends (nil
-    /// when no value is cut): keys that share the bytes up to there are in no particular order
-    /// among themselves, since the values they were cut from differ beyond the cut.
-    ///
-    /// - Throws: `RillError(.corruptStore)` naming the index when the key is malformed.
-    package func valuesExtent(of key: UnsafeRawBufferPointer, entity: String) throws -> (length: Int, cutEnd: Int?) {
-        var offset = 0
-        var cutEnd: Int?
-        do {
-            for _ in fieldPaths {
-                if try IndexKey.skip(key, offset: &offset).isCut, cutEnd == nil { cutEnd = offset }
-            }
-        } catch {
-            throw RillError(
-                .corruptStore, "the index \(entity)(\(name)) holds a malformed key: \(error)", underlyingError: error)
-        }
-        return (offset, cutEnd)
-    }
-
-    /// The top-level fields the index reads; a change to none of them leaves its key as it was.
-    var topLevelFields: Set<String> { Set(fieldPaths.compactMap(\.first)) }
 }

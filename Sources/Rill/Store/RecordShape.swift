@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 
 /// What the records of an entity look like, learned from stored ones: each field's kind.
 package indirect enum RecordShape: Sendable {
@@ -13,22 +12,22 @@ package indirect enum RecordShape: Sendable {
 
     /// The shape of up to 64 of `entity`'s stored records, merged: what a write checks against.
     package static func learn(from entity: EntityStorage, in store: Store) throws -> RecordShape {
-        try store.read { txn in try learn(from: entity, in: txn, limit: 64) }
+        try store.read { snapshot in try learn(from: entity, in: snapshot, limit: 64) }
     }
 
-    /// The shape of `entity`'s stored records in `txn`, merged: of the first `limit` of them, or of all of them
-    /// (what an export describes, so that a field only later records have is described too).
-    package static func learn(from entity: EntityStorage, in txn: some Transaction, limit: Int?) throws -> RecordShape {
+    /// The shape of `entity`'s stored records in `snapshot`, merged: of the first `limit` of them, or of all of
+    /// them (what an export describes, so that a field only later records have is described too).
+    package static func learn(from entity: EntityStorage, in snapshot: StoreSnapshot, limit: Int?) throws -> RecordShape
+    {
         var shape: RecordShape?
-        try txn.withCursor(entity.database) { cursor in
-            var current = try cursor.first()
-            var count = 0
-            while let entry = current, count < limit ?? Int.max {
-                let value = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
-                shape = shape.map { $0.merged(with: RecordShape(value)) } ?? RecordShape(value)
-                count += 1
-                current = try cursor.next()
-            }
+        let limit = limit ?? Int.max
+        guard limit > 0 else { return .any }
+        var count = 0
+        try snapshot.forEachRecord(of: entity) { key, bytes in
+            let value = try Store.recordValue(bytes, key: key, entity: entity.name)
+            shape = shape.map { $0.merged(with: RecordShape(value)) } ?? RecordShape(value)
+            count += 1
+            return count < limit
         }
         return shape ?? .any
     }

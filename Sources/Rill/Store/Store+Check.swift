@@ -30,50 +30,49 @@ extension Store {
         let names = try entityNames()
         var entities: [String: EntityStorage] = [:]
         for name in names { entities[name] = try entity(named: name) }
-        let log = self.log
-        try read { txn in
+        let log = self.log.database
+        try withReadTransaction { txn in
             // The replay: entity → identifier key → record (a delete takes the record out).
             var replayed: [String: [[UInt8]: [UInt8]]] = [:]
             var expected: UInt64 = 1
-            try txn.withCursor(log) { cursor in
-                var current = try cursor.first()
-                while let raw = current {
-                    let sequence: UInt64
-                    do {
-                        sequence = try LogEntry.sequence(fromKey: raw.key)
-                        let entry = try LogEntry(sequence: sequence, bytes: raw.value)
-                        for change in entry.changes {
-                            replayed[change.entity, default: [:]][change.key] = change.record
-                        }
-                    } catch {
-                        report.add(
-                            "a log entry after commit \(expected - 1) is unreadable: \(error)", limit: reportLimit)
-                        current = try cursor.next()
-                        continue
-                    }
-                    // Every number here comes from the file: damaged keys may be out of order,
-                    // zero or the largest UInt64, and none of that may trap.
-                    if sequence > expected {
-                        report.add(
-                            "the log jumps from commit \(expected - 1) to \(sequence): \(sequence - expected) missing",
-                            limit: reportLimit)
-                    } else if sequence < expected {
-                        report.add(
-                            "the log's commit \(sequence) comes after commit \(expected - 1): its key is out of order",
-                            limit: reportLimit)
-                    }
-                    report.commits += 1
-                    current = try cursor.next()
-                    guard sequence < UInt64.max else {
-                        if current != nil {
-                            report.add(
-                                "the log has keys after commit \(sequence), the largest possible: they are out of order",
-                                limit: reportLimit)
-                        }
-                        break
-                    }
-                    expected = max(expected, sequence + 1)
+            // The commit of the largest possible number, once met: any key after it is out of order.
+            var reachedLast: UInt64?
+            try txn.forEachEntry(in: log) { key, value in
+                if let last = reachedLast {
+                    report.add(
+                        "the log has keys after commit \(last), the largest possible: they are out of order",
+                        limit: reportLimit)
+                    return false
                 }
+                let sequence: UInt64
+                do {
+                    sequence = try LogEntry.sequence(fromKey: key)
+                    let entry = try LogEntry(sequence: sequence, bytes: value)
+                    for change in entry.changes {
+                        replayed[change.entity, default: [:]][change.key] = change.record
+                    }
+                } catch {
+                    report.add("a log entry after commit \(expected - 1) is unreadable: \(error)", limit: reportLimit)
+                    return true
+                }
+                // Every number here comes from the file: damaged keys may be out of order,
+                // zero or the largest UInt64, and none of that may trap.
+                if sequence > expected {
+                    report.add(
+                        "the log jumps from commit \(expected - 1) to \(sequence): \(sequence - expected) missing",
+                        limit: reportLimit)
+                } else if sequence < expected {
+                    report.add(
+                        "the log's commit \(sequence) comes after commit \(expected - 1): its key is out of order",
+                        limit: reportLimit)
+                }
+                report.commits += 1
+                guard sequence < UInt64.max else {
+                    reachedLast = sequence
+                    return true
+                }
+                expected = max(expected, sequence + 1)
+                return true
             }
             for name in Set(replayed.keys).union(names).sorted() {
                 let records = replayed[name] ?? [:]
@@ -88,23 +87,18 @@ extension Store {
                     "\(name) " + (key.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "\(key)")
                 }
                 // The projection against the replay.
-                try txn.withCursor(entity.database) { cursor in
-                    var current = try cursor.first()
-                    while let entry = current {
-                        let key = Array(entry.key)
-                        report.records += 1
-                        if let logged = records[key] {
-                            if !entry.value.elementsEqual(logged) {
-                                report.add(
-                                    "\(describe(key)) differs from the log's last version of it", limit: reportLimit)
-                            }
-                        } else {
-                            report.add(
-                                "\(describe(key)) is stored but the log deleted it or never wrote it",
-                                limit: reportLimit)
+                try txn.forEachEntry(in: entity.database) { rawKey, value in
+                    let key = Array(rawKey)
+                    report.records += 1
+                    if let logged = records[key] {
+                        if !value.elementsEqual(logged) {
+                            report.add("\(describe(key)) differs from the log's last version of it", limit: reportLimit)
                         }
-                        current = try cursor.next()
+                    } else {
+                        report.add(
+                            "\(describe(key)) is stored but the log deleted it or never wrote it", limit: reportLimit)
                     }
+                    return true
                 }
                 // (A delete removed its record from the replay.)
                 for (key, _) in records where try txn.get(key, in: entity.database) == nil {
@@ -128,31 +122,26 @@ extension Store {
                                 limit: reportLimit)
                         }
                     }
-                    try txn.withCursor(index.database) { cursor in
-                        var current = try cursor.first()
-                        while let entry = current {
-                            let ids: [[UInt8]]
-                            do {
-                                let extent = try index.valuesExtent(of: entry.key, entity: name)
-                                ids = try IndexEntry.identifiers(
-                                    key: entry.key, valuesLength: extent.length, value: entry.value,
-                                    index: index.name)
-                            } catch {
-                                report.add(
-                                    "index \(name)(\(index.name)) has a malformed entry: \(error)", limit: reportLimit)
-                                current = try cursor.next()
-                                continue
-                            }
-                            for id in ids {
-                                report.indexKeys += 1
-                                if wanted.remove([Array(entry.key), id]) == nil {
-                                    report.add(
-                                        "index \(name)(\(index.name)) has a key no record of the log gives",
-                                        limit: reportLimit)
-                                }
-                            }
-                            current = try cursor.next()
+                    try txn.forEachEntry(in: index.database) { key, value in
+                        let ids: [[UInt8]]
+                        do {
+                            let extent = try index.valuesExtent(of: key, entity: name)
+                            ids = try IndexEntry.identifiers(
+                                key: key, valuesLength: extent.length, value: value, index: index.name)
+                        } catch {
+                            report.add(
+                                "index \(name)(\(index.name)) has a malformed entry: \(error)", limit: reportLimit)
+                            return true
                         }
+                        for id in ids {
+                            report.indexKeys += 1
+                            if wanted.remove([Array(key), id]) == nil {
+                                report.add(
+                                    "index \(name)(\(index.name)) has a key no record of the log gives",
+                                    limit: reportLimit)
+                            }
+                        }
+                        return true
                     }
                     if !wanted.isEmpty {
                         report.add(

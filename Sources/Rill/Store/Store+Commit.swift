@@ -73,8 +73,8 @@ extension Store {
                 let entry = try attemptCommit(
                     batch, author: author, declaring: declarations, meanwhile: attempt == 0 ? meanwhile : {})
                 forgetDeclared(declarations)
-                // Live queries of this process learn of the commit at once.
-                if entry != nil { LogFollowers.poke(environment.fileID) }
+                // Followers of this process's log (live queries among them) learn of it at once.
+                if let entry { log.publishCommitted(through: entry.sequence) }
                 return entry
             } catch let changed as CatalogChanged {
                 // Another process added an index: reload the entities and write again.
@@ -140,13 +140,9 @@ extension Store {
                     }
                 }
                 guard !applied.isEmpty else { return nil }
-                let sequence = try Self.nextSequence(in: txn, log: log, directory: directory)
+                let sequence = try log.nextSequence(in: txn)
                 let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
-                // Written once, straight into the page that keeps it.
-                let space = try LogEntry.key(for: sequence).withUnsafeBytes { key in
-                    try txn.reserve(entry.encodedSize, for: key, in: log, append: true)
-                }
-                entry.write(into: space)
+                try log.append(entry, in: txn)
                 return entry
             }, meanwhile: meanwhile)
     }
@@ -236,65 +232,38 @@ extension Store {
         return changed
     }
 
-    static func lastSequence(in txn: some Transaction, log: Database) throws -> UInt64 {
-        try txn.withCursor(log) { cursor in
-            guard let last = try cursor.last() else { return 0 }
-            return try LogEntry.sequence(fromKey: last.key)
-        }
-    }
-
-    /// The sequence number the next commit takes.
-    ///
-    /// - Throws: `.corruptStore` when the last log key is the largest sequence number (a damaged
-    ///   key: no store makes that many commits), rather than wrapping around or trapping.
-    static func nextSequence(in txn: some Transaction, log: Database, directory: String) throws -> UInt64 {
-        let last = try lastSequence(in: txn, log: log)
-        guard last < UInt64.max else {
-            throw RillError(
-                .corruptStore,
-                "the log of \(directory)/data.mdb ends with commit \(last), the largest possible number: "
-                    + "its last key is damaged (run rill check), and no commit can follow it")
-        }
-        return last + 1
-    }
-
     // MARK: - Reading the log
 
-    /// The sequence number of the last commit in `txn`'s snapshot, 0 for an empty log.
-    package func head(in txn: some Transaction) throws -> UInt64 {
-        try Self.lastSequence(in: txn, log: log)
+    /// The sequence number of the last commit `snapshot` sees, 0 for an empty log.
+    package func head(in snapshot: StoreSnapshot) throws -> UInt64 {
+        try log.head(in: snapshot)
     }
 
     /// The sequence number of the last commit, 0 for an empty log.
     package func head() throws -> UInt64 {
-        let log = self.log
-        return try read { try Self.lastSequence(in: $0, log: log) }
+        try read { try log.head(in: $0) }
     }
 
     /// Up to `limit` commits with sequence numbers greater than `sequence`, in order.
     package func entries(after sequence: UInt64, limit: Int = .max) throws -> [LogEntry] {
-        let (log, directory) = (self.log, self.directory)
-        return try read { txn in
-            try LogFollower.entries(after: sequence, limit: limit, log: log, in: txn, directory: directory)
-        }
+        try read { try log.entries(after: sequence, limit: limit, in: $0) }
     }
 
     /// The number of commits in the log.
     package func entryCount() throws -> Int {
-        let log = self.log
-        return try read { try $0.count(of: log) }
+        try read { try log.entryCount(in: $0) }
     }
 
     // MARK: - Reading records
 
     /// A copy of the current record of `entity` with identifier key `key`, or nil.
     package func record(of entity: EntityStorage, key: [UInt8]) throws -> [UInt8]? {
-        try read { txn in try txn.get(key, in: entity.database).map { Array($0) } }
+        try read { try $0.record(of: entity, key: key).map { Array($0) } }
     }
 
     /// The number of records of `entity`.
     package func recordCount(of entity: EntityStorage) throws -> Int {
-        try read { try $0.count(of: entity.database) }
+        try read { try $0.recordCount(of: entity) }
     }
 
     /// Calls `body` with each record of `entity` in identifier order, inside one read transaction.
@@ -303,14 +272,6 @@ extension Store {
         of entity: EntityStorage,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        try read { txn in
-            try txn.withCursor(entity.database) { cursor in
-                var current = try cursor.first()
-                while let entry = current {
-                    guard try body(entry.key, entry.value) else { return }
-                    current = try cursor.next()
-                }
-            }
-        }
+        try read { try $0.forEachRecord(of: entity, body) }
     }
 }

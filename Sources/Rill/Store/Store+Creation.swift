@@ -18,7 +18,7 @@ extension Store {
     /// `body` must not keep the store: it is closed when `body` returns, before the move. Errors name
     /// `directory`, not the staging directory. `progress` is the store's (see `init(directory:options:create:progress:)`).
     package static func creatingIfMissing<R>(
-        directory: String, options: EnvironmentOptions, progress: (@Sendable (StoreProgress) -> Void)? = nil,
+        directory: String, options: StoreOptions, progress: (@Sendable (StoreProgress) -> Void)? = nil,
         _ body: (Store) throws -> R
     ) throws -> R {
         var info = stat()

@@ -70,21 +70,18 @@ extension Store {
     /// Whether some key of `index` holds a value longer than format 2 keeps whole.
     private static func holdsLongerValues(_ index: IndexStorage, txn: some Transaction) throws -> Bool {
         let limit = index.payloadLimit
-        return try txn.withCursor(index.database) { cursor in
-            var current = try cursor.first()
-            while let entry = current {
-                var offset = 0
-                for _ in index.fieldPaths {
-                    do {
-                        if try IndexKey.skip(entry.key, offset: &offset).payload > limit { return true }
-                    } catch {
-                        // A key format 1 could not have written: rebuilding it does no harm.
-                        return true
-                    }
+        // The walk stops (returns false) at the first such key.
+        return try !txn.forEachEntry(in: index.database) { key, _ in
+            var offset = 0
+            for _ in index.fieldPaths {
+                do {
+                    if try IndexKey.skip(key, offset: &offset).payload > limit { return false }
+                } catch {
+                    // A key format 1 could not have written: rebuilding it does no harm.
+                    return false
                 }
-                current = try cursor.next()
             }
-            return false
+            return true
         }
     }
 
@@ -95,15 +92,12 @@ extension Store {
         let total = try txn.count(of: records)
         progress.report(0, of: total)
         var done = 0
-        try txn.withCursor(records) { cursor in
-            var current = try cursor.first()
-            while let entry = current {
-                let record = try RecordValue(record: entry.value)
-                try insert(try index.entry(for: record, id: Array(entry.key), entity: entity), into: index, in: txn)
-                done += 1
-                if done & 1023 == 0, done < total { progress.report(done, of: total) }
-                current = try cursor.next()
-            }
+        try txn.forEachEntry(in: records) { key, value in
+            let record = try RecordValue(record: value)
+            try insert(try index.entry(for: record, id: Array(key), entity: entity), into: index, in: txn)
+            done += 1
+            if done & 1023 == 0, done < total { progress.report(done, of: total) }
+            return true
         }
         progress.report(done, of: total)
     }

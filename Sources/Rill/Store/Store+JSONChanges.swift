@@ -125,7 +125,7 @@ extension Store {
     /// The field kinds a description declared for `entity` (see `EntityDeclaration.fields`), or nil.
     package func declaredShape(of entity: String) throws -> RecordShape? {
         let meta = self.meta
-        return try read { txn in try Self.declaredShape(of: entity, in: txn, meta: meta) }
+        return try withReadTransaction { txn in try Self.declaredShape(of: entity, in: txn, meta: meta) }
     }
 
     static func declaredShape(of entity: String, in txn: some Transaction, meta: Database) throws -> RecordShape? {

@@ -19,10 +19,12 @@ package final class Store: Sendable {
     /// `upgradeFormat`).
     package static let formatVersion: UInt32 = 2
 
-    package let environment: Environment
+    /// The storage under the store; nothing above `Store` and `Log` reaches it.
+    let environment: Environment
     package let directory: String
-    package let meta: Database
-    package let log: Database
+    let meta: Database
+    /// The store's log of commits.
+    package let log: Log
     /// Told how far index builds have come (see `StoreProgress`); nil for silence.
     let progress: (@Sendable (StoreProgress) -> Void)?
     /// Entities loaded from the catalog, and the catalog version they reflect.
@@ -41,13 +43,12 @@ package final class Store: Sendable {
     ///     without a store is an error and nothing is created.
     ///   - progress: told how far index builds have come, those of this call and of later declarations.
     package init(
-        directory: String, options: EnvironmentOptions, create: Bool,
+        directory: String, options: StoreOptions, create: Bool,
         progress: (@Sendable (StoreProgress) -> Void)? = nil
     ) throws {
         self.directory = directory
         self.progress = progress
-        var options = options
-        options.createIfMissing = create
+        let options = options.environmentOptions(create: create)
         if !create {
             var isDirectory: ObjCBool = false
             if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
@@ -72,9 +73,10 @@ package final class Store: Sendable {
                 self.meta = try environment.database(named: "meta", create: true)!
             }
             // An existing store is opened without writing, so that a read-only one can be read.
-            log =
+            let logDatabase =
                 try environment.database(named: "log", create: false)
                 ?? environment.database(named: "log", create: true)!
+            log = Log(database: logDatabase, directory: directory, file: StoreFileID(environment.fileID))
             let meta = self.meta
             try Self.upgradeFormat(environment: environment, meta: meta, directory: directory, progress: progress)
             let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }
@@ -171,14 +173,9 @@ package final class Store: Sendable {
 
     /// The rest of every key of `database` that starts with `prefix`, in key order.
     static func keys(withPrefix prefix: String, in database: Database, txn: some Transaction) throws -> [String] {
-        let prefix = Array(prefix.utf8)
         var names: [String] = []
-        try txn.withCursor(database) { cursor in
-            var entry = try cursor.seek(atOrAfter: prefix)
-            while let current = entry, current.key.starts(with: prefix) {
-                names.append(String(decoding: current.key.dropFirst(prefix.count), as: UTF8.self))
-                entry = try cursor.next()
-            }
+        try txn.forEachEntry(in: database, withPrefix: Array(prefix.utf8)) { rest, _ in
+            names.append(String(decoding: rest, as: UTF8.self))
         }
         return names
     }
@@ -186,13 +183,22 @@ package final class Store: Sendable {
     /// The names of all entities in the store, sorted.
     package func entityNames() throws -> [String] {
         let meta = self.meta
-        return try read { txn in try Self.keys(withPrefix: EntityStorage.catalogPrefix, in: meta, txn: txn) }
+        return try withReadTransaction { txn in
+            try Self.keys(withPrefix: EntityStorage.catalogPrefix, in: meta, txn: txn)
+        }
     }
 
     // MARK: - Transactions
 
-    /// Runs `body` in a read transaction, translating storage errors.
-    package func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
+    /// Runs `body` with a snapshot of the store (one read transaction), translating storage errors.
+    ///
+    /// The snapshot ends when `body` returns; `body` is synchronous, so no read outlives an `await`.
+    package func read<R>(_ body: (StoreSnapshot) throws -> R) throws -> R {
+        try withReadTransaction { try body(StoreSnapshot($0)) }
+    }
+
+    /// Runs `body` in a read transaction, translating storage errors (for the store's own code).
+    func withReadTransaction<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
         do {
             return try environment.read(body)
         } catch {
@@ -200,13 +206,41 @@ package final class Store: Sendable {
         }
     }
 
-    /// Runs `body` in a write transaction, translating storage errors.
-    package func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+    /// Runs `body` in a write transaction, translating storage errors (for the store's own code).
+    func withWriteTransaction<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         do {
             return try environment.write(body)
         } catch {
             throw Self.translate(error, directory: directory)
         }
+    }
+
+    // MARK: - The file
+
+    /// The store file, the same for every `Store` of this process on it.
+    package var fileID: StoreFileID { StoreFileID(environment.fileID) }
+
+    /// The longest identifier key a record may have, in bytes.
+    package var maxKeySize: Int { environment.maxKeySize }
+
+    /// The size of the memory map, in bytes (the most the file can grow to before the map grows).
+    package var mapSize: Int { environment.mapSize }
+
+    /// The size of the data file, in bytes.
+    package var fileSize: Int { environment.fileSize }
+
+    /// Writes every committed change to disk now (what a relaxed durability left unflushed).
+    package func flush() throws {
+        do {
+            try environment.sync(force: true)
+        } catch {
+            throw Self.translate(error, directory: directory)
+        }
+    }
+
+    /// Clears the reader slots of processes that died inside a read; returns how many it cleared.
+    package func clearStaleReaders() throws -> Int {
+        try environment.checkReaders()
     }
 
     // MARK: - Errors
@@ -221,7 +255,7 @@ package final class Store: Sendable {
     }
 
     /// Turns a storage error into a `RillError` that names the store.
-    package static func translate(_ error: any Error, directory: String) -> any Error {
+    static func translate(_ error: any Error, directory: String) -> any Error {
         guard let error = error as? LMDBError else { return error }
         switch error.code {
         case ENOENT:

@@ -1,6 +1,5 @@
 import Foundation
 import Rill
-import RillStorage
 
 /// `rill export`: every record of a store (or of some entities) as NDJSON, each entity preceded
 /// by a line describing it, so that `rill import` can rebuild the store elsewhere.
@@ -44,19 +43,16 @@ struct ExportCommand: Command {
                         ).jsonValue),
                 ])
                 output.line(header.jsonString())
-                try txn.withCursor(entity.database) { cursor in
-                    var current = try cursor.first()
-                    while let entry = current {
-                        let record = try Store.recordValue(entry.value, key: entry.key, entity: entity.name)
-                        output.line(
-                            RecordValue.map([
-                                RecordField(name: "op", value: .string("insert")),
-                                RecordField(name: "entity", value: .string(entity.name)),
-                                RecordField(name: "record", value: record),
-                            ]).jsonString())
-                        progress.advance()
-                        current = try cursor.next()
-                    }
+                try txn.forEachRecord(of: entity) { key, bytes in
+                    let record = try Store.recordValue(bytes, key: key, entity: entity.name)
+                    output.line(
+                        RecordValue.map([
+                            RecordField(name: "op", value: .string("insert")),
+                            RecordField(name: "entity", value: .string(entity.name)),
+                            RecordField(name: "record", value: record),
+                        ]).jsonString())
+                    progress.advance()
+                    return true
                 }
             }
         }

@@ -1,7 +1,6 @@
 import Foundation
 import Rill
 import RillService
-import RillStorage
 
 /// `rill import`: NDJSON changes from standard input (or a file), in one atomic save.
 struct ImportCommand: Command {
@@ -69,7 +68,7 @@ struct ImportCommand: Command {
         progress.finish()
         let author = options.author
         let saved = try Store.creatingIfMissing(
-            directory: path, options: EnvironmentOptions(), progress: StoreProgressBar.handlerIfTerminal()
+            directory: path, options: StoreOptions(), progress: StoreProgressBar.handlerIfTerminal()
         ) { store in
             try store.save(changes, author: author, declaring: declarations) {
                 if Terminal.isStandardErrorATerminal, changes.count > 10_000 {

@@ -1,6 +1,5 @@
 import Foundation
 import Rill
-import RillStorage
 
 /// `rill log`: the store's commits as JSON lines.
 struct LogCommand: Command {
@@ -30,7 +29,7 @@ struct LogCommand: Command {
             throw RillError(.misuse, "cannot start after commit \(after): the log's last commit is \(head)")
         }
         let follow = options.follow
-        let watcher = follow ? StoreFileWatcher(directory: store.directory) : nil
+        let watcher = follow ? try store.log.watch() : nil
         if follow {
             // Output is flushed before each wait, and lines are written whole: end at once.
             signal(SIGINT) { _ in _exit(ExitStatus.success) }

@@ -20,8 +20,8 @@ struct StatsCommand: Command {
         }
         let head = try store.head()
         let commits = try store.entryCount()
-        let mapSize = store.environment.mapSize
-        let fileSize = store.environment.fileSize
+        let mapSize = store.mapSize
+        let fileSize = store.fileSize
         if options.json {
             let value = RecordValue.map([
                 RecordField(name: "store", value: .string(path)),

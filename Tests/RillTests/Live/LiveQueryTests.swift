@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Observation
-import RillStorage
 import RillTestSupport
 import Synchronization
 import Testing
@@ -257,7 +256,7 @@ import Testing
         var lastSequence: UInt64 = 0
         for entry in try container.store.entries(after: 0) {
             for change in entry.changes {
-                let id = try #require(change.key.withUnsafeBytes { Int(_storageKey: $0) })
+                let id = try #require(change.key.withUnsafeBytes { Int(storageKey: $0) })
                 records[id] = try change.record.map { try RecordCoder.decode(Counter.self, from: $0) }
             }
             let expected = Array(

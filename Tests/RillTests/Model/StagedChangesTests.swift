@@ -11,8 +11,8 @@ import Testing
         staged.entries.map { entry in
             switch entry.change {
             case .upsert(let model):
-                "\(Int(entry.key.id.withUnsafeBytes { Int64(_storageKey: $0)! })):\((model as! Counter).value)"
-            case .delete: "\(Int(entry.key.id.withUnsafeBytes { Int64(_storageKey: $0)! })):deleted"
+                "\(Int(entry.key.id.withUnsafeBytes { Int64(storageKey: $0)! })):\((model as! Counter).value)"
+            case .delete: "\(Int(entry.key.id.withUnsafeBytes { Int64(storageKey: $0)! })):deleted"
             }
         }
     }

@@ -181,7 +181,7 @@ import Testing
             let expected = prices.indices.filter { check(prices[$0]) }
             let query = try QueryParser.parse("Gadget where \(text)")
             #expect(try container.store.explain(query).hasPrefix("index"), "\(text) is served by the index")
-            let rows = try container.store.run(query).map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! } }
+            let rows = try container.store.run(query).map { row in row.key.withUnsafeBytes { Int(storageKey: $0)! } }
             #expect(rows.sorted() == expected, "\(text)")
             let descriptor = FetchDescriptor<Gadget>(predicate: predicate)
             let fetched = try context.fetch(descriptor).map(\.id)

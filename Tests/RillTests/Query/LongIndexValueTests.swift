@@ -329,7 +329,7 @@ import Testing
         try container.mainContext.save()
         let store = container.store
         let entity = try #require(try store.entity(named: "Memo"))
-        try store.write { txn in
+        try store.withWriteTransaction { txn in
             for index in entity.indexes {
                 try txn.removeAll(from: index.database)
                 for (number, title) in titles.enumerated() {
@@ -354,7 +354,7 @@ import Testing
         let titles = ["short", String(repeating: "w", count: 300), String(repeating: "v", count: 480), "other"]
         try Self.makeFormatOneStore(at: url, titles: titles)
         let container = try ModelContainer(for: Memo.self, configurations: ModelConfiguration(url: url))
-        let format = try container.store.read { txn in
+        let format = try container.store.withReadTransaction { txn in
             try txn.get(Array("format".utf8), in: container.store.meta).map(Array.init)
         }
         #expect(format == [0, 0, 0, 2])
@@ -411,12 +411,12 @@ import Testing
                 container.mainContext.insert(Memo(id: "m\(number)", title: "t\(number % 7)", year: number % 3))
             }
             try container.mainContext.save()
-            try container.store.write { txn in
+            try container.store.withWriteTransaction { txn in
                 try txn.put([0, 0, 0, 1], for: Array("format".utf8), in: container.store.meta)
             }
         }
         let container = try ModelContainer(for: Memo.self, configurations: ModelConfiguration(url: url))
-        let format = try container.store.read { txn in
+        let format = try container.store.withReadTransaction { txn in
             try txn.get(Array("format".utf8), in: container.store.meta).map(Array.init)
         }
         #expect(format == [0, 0, 0, 2])

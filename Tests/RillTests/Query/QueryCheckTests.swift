@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 import RillTestSupport
 import Testing
 
@@ -69,7 +68,7 @@ import Testing
     /// An entity written as JSON, so that its records can differ: `count` records, the first
     /// `count - 1` with an integer `v`, the last with a string `v` and a field no other has.
     func mixedStore(count: Int) throws -> Store {
-        let store = try Store(directory: directory.path("mixed"), options: EnvironmentOptions(), create: true)
+        let store = try Store(directory: directory.path("mixed"), options: StoreOptions(), create: true)
         _ = try store.registerEntity(named: "Item", identifierKind: .integer)
         var lines = (0..<count - 1).map { #"{"id":\#($0),"v":\#($0)}"# }
         lines.append(#"{"id":\#(count - 1),"v":"x","late":"y"}"#)
@@ -101,7 +100,7 @@ import Testing
     }
 
     @Test func anEntityWithNothingKnownAcceptsAnyField() throws {
-        let store = try Store(directory: directory.path("empty"), options: EnvironmentOptions(), create: true)
+        let store = try Store(directory: directory.path("empty"), options: StoreOptions(), create: true)
         _ = try store.registerEntity(named: "Note", identifierKind: .string)
         let query = try QueryParser.parse("Note where anything == 5 and any x ($.y > 1) sort by whatever")
         #expect(try store.run(query).isEmpty)
@@ -117,7 +116,7 @@ import Testing
     /// query answers as the test evaluated on every record.
     @Test func everyRefusalIsCertainOnRandomRecords() throws {
         var random = SeededGenerator(label: "query check oracle")
-        let store = try Store(directory: directory.path("random"), options: EnvironmentOptions(), create: true)
+        let store = try Store(directory: directory.path("random"), options: StoreOptions(), create: true)
         _ = try store.registerEntity(named: "Thing", identifierKind: .integer)
         var records: [RecordValue] = []
         for id in 0..<200 {

@@ -49,7 +49,7 @@ import Testing
                 var query = Query(entity: "Counter", sort: [QuerySortKey(path: ["value"])])
                 query.offset = offset
                 query.limit = limit
-                let ids = try container.store.run(query).map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! }
+                let ids = try container.store.run(query).map { row in row.key.withUnsafeBytes { Int(storageKey: $0)! }
                 }
                 #expect(ids == expected, "text \(offset as Any) \(limit as Any)")
             }

@@ -167,7 +167,7 @@ import Testing
             let query = try QueryParser.parse(text)
             if try !container.store.explain(query).hasPrefix("scan") { indexed += 1 }
             let rows = try container.store.run(query)
-            let ids = rows.map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! } }
+            let ids = rows.map { row in row.key.withUnsafeBytes { Int(storageKey: $0)! } }
             #expect(ids == expected.map(\.id), "round \(round): \(text)")
             if ids != expected.map(\.id) { break }
             if !ids.isEmpty && ids.count < gadgets.count { nonEmpty += 1 }

@@ -84,7 +84,7 @@ import Testing
         let context = container.mainContext
         for id in 0..<30_000 { context.insert(Counter(id: id, value: id, payload: String(repeating: "p", count: 100))) }
         #expect(try context.save() == 1)
-        #expect(container.store.environment.mapSize > 1 << 20)
+        #expect(container.store.mapSize > 1 << 20)
         #expect(try container.store.entryCount() == 1)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Counter>()) == 30_000)
         let audit = try StoreAudit(directory: container.store.directory)

@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func tooManyEntitiesAndIndexesIsAClearError() throws {
-        let store = try Store(directory: directory.path("store"), options: EnvironmentOptions(), create: true)
+        let store = try Store(directory: directory.path("store"), options: StoreOptions(), create: true)
         var registered = 0
         do {
             for index in 0..<1_000 {
@@ -46,7 +46,7 @@ import Testing
             let container = try open(path)
             container.mainContext.insert(Book(title: "Kept", author: "A"))
             try container.mainContext.save()
-            try container.store.write { txn in
+            try container.store.withWriteTransaction { txn in
                 try txn.put([0, 0, 0, 99], for: Array("format".utf8), in: container.store.meta)
             }
         }

@@ -52,7 +52,7 @@ import Testing
                 #expect(run.error.contains(cut + "/data.mdb"), "rill \(command), cut after \(page): \(run.error)")
             }
             let error = #expect(throws: RillError.self, "cut after \(page) pages") {
-                _ = try Store(directory: cut, options: EnvironmentOptions(), create: false)
+                _ = try Store(directory: cut, options: StoreOptions(), create: false)
             }
             #expect(error?.code == .corruptStore, "cut after \(page) pages: \(String(describing: error))")
             #expect(error?.message.contains(cut + "/data.mdb") == true)
@@ -69,9 +69,9 @@ import Testing
 
     @Test func logKeyOfTheLargestSequenceIsReportedAndRefusesTheNextCommit() throws {
         let path = try makeStore("store", records: 5, payload: 10)
-        let store = try Store(directory: path, options: EnvironmentOptions(), create: false)
-        let log = store.log
-        try store.write { txn in
+        let store = try Store(directory: path, options: StoreOptions(), create: false)
+        let log = store.log.database
+        try store.withWriteTransaction { txn in
             let moved = try #require(try txn.get(LogEntry.key(for: 5), in: log)).map { $0 }
             try txn.delete(LogEntry.key(for: 5), in: log)
             try txn.put(moved, for: LogEntry.key(for: .max), in: log)
@@ -160,24 +160,19 @@ import Testing
             }
             return bytes
         }
-        let (log, records) = (store.log, entity.database)
-        let logValues = try store.read { txn in
-            try (1...2).map { Array(try #require(try txn.get(LogEntry.key(for: UInt64($0)), in: log))) }
-        }
+        let (log, records) = (store.log.database, entity.database)
+        let logValues = try store.entries(after: 0, limit: 2).map(\.encoded)
         var recordValues: [[UInt8]] = []
         var indexKeys: [[UInt8]] = []
         try store.forEachRecord(of: entity) { _, record in
             recordValues.append(Array(record))
             return true
         }
-        try store.read { txn in
+        try store.read { snapshot in
             for index in entity.indexes {
-                try txn.withCursor(index.database) { cursor in
-                    var current = try cursor.first()
-                    while let entry = current {
-                        indexKeys.append(Array(entry.key))
-                        current = try cursor.next()
-                    }
+                try snapshot.forEachEntry(of: index) { key, _ in
+                    indexKeys.append(Array(key))
+                    return true
                 }
             }
         }
@@ -204,7 +199,7 @@ import Testing
         }
         let damaged = stored.enumerated().filter { $0.offset % 4 == 0 }.map { ($0.element.0, damage($0.element.1)) }
         let damagedEntry = damage(logValues[1])
-        try store.write { txn in
+        try store.withWriteTransaction { txn in
             for (key, value) in damaged { try txn.put(value, for: key, in: records) }
             try txn.put(damagedEntry, for: LogEntry.key(for: 2), in: log)
         }

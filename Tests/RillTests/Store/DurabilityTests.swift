@@ -110,12 +110,12 @@ import Testing
         #expect(report.hasPrefix("reads "), "reader: \(report)")
         #expect(sequences == Array(1...UInt64(sequences.count)), "every save got the next sequence, once")
         #expect(try container.store.entryCount() == sequences.count, "no save was written twice")
-        #expect(container.store.environment.mapSize >= target)
+        #expect(container.store.mapSize >= target)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Counter>()) == nextID)
         let audit = try StoreAudit(directory: store)
         #expect(audit.projectionsMatchReplay)
         print(
-            "[map growth] \(written >> 20) MiB in \(sequences.count) saves; map \(container.store.environment.mapSize >> 20) MiB; \(report)"
+            "[map growth] \(written >> 20) MiB in \(sequences.count) saves; map \(container.store.mapSize >> 20) MiB; \(report)"
         )
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import RillStorage
 import Testing
 
 @testable import Rill
@@ -16,7 +15,7 @@ struct StoreAudit {
     var indexesMatch: [String: Bool] = [:]
 
     init(directory: String) throws {
-        let store = try Store(directory: directory, options: EnvironmentOptions(), create: false)
+        let store = try Store(directory: directory, options: StoreOptions(), create: false)
         head = try store.head()
         for entry in try store.entries(after: 0) {
             sequences.append(entry.sequence)
@@ -40,16 +39,13 @@ struct StoreAudit {
                     expected.insert([try index.entry(for: record, id: key, entity: name).key, key])
                 }
                 var stored: Set<[[UInt8]]> = []
-                try store.read { txn in
-                    try txn.withCursor(index.database) { cursor in
-                        var current = try cursor.first()
-                        while let entry = current {
-                            let extent = try index.valuesExtent(of: entry.key, entity: name)
-                            let ids = try IndexEntry.identifiers(
-                                key: entry.key, valuesLength: extent.length, value: entry.value, index: index.name)
-                            for id in ids { stored.insert([Array(entry.key), id]) }
-                            current = try cursor.next()
-                        }
+                try store.read { snapshot in
+                    try snapshot.forEachEntry(of: index) { key, value in
+                        let extent = try index.valuesExtent(of: key, entity: name)
+                        let ids = try IndexEntry.identifiers(
+                            key: key, valuesLength: extent.length, value: value, index: index.name)
+                        for id in ids { stored.insert([Array(key), id]) }
+                        return true
                     }
                 }
                 indexesMatch["\(name)(\(index.name))"] = stored == expected

@@ -101,7 +101,7 @@ import Testing
             let literal = pattern.replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "\"", with: "\\\"")
             let rows = try container.store.run(QueryParser.parse("Book where title contains[cd] \"\(literal)\""))
-            let ids = rows.map { row in row.key.withUnsafeBytes { UUID(_storageKey: $0)! } }
+            let ids = rows.map { row in row.key.withUnsafeBytes { UUID(storageKey: $0)! } }
             check("contains[cd] \(pattern.debugDescription)", ids, expected)
         }
         #expect(failures.isEmpty, "seed \(random.seed): \(failures.count) disagreements, first: \(failures.prefix(3))")

@@ -258,14 +258,14 @@ extension PredicateBook: PersistentModel {}
             let text = "Gadget where \(node)"
             let expected = gadgets.filter(check).map(\.id)
             let rows = try container.store.run(QueryParser.parse(text))
-            let ids = rows.map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! } }.sorted()
+            let ids = rows.map { row in row.key.withUnsafeBytes { Int(storageKey: $0)! } }.sorted()
             #expect(ids == expected, "seed \(generator.random.seed), round \(round): \(text)")
             let received = Mutex<[QueryRow]>([])
             let live = try RecordLiveQuery(QueryParser.parse(text), store: container.store) { event in
                 if case .initial(let rows, _) = event { received.withLock { $0 = rows } }
             }
             try live.catchUp()
-            let held = received.withLock { $0 }.map { row in row.key.withUnsafeBytes { Int(_storageKey: $0)! } }
+            let held = received.withLock { $0 }.map { row in row.key.withUnsafeBytes { Int(storageKey: $0)! } }
                 .sorted()
             #expect(held == expected, "seed \(generator.random.seed), round \(round): live \(text)")
         }

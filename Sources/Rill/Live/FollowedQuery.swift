@@ -1,0 +1,19 @@
+import Foundation
+
+/// A live query as the follower sees it, whatever its model type.
+protocol FollowedQuery: AnyObject {
+    var entityName: String { get }
+    /// Applies one commit's changes to the query's entity; a publication when the results changed.
+    func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication?
+    /// The test of whether an insert or update of a record the query does not hold could affect it.
+    var screen: ChangeScreen { get }
+    /// Enters the query's held records in `index`, and keeps them there, as `id`.
+    func attach(to index: HolderIndex, id: Int32)
+    /// Takes the query's held records out of its index.
+    func detach()
+    /// Stops the query with an error (its observers are told).
+    func fail(_ error: any Error) -> LivePublication
+    /// True when applying a commit never reads the store (the query has no window to refill):
+    /// it may then apply on another thread than the follower's, which owns the transaction.
+    var appliesWithoutReading: Bool { get }
+}

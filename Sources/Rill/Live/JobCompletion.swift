@@ -1,0 +1,18 @@
+import Dispatch
+import Synchronization
+
+/// A job's outcome, waited for by the thread that asked for it.
+final class JobCompletion: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let outcome = Mutex<Result<Void, any Error>?>(nil)
+
+    func complete(_ result: Result<Void, any Error>) {
+        outcome.withLock { $0 = result }
+        semaphore.signal()
+    }
+
+    func wait() throws {
+        semaphore.wait()
+        try outcome.withLock { $0 }?.get()
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// The rows of a `FetchDescriptor<T>`: decoded models.
+struct ModelRowSource<T: PersistentModel>: LiveRowSource {
+    let descriptor: FetchDescriptor<T>
+    /// How the predicate is decided: by `filter` when it is translated completely.
+    let predicate: ModelPredicate<T>
+    let filter: QueryNode?
+    let dependencies: Set<String>?
+    let orderPaths: [QuerySortKey]?
+
+    init(_ descriptor: FetchDescriptor<T>) {
+        self.descriptor = descriptor
+        let predicate = ModelPredicate(descriptor.predicate)
+        let filter = predicate.exact
+        var fields: Set<String>? = []
+        if let filter {
+            if let used = filter.topLevelFields { fields?.formUnion(used) } else { fields = nil }
+        } else if descriptor.predicate != nil {
+            fields = nil
+        }
+        for sort in descriptor.sortBy {
+            guard let keyPath = sort.keyPath, let path = FieldPath.components(of: keyPath, root: T.self),
+                let first = path.first
+            else {
+                fields = nil
+                break
+            }
+            fields?.insert(first)
+        }
+        self.predicate = predicate
+        self.filter = filter
+        self.dependencies = fields
+        self.orderPaths = QueryExecutor<T>.orderPreservingSortKeys(descriptor.sortBy)
+    }
+
+    var entityName: String { T.entityName }
+    var offset: Int? { descriptor.fetchOffset }
+    var limit: Int? { descriptor.fetchLimit }
+
+    func row(
+        for change: DecodedChange, filtered: Bool, order: (RecordValue) throws -> [UInt8]?
+    ) throws -> LiveEntry? {
+        guard let model = try change.model(T.self) else { return nil }
+        // The filter is the predicate's complete translation: it decides alone.
+        if !filtered {
+            if let filter {
+                guard let record = try change.recordValue(), QueryEvaluator.matches(filter, record) else { return nil }
+            } else if try !predicate.evaluate(model) {
+                return nil
+            }
+        }
+        let key = change.key
+        return LiveRow(key: key, model: model, order: try change.recordValue().flatMap(order))
+    }
+
+    func row(record: [UInt8], key: [UInt8], order: (RecordValue) throws -> [UInt8]?) throws -> LiveEntry? {
+        var value: RecordValue?
+        if let filter {
+            let parsed = try Self.recordValue(record, key: key, entity: T.entityName)
+            guard QueryEvaluator.matches(filter, parsed) else { return nil }
+            value = parsed
+        }
+        let model = try LiveDecoding.decode(T.self, record, key: key)
+        if filter == nil, try !predicate.evaluate(model) { return nil }
+        let orderKey =
+            orderPaths == nil ? nil : try order(value ?? Self.recordValue(record, key: key, entity: T.entityName))
+        return LiveRow(key: key, model: model, order: orderKey)
+    }
+
+    func fetch(
+        limit: Int?, in transaction: StoreSnapshot, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
+    ) throws -> [LiveEntry] {
+        guard let entity = try store.entity(named: T.entityName) else { return [] }
+        var descriptor = self.descriptor
+        descriptor.fetchOffset = nil
+        descriptor.fetchLimit = limit
+        let executor = QueryExecutor(
+            store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: transaction,
+            predicate: predicate)
+        guard let orderPaths else {
+            // Rows compare by model: the executor orders them.
+            return try executor.models().map { LiveRow(key: $0.id.storageKey, model: $0, order: nil) }
+        }
+        if limit == 0 { return [] }
+        // Each record is read once: its model and, from the same bytes, the fields it is
+        // ordered by.
+        let fields = Set(orderPaths.compactMap { $0.path.first })
+        var rows: [LiveEntry] = []
+        let sorted = try executor.forEachStoredMatch(limit: limit) { key, bytes, model in
+            let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: fields)
+            let key = Array(key)
+            rows.append(LiveRow(key: key, model: model, order: try order(record, key)))
+        }
+        // The order keys are the descriptor's order. A walk in index order gave the first
+        // `limit` rows already in it (sorting them again costs a pass); any other walk gave
+        // every match, in no order.
+        rows.sort { OrderKey.precedes($0.order!, $1.order!) }
+        if !sorted, let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+        return rows
+    }
+
+    func compare(_ lhs: LiveEntry, _ rhs: LiveEntry) -> ComparisonResult {
+        let (leftModel, rightModel) = (LiveRow<T>.model(lhs), LiveRow<T>.model(rhs))
+        for sort in descriptor.sortBy {
+            let order = sort.compare(leftModel, rightModel)
+            if order != .orderedSame { return order }
+        }
+        return .orderedSame
+    }
+
+    static func element(_ row: LiveEntry) -> T { LiveRow<T>.model(row) }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import RillStorage
+
+/// The store's log: every commit, under gapless sequence numbers from 1, in order.
+///
+/// The one owner of the log's storage: commits are appended here inside a save's write
+/// transaction, and every reader — the store, the log follower of live queries, resumed
+/// queries, `rill log` — reads them here, forwards from a sequence or backwards before one, in a
+/// ``StoreSnapshot``. Its interface speaks of sequences and entries only, so that a log held
+/// elsewhere (a replicated stream, see `Documentation/Architecture.md`) could stand behind it.
+package struct Log: Sendable {
+    /// The `log` database: sequence number (UInt64, big-endian) → encoded `LogEntry`.
+    let database: Database
+    /// The store directory, for errors.
+    let directory: String
+    /// The store file, whose watches this process's commits wake.
+    let file: StoreFileID
+
+    init(database: Database, directory: String, file: StoreFileID) {
+        self.database = database
+        self.directory = directory
+        self.file = file
+    }
+
+    // MARK: - Appending
+
+    /// The sequence number the next commit in `txn` takes.
+    ///
+    /// - Throws: `.corruptStore` when the last log key is the largest sequence number (a damaged
+    ///   key: no store makes that many commits), rather than wrapping around or trapping.
+    func nextSequence(in txn: WriteTransaction) throws -> UInt64 {
+        let last = try head(in: txn)
+        guard last < UInt64.max else {
+            throw RillError(
+                .corruptStore,
+                "the log of \(directory)/data.mdb ends with commit \(last), the largest possible number: "
+                    + "its last key is damaged (run rill check), and no commit can follow it")
+        }
+        return last + 1
+    }
+
+    /// Appends `entry` (whose sequence is `nextSequence(in:)`) in the save's transaction, written
+    /// once, straight into the page that keeps it.
+    func append(_ entry: LogEntry, in txn: WriteTransaction) throws {
+        let space = try LogEntry.key(for: entry.sequence).withUnsafeBytes { key in
+            try txn.reserve(entry.encodedSize, for: key, in: database, append: true)
+        }
+        entry.write(into: space)
+    }
+
+    /// Tells every watch of the store file in this process (``LogWatch``) that the log holds
+    /// commits up to `sequence`: called once the commit's transaction committed, never inside it.
+    func publishCommitted(through sequence: UInt64) {
+        LogWatch.post(to: file)
+    }
+
+    // MARK: - Following
+
+    /// A new watch of the log, woken by this process's commits and other processes' (see
+    /// ``LogWatch``); the caller reads the log after each wake-up, and closes the watch when done.
+    package func watch() throws -> LogWatch {
+        try LogWatch(file: file, directory: directory)
+    }
+
+    // MARK: - Reading
+
+    /// The sequence number of the last commit `snapshot` sees, 0 for an empty log.
+    package func head(in snapshot: StoreSnapshot) throws -> UInt64 {
+        try head(in: snapshot.transaction)
+    }
+
+    func head(in txn: some Transaction) throws -> UInt64 {
+        try txn.withLastKey(in: database) { try LogEntry.sequence(fromKey: $0) } ?? 0
+    }
+
+    /// The number of commits `snapshot` sees.
+    package func entryCount(in snapshot: StoreSnapshot) throws -> Int {
+        try snapshot.transaction.count(of: database)
+    }
+
+    /// Up to `limit` commits after `sequence`, in order, as `snapshot` sees them.
+    ///
+    /// - Throws: `.corruptStore` when a key is not greater than the one before it (a damaged
+    ///   key: LMDB's search then lands anywhere), so that no reader of the log pages through it
+    ///   forever or applies a commit twice.
+    package func entries(after sequence: UInt64, limit: Int = .max, in snapshot: StoreSnapshot) throws -> [LogEntry] {
+        guard sequence < UInt64.max, limit > 0 else { return [] }
+        var entries: [LogEntry] = []
+        var previous = sequence
+        try snapshot.transaction.forEachEntry(in: database, from: LogEntry.key(for: sequence + 1)) { key, value in
+            let number = try LogEntry.sequence(fromKey: key)
+            guard number > previous else {
+                throw RillError(
+                    .corruptStore,
+                    "the log of \(directory)/data.mdb is out of order: commit \(number) follows commit \(previous) "
+                        + "(a damaged key; run rill check)")
+            }
+            entries.append(try LogEntry(sequence: number, bytes: value))
+            previous = number
+            return entries.count < limit
+        }
+        return entries
+    }
+
+    /// Calls `body` with each commit before `sequence`, newest first, as `snapshot` sees them,
+    /// until `body` returns false.
+    package func forEachEntry(
+        before sequence: UInt64, in snapshot: StoreSnapshot, _ body: (LogEntry) throws -> Bool
+    ) throws {
+        try snapshot.transaction.forEachEntryBackwards(in: database, before: LogEntry.key(for: sequence)) {
+            key, value in
+            try body(LogEntry(sequence: try LogEntry.sequence(fromKey: key), bytes: value))
+        }
+    }
+}

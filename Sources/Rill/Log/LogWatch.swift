@@ -1,0 +1,133 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Wakes a follower of the log when the log may have grown.
+///
+/// A commit of this process wakes every watch of its store file at once: the store tells its
+/// ``Log`` after each commit, and the log posts to the watches of the file, whoever made them
+/// (the live queries' follower, `rill log --follow`), without knowing what they do. Another
+/// process's commit wakes a watch through inotify on `data.mdb`. A wait is bounded (a second,
+/// or 50 ms where inotify is not available), so a missed wake-up only delays.
+///
+/// A watch does not read the log: its owner reads the commits after the last one it saw, in a
+/// snapshot of its own, after each wake-up.
+package final class LogWatch: Sendable {
+    /// The store file watched.
+    let file: StoreFileID
+    private let wakeRead: Int32
+    private let inotify: Int32
+    /// The write end of the wake-up pipe, which the log's posts and `wake()` use.
+    private let signal: Signal
+
+    /// The longest wait without a wake-up when inotify watches the file.
+    static let fallbackPoll: Int32 = 1_000
+
+    init(file: StoreFileID, directory: String) throws {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            throw RillError(.storage, "cannot create the live-query wake-up pipe: \(String(cString: strerror(errno)))")
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        self.file = file
+        wakeRead = fds[0]
+        signal = Signal(fd: fds[1])
+        let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if watch >= 0, inotify_add_watch(watch, directory + "/data.mdb", UInt32(IN_MODIFY)) < 0 {
+            _ = Glibc.close(watch)
+            inotify = -1
+        } else {
+            inotify = watch
+        }
+        Self.register(signal, for: file)
+    }
+
+    deinit { close() }
+
+    /// Ends the watch: no post reaches it any more, and its descriptors are closed. Later calls
+    /// of `wake()` do nothing.
+    package func close() {
+        guard Self.unregister(signal, for: file) else { return }
+        _ = Glibc.close(wakeRead)
+        if inotify >= 0 { _ = Glibc.close(inotify) }
+    }
+
+    /// Wakes the watch's waiter (for work of its own, not a commit).
+    package func wake() { signal.post() }
+
+    /// Returns once a commit may have landed — one of this process's was posted, the file
+    /// changed — or after a bounded wait. Every wake-up pending is consumed, so a burst of
+    /// commits is one return.
+    package func wait() {
+        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
+        let timeout = inotify >= 0 ? Self.fallbackPoll : 50
+        _ = poll(&fds, nfds_t(fds.count), timeout)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for fd in [wakeRead, inotify] where fd >= 0 {
+            while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+        }
+    }
+
+    // MARK: - Posting
+
+    /// The write end of a watch's pipe; closed under the table's lock, so a post never writes to
+    /// a descriptor that was closed (and perhaps reused).
+    private final class Signal: Sendable {
+        private let fd: Mutex<Int32>
+
+        init(fd: Int32) { self.fd = Mutex(fd) }
+
+        func post() {
+            fd.withLock { fd in
+                guard fd >= 0 else { return }
+                var byte: UInt8 = 1
+                _ = write(fd, &byte, 1)
+            }
+        }
+
+        /// Closes the descriptor; false when it was closed already.
+        func close() -> Bool {
+            fd.withLock { fd in
+                guard fd >= 0 else { return false }
+                _ = Glibc.close(fd)
+                fd = -1
+                return true
+            }
+        }
+    }
+
+    /// The watches of this process, by store file.
+    private static let watches = Mutex<[StoreFileID: [Signal]]>([:])
+    /// How many watches exist: a commit checks this before taking the lock.
+    private static let count = Atomic<Int>(0)
+
+    private static func register(_ signal: Signal, for file: StoreFileID) {
+        watches.withLock { $0[file, default: []].append(signal) }
+        count.add(1, ordering: .relaxed)
+    }
+
+    private static func unregister(_ signal: Signal, for file: StoreFileID) -> Bool {
+        let removed = watches.withLock { table -> Bool in
+            guard let index = table[file]?.firstIndex(where: { $0 === signal }) else { return false }
+            table[file]!.remove(at: index)
+            if table[file]!.isEmpty { table[file] = nil }
+            return true
+        }
+        guard removed else { return false }
+        count.subtract(1, ordering: .relaxed)
+        return signal.close()
+    }
+
+    /// Wakes every watch of `file`: a commit of this process landed there.
+    static func post(to file: StoreFileID) {
+        guard count.load(ordering: .relaxed) > 0 else { return }
+        for signal in watches.withLock({ $0[file] ?? [] }) { signal.post() }
+    }
+}

@@ -1,0 +1,76 @@
+import RillStorage
+
+/// The store as one read sees it: the records, indexes and log as of one commit.
+///
+/// A snapshot is valid only inside the closure it is handed to (``Store/read(_:)``): it is never
+/// kept, never used across an `await` and never between two notifications (a held reader keeps
+/// LMDB from reusing pages, and the file grows). The buffers it hands out are valid only during
+/// the call that hands them out.
+package struct StoreSnapshot {
+    let transaction: ReadTransaction
+
+    init(_ transaction: ReadTransaction) { self.transaction = transaction }
+
+    // MARK: - Records
+
+    /// The stored record of `entity` with identifier key `key`, or nil.
+    @inline(__always)
+    package func record(of entity: EntityStorage, key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        try transaction.get(key, in: entity.database)
+    }
+
+    /// The stored record of `entity` with identifier key `key`, or nil.
+    package func record(of entity: EntityStorage, key: [UInt8]) throws -> UnsafeRawBufferPointer? {
+        try transaction.get(key, in: entity.database)
+    }
+
+    /// Calls `body` with the identifier key and record of each of `entity`'s records, in
+    /// identifier order, until `body` returns false.
+    @inline(__always)
+    package func forEachRecord(
+        of entity: EntityStorage,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try transaction.forEachEntry(in: entity.database, body)
+    }
+
+    /// The number of records of `entity`.
+    package func recordCount(of entity: EntityStorage) throws -> Int {
+        try transaction.count(of: entity.database)
+    }
+
+    // MARK: - Indexes
+
+    /// Calls `body` with the key and value of each entry of `index`, in key order, until `body`
+    /// returns false.
+    package func forEachEntry(
+        of index: IndexStorage, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try transaction.forEachEntry(in: index.database, body)
+    }
+
+    /// The number of entries (keys) of `index`.
+    package func entryCount(of index: IndexStorage) throws -> Int {
+        try transaction.count(of: index.database)
+    }
+
+    /// Calls `body` with the key and value of each entry of `index` from the key `lower` to
+    /// before the key `upper` (to the end when nil), in key order, until `body` returns false;
+    /// returns false when `body` stopped before the range's end.
+    @inline(__always) @discardableResult
+    package func forEachEntry(
+        of index: IndexStorage, from lower: [UInt8], before upper: [UInt8]?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        var stopped = false
+        try transaction.forEachEntry(in: index.database, from: lower) { key, value in
+            if let upper, !key.lexicographicallyPrecedes(upper) { return false }
+            guard try body(key, value) else {
+                stopped = true
+                return false
+            }
+            return true
+        }
+        return !stopped
+    }
+}

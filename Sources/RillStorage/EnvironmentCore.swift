@@ -1,0 +1,318 @@
+import CLMDB
+import Foundation
+import Synchronization
+
+/// The one `MDB_env` of a store directory in this process.
+///
+/// `@unchecked Sendable`: LMDB's `MDB_env` is safe to share between threads once opened; with
+/// `MDB_NOTLS` read transactions may run on any thread; write transactions only ever run on
+/// `writer`; `mdb_env_set_mapsize` only runs while `gate` is held exclusively.
+final class EnvironmentCore: @unchecked Sendable {
+    let env: OpaquePointer
+    let directory: String
+    let options: EnvironmentOptions
+    let fileID: FileID
+    let maxKeySize: Int
+    /// Opened with `MDB_RDONLY`, because the process may not write the store.
+    let isReadOnly: Bool
+    let writer: WriterThread
+    /// Keeps `mdb_env_set_mapsize` away from live transactions. LMDB allows changing the map
+    /// size only while the process has no transaction open, and does not check it. Every
+    /// transaction holds the gate shared for its whole life; growing the map (after
+    /// `MDB_MAP_FULL`) or adopting a size grown by another process (after `MDB_MAP_RESIZED`)
+    /// holds it exclusively.
+    private let gate = ReadWriteLock()
+    private let databases = Mutex<[String: Database]>([:])
+    /// The file's last page in use when stale reader slots were last cleared (see
+    /// `clearStaleReadersIfGrown`); only the writer thread touches it.
+    private let lastPageAtReaderCheck = Atomic<Int>(0)
+
+    init(directory: String, fileID: FileID, options: EnvironmentOptions) throws {
+        do {
+            (env, isReadOnly) = (
+                try Self.openEnvironment(directory: directory, options: options, readOnly: false), false
+            )
+        } catch let error as LMDBError where options.readOnly && [EACCES, EPERM, EROFS].contains(error.code) {
+            do {
+                (env, isReadOnly) = (
+                    try Self.openEnvironment(directory: directory, options: options, readOnly: true), true
+                )
+            } catch let second as LMDBError
+                where [EACCES, EPERM].contains(second.code) && !Self.canWriteLock(directory)
+            {
+                throw LMDBError(
+                    code: second.code,
+                    message: "\(String(cString: strerror(second.code))): cannot read \(directory) without write "
+                        + "permission on \(directory)/lock.mdb (or on the directory, to create it), where readers register so that writers do not "
+                        + "reuse the pages they read")
+            }
+        }
+        self.directory = directory
+        self.options = options
+        self.fileID = fileID
+        self.maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        self.writer = WriterThread(name: "rill.writer")
+        // Reader slots left behind by killed processes would pin old pages forever.
+        _ = try? checkReaders()
+        lastPageAtReaderCheck.store(lastPageInUse(), ordering: .relaxed)
+    }
+
+    /// Whether the process may open `lock.mdb` for writing, or create it.
+    private static func canWriteLock(_ directory: String) -> Bool {
+        let fd = Glibc.open(directory + "/lock.mdb", O_RDWR | O_CLOEXEC)
+        if fd >= 0 {
+            Glibc.close(fd)
+            return true
+        }
+        return errno == ENOENT && access(directory, W_OK) == 0
+    }
+
+    /// Creates and opens an `MDB_env`; closes it again when opening fails.
+    private static func openEnvironment(
+        directory: String, options: EnvironmentOptions, readOnly: Bool
+    ) throws -> OpaquePointer {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create")
+        guard let env else { throw LMDBError(code: ENOMEM) }
+        do {
+            try check(mdb_env_set_maxdbs(env, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")
+            try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders")
+            try check(mdb_env_set_mapsize(env, max(options.initialMapSize, 1 << 16)), "mdb_env_set_mapsize")
+            var flags = UInt32(MDB_NOTLS)
+            switch options.syncMode {
+            case .full: break
+            case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+            case .noSync: flags |= UInt32(MDB_NOSYNC)
+            }
+            if readOnly { flags |= UInt32(MDB_RDONLY) }
+            try DataFileHeader.checkSize(directory: directory, creating: options.createIfMissing && !readOnly)
+            if !readOnly { try allocateLockFile(directory: directory, readers: options.maxReaders) }
+            try check(mdb_env_open(env, directory, flags, 0o600), directory)
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        return env
+    }
+
+    /// Creates `lock.mdb` with its blocks allocated, when it is missing or empty.
+    ///
+    /// LMDB sizes the lock file with `ftruncate` and then writes into its mapping: on a full file
+    /// system the file is sparse and the first write kills the process with `SIGBUS`.
+    /// `posix_fallocate` reserves the blocks first, so a full disk is an error. The size is
+    /// LMDB's (`mdb_env_setup_locks`: a 192-byte header holding the first reader slot, then
+    /// 64 bytes a slot); a lock file that already has a size belongs to LMDB and is left alone,
+    /// since other processes may use it. Failing to create it (a read-only directory) is left
+    /// for LMDB to report.
+    private static func allocateLockFile(directory: String, readers: UInt32) throws {
+        let path = directory + "/lock.mdb"
+        var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let created = fd >= 0
+        if !created {
+            var info = stat()
+            guard errno == EEXIST, stat(path, &info) == 0, info.st_size == 0 else { return }
+            fd = open(path, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { return }
+        }
+        defer { Glibc.close(fd) }
+        let size = off_t(max(readers, 1) - 1) * 64 + 192
+        let rc = posix_fallocate(fd, 0, size)
+        guard rc == 0 || rc == EOPNOTSUPP || rc == EINVAL else {
+            // LMDB has not seen a file this call created: nothing else can be using it.
+            if created { unlink(path) }
+            throw LMDBError(code: rc, message: "\(String(cString: strerror(rc))): cannot allocate \(path)")
+        }
+    }
+
+    func close() {
+        writer.stop()
+        mdb_env_close(env)
+    }
+
+    func checkReaders() throws -> Int {
+        var dead: Int32 = 0
+        try check(mdb_reader_check(env, &dead), "mdb_reader_check")
+        return Int(dead)
+    }
+
+    /// The last page number in use, according to the newest meta page.
+    private func lastPageInUse() -> Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_last_pgno
+    }
+
+    /// Clears the reader slots of dead processes after a commit that made the file longer than
+    /// it was at the last check. Runs on the writer thread, after the commit.
+    ///
+    /// A slot left by a killed process pins the snapshot it was reading: no page freed since can
+    /// be reused, so every commit takes new pages at the end of the file. LMDB clears such slots
+    /// only when asked (`mdb_reader_check`), and a process that opened the store before the
+    /// reader died would never ask. Checking whenever the file has grown bounds the growth a
+    /// dead reader causes to one commit's new pages: the first commit that extends the file
+    /// clears the slot, and the next one reuses the pages it had pinned. Without a stale reader a
+    /// file grows only with its data, and the check (one `fcntl` lock test per other process in
+    /// the reader table) costs microseconds.
+    private func clearStaleReadersIfGrown() {
+        let last = lastPageInUse()
+        guard last > lastPageAtReaderCheck.load(ordering: .relaxed) else { return }
+        lastPageAtReaderCheck.store(last, ordering: .relaxed)
+        _ = try? checkReaders()
+    }
+
+    func currentMapSize() -> Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_mapsize
+    }
+
+    // MARK: Transactions
+
+    func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
+        let txn = try begin(readOnly: true)
+        defer {
+            mdb_txn_abort(txn)
+            gate.unlockShared()
+        }
+        return try body(ReadTransaction(pointer: txn, maxKeySize: maxKeySize))
+    }
+
+    /// Begins a transaction with the resize gate held shared (the caller releases it when the
+    /// transaction ends), first adopting a map that another process grew.
+    private func begin(readOnly: Bool) throws -> OpaquePointer {
+        while true {
+            gate.lockShared()
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+            if rc == MDB_MAP_RESIZED {
+                gate.unlockShared()
+                try adoptGrownMap()
+                continue
+            }
+            guard rc == 0, let txn else {
+                gate.unlockShared()
+                try check(rc, readOnly ? "mdb_txn_begin(read)" : "mdb_txn_begin(write)")
+                preconditionFailure("mdb_txn_begin failed without an error code")
+            }
+            return txn
+        }
+    }
+
+    /// Thrown by writes to an environment opened read-only.
+    private var readOnlyError: LMDBError {
+        LMDBError(code: EROFS, message: "\(directory) is open read-only in this process, which may not write it")
+    }
+
+    func write<R>(_ body: (WriteTransaction) throws -> R, meanwhile: () -> Void) throws -> R {
+        guard !isReadOnly else { throw readOnlyError }
+        return try writer.runAndWait(
+            {
+                var growths = 0
+                while true {
+                    let txn = try begin(readOnly: false)
+                    let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize) { name in
+                        self.databases.withLock { $0[name] }
+                    }
+                    let result: R
+                    do {
+                        result = try body(transaction)
+                    } catch {
+                        mdb_txn_abort(txn)
+                        gate.unlockShared()
+                        if transaction.state.hitMapFull, growths < 48 {
+                            growths += 1
+                            try growMap()
+                            continue
+                        }
+                        throw error
+                    }
+                    let rc = mdb_txn_commit(txn)
+                    gate.unlockShared()
+                    if rc == MDB_MAP_FULL, growths < 48 {
+                        growths += 1
+                        try growMap()
+                        continue
+                    }
+                    try check(rc, "mdb_txn_commit")
+                    let opened = transaction.state.openedDatabases
+                    if !opened.isEmpty { databases.withLock { $0.merge(opened) { known, _ in known } } }
+                    clearStaleReadersIfGrown()
+                    return result
+                }
+            }, meanwhile: meanwhile)
+    }
+
+    /// Doubles the map. Runs on the writer thread between transactions.
+    private func growMap() throws {
+        try gate.withExclusive {
+            let current = currentMapSize()
+            let target = current < (1 << 30) ? current * 2 : current + (1 << 30)
+            try check(mdb_env_set_mapsize(env, target), "growing the map to \(target) bytes")
+        }
+    }
+
+    /// Takes the map size another process recorded in the file.
+    private func adoptGrownMap() throws {
+        try gate.withExclusive {
+            try check(mdb_env_set_mapsize(env, 0), "adopting the map size grown by another process")
+        }
+    }
+
+    // MARK: Databases
+
+    func database(named name: String, create: Bool) throws -> Database? {
+        if let known = databases.withLock({ $0[name] }) { return known }
+        precondition(!name.isEmpty, "a database needs a name")
+        // mdb_dbi_open must never run in two transactions of one process at once: serialize on the writer.
+        let opened: Database? = try writer.runAndWait {
+            if let known = databases.withLock({ $0[name] }) { return known }
+            var handle: MDB_dbi = 0
+            if create {
+                guard !isReadOnly else { throw readOnlyError }
+                return try writeOnWriterThread { txn in
+                    try check(mdb_dbi_open(txn.pointer, name, UInt32(MDB_CREATE), &handle), "opening database \(name)")
+                    return Database(handle: handle, name: name)
+                }
+            }
+            return try readCommitting { txn -> Database? in
+                let rc = mdb_dbi_open(txn, name, 0, &handle)
+                if rc == MDB_NOTFOUND { return nil }
+                try check(rc, "opening database \(name)")
+                return Database(handle: handle, name: name)
+            }
+        }
+        if let opened { databases.withLock { $0[name] = opened } }
+        return opened
+    }
+
+    /// A write transaction on the writer thread, for internal setup steps.
+    private func writeOnWriterThread<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        let txn = try begin(readOnly: false)
+        defer { gate.unlockShared() }
+        let result: R
+        do {
+            result = try body(WriteTransaction(pointer: txn, maxKeySize: maxKeySize))
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+        // mdb_txn_commit frees the transaction whether or not it succeeds: never abort after it.
+        try check(mdb_txn_commit(txn), "mdb_txn_commit")
+        return result
+    }
+
+    /// A read transaction that is committed, so that database handles it opened stay valid.
+    private func readCommitting<R>(_ body: (OpaquePointer) throws -> R) throws -> R {
+        let txn = try begin(readOnly: true)
+        defer { gate.unlockShared() }
+        let result: R
+        do {
+            result = try body(txn)
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+        try check(mdb_txn_commit(txn), "mdb_txn_commit(read)")
+        return result
+    }
+}
