@@ -88,7 +88,12 @@ public final class ModelContainer: Sendable {
             directory: configuration.url.path, options: options, create: configuration.allowsSave, progress: progress)
         var entities: [String: EntityStorage] = [:]
         for type in forTypes {
-            let kind = type.identifierKind
+            guard let kind = type.identifierKind else {
+                throw RillError(
+                    .invalidConfiguration,
+                    "\(type.entityName)'s id is \(type.identifierTypeName); a model's id is a UUID, String, Int or Int64"
+                )
+            }
             entities[type.entityName] =
                 configuration.allowsSave
                 ? try store.registerEntity(named: type.entityName, identifierKind: kind, indexes: type.indexFieldPaths)
@@ -132,11 +137,17 @@ extension PersistentModel {
     /// The field paths of each declared index.
     static var indexFieldPaths: [[[String]]] { indexes.map(\.fieldPaths) }
 
-    static var identifierKind: IdentifierKind {
+    /// The name of the model's identifier type, for messages.
+    static var identifierTypeName: String { "\(ID.self)" }
+
+    /// The kind of the model's identifier; nil for a type that conforms to `ModelIdentifier`
+    /// without being one of the four Rill stores.
+    static var identifierKind: IdentifierKind? {
         switch ID.self {
         case is UUID.Type: .uuid
         case is String.Type: .string
-        default: .integer
+        case is Int.Type, is Int64.Type: .integer
+        default: nil
         }
     }
 }

@@ -104,4 +104,20 @@ import Testing
         }
         #expect(error?.code == .invalidConfiguration)
     }
+
+    @Test func aModelWhoseIdentifierIsNoneOfTheFourIsRefused() throws {
+        struct Version: ModelIdentifier {
+            var number: Int
+            var description: String { "v\(number)" }
+        }
+        struct Release: PersistentModel {
+            var id: Version
+        }
+        let url = URL(fileURLWithPath: directory.path("store"))
+        let error = #expect(throws: RillError.self) {
+            try ModelContainer(for: Release.self, configurations: ModelConfiguration(url: url))
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains("Release's id is Version") == true, "\(String(describing: error))")
+    }
 }
