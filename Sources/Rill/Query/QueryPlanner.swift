@@ -20,22 +20,23 @@ package enum QueryPlanner {
     package static func plan(
         _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage
     ) -> QueryPlan {
-        if let best = predicate.flatMap({ bestRanges(for: $0, entity: entity) }) {
+        let conjuncts = predicate.map(conjuncts) ?? []
+        if let best = bestRanges(for: conjuncts, entity: entity) {
             // One range that fixes every indexed field walks in identifier order (the key's last
             // part), which is the order of a query without a sort.
             let fixesEveryField = best.score == 2 * best.index.fieldPaths.count
             let sorted =
                 best.ranges.count == 1 && (sort.isEmpty ? fixesEveryField : servesOrder(sort, best.index))
             var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
-            if let predicate, best.exact {
-                plan.coversPredicate = conjuncts(of: predicate).allSatisfy(best.used.contains)
+            if best.exact {
+                plan.coversPredicate = conjuncts.allSatisfy(best.used.contains)
             }
             return plan
         }
         // An OR whose every branch an index can serve: the union of those scans.
-        for conjunct in predicate.map(conjuncts) ?? [] {
+        for conjunct in conjuncts {
             guard case .or(let branches) = conjunct, branches.count > 1, branches.count <= 16 else { continue }
-            let parts = branches.compactMap { bestRanges(for: $0, entity: entity) }
+            let parts = branches.compactMap { bestRanges(for: Self.conjuncts(of: $0), entity: entity) }
             guard parts.count == branches.count else { continue }
             return QueryPlan(access: .union(parts.map { ($0.index, $0.ranges, $0.used) }), isSorted: false)
         }
@@ -53,17 +54,31 @@ package enum QueryPlanner {
         !sort.isEmpty && sort.allSatisfy(\.ascending) && index.fieldPaths == sort.map(\.path)
     }
 
-    /// The index with the best key ranges for the conjuncts of `predicate`, if any serves it.
-    private static func bestRanges(
-        for predicate: QueryNode, entity: EntityStorage
-    ) -> (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode], exact: Bool)? {
-        let conditions = conjuncts(of: predicate).compactMap(condition)
-        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode], exact: Bool)?
+    /// The key ranges an index offers for a predicate's conjuncts (see `ranges(for:_:)`).
+    ///
+    /// A struct rather than a tuple: the planner runs for every query, and an optional tuple of
+    /// references is copied whole (each of its references retained) wherever one member is read.
+    private struct IndexRanges {
+        let index: IndexStorage
+        let ranges: [KeyRange]
+        /// Two points for each leading field fixed by equality, one for a range on the next.
+        let score: Int
+        /// The conditions the ranges serve.
+        let used: [QueryNode]
+        /// Whether the ranges hold exactly the records that meet `used`.
+        let exact: Bool
+    }
+
+    /// The index with the best key ranges for `conjuncts`, if any serves them.
+    private static func bestRanges(for conjuncts: [QueryNode], entity: EntityStorage) -> IndexRanges? {
+        let conditions = conjuncts.compactMap(condition)
+        guard !conditions.isEmpty else { return nil }
+        var best: IndexRanges?
         for index in entity.indexes {
-            guard let (ranges, score, used, exact) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
+            guard let candidate = ranges(for: index, conditions), candidate.score > (best?.score ?? 0) else {
                 continue
             }
-            best = (index, ranges, score, used, exact)
+            best = candidate
         }
         return best
     }
@@ -165,20 +180,22 @@ package enum QueryPlanner {
     /// field fixed by equality, one for a range on the next), the conditions used, and whether the
     /// ranges hold exactly the records that meet them: not when an equality's value is a long one,
     /// which keys keep only a prefix of (records with other values that share it are in the range).
-    private static func ranges(
-        for index: IndexStorage, _ conditions: [Condition]
-    ) -> ([KeyRange], Int, [QueryNode], Bool)? {
+    private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
+        // Most indexes serve none of a query's conditions: they are passed over before anything
+        // is built.
+        guard let first = index.fieldPaths.first, conditions.contains(where: { $0.path == first }) else { return nil }
         var prefixes: [[UInt8]] = [[]]
         var score = 0
         var used: [QueryNode] = []
         var exact = true
-        var rangeCondition: Condition?
+        // Positions in `conditions`: reading a condition in place copies none of its values.
+        var rangeCondition: Int?
         let limit = index.payloadLimit
         for path in index.fieldPaths {
-            if let equality = conditions.first(where: { $0.path == path && $0.values != nil }) {
+            if let equality = conditions.firstIndex(where: { $0.path == path && $0.values != nil }) {
                 var next: [[UInt8]] = []
                 for prefix in prefixes {
-                    for value in equality.values! {
+                    for value in conditions[equality].values! {
                         var key = prefix
                         guard let cut = try? IndexKey.append(value, to: &key, payloadLimit: limit) else { return nil }
                         if cut { exact = false }
@@ -189,18 +206,19 @@ package enum QueryPlanner {
                 // Repeated values of an `in` list would read (and count) the same keys twice.
                 prefixes = next.count > 1 ? Array(Set(next)) : next
                 score += 2
-                used.append(equality.node)
+                used.append(conditions[equality].node)
                 continue
             }
-            rangeCondition = conditions.first { $0.path == path && ($0.lower != nil || $0.upper != nil) }
+            rangeCondition = conditions.firstIndex { $0.path == path && ($0.lower != nil || $0.upper != nil) }
             break
         }
         if let range = rangeCondition {
             // Fold every range condition on the field into one [lower, upper).
-            let bounds = classBounds((range.lower ?? range.upper)!.value)
+            let rangePath = conditions[range].path
+            let bounds = classBounds((conditions[range].lower ?? conditions[range].upper)!.value)
             var lowerSuffix = bounds.lower
             var upperSuffix = bounds.upper
-            for condition in conditions where condition.path == range.path && condition.values == nil {
+            for condition in conditions where condition.path == rangePath && condition.values == nil {
                 guard classBounds((condition.lower ?? condition.upper)!.value) == bounds else { continue }
                 if let (value, inclusive) = condition.lower, let key = try? IndexKey.key(value) {
                     let candidate = inclusive ? key : (IndexKey.successor(ofPrefix: key) ?? bounds.upper)
@@ -214,13 +232,13 @@ package enum QueryPlanner {
             }
             score += 1
             let ranges = prefixes.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) }
-            return (ranges, score, used, exact)
+            return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
         }
         guard score > 0 else { return nil }
-        let ranges = prefixes.sorted { $0.lexicographicallyPrecedes($1) }.map {
-            KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0))
-        }
-        return (ranges, score, used, exact)
+        // One prefix (an equality, the common case) needs no sorting.
+        let sorted = prefixes.count > 1 ? prefixes.sorted { $0.lexicographicallyPrecedes($1) } : prefixes
+        let ranges = sorted.map { KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0)) }
+        return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
     }
 }
 
