@@ -1,0 +1,7 @@
+/// One record of a query's results.
+package struct QueryRow: Sendable {
+    /// The identifier key.
+    package var key: [UInt8]
+    /// The record, schema-less.
+    package var record: RecordValue
+}
