@@ -77,17 +77,15 @@ struct QueryExecution {
         }
     }
 
-    /// Adds to `rows` the row `make` makes of each candidate that passes the filter (nil: not a
-    /// match after all), in the plan's order, until `rows` wants no more.
+    /// Adds to `rows` the row `make` makes of each candidate that passes the filter, in the
+    /// plan's order, until `rows` wants no more. (For rows the filter decides alone: a typed
+    /// fetch that must test its models calls `forEachMatch` and adds the rows that match.)
     func collect<Row>(
         into rows: inout QueryRows<Row>,
-        _ make: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Row?
+        _ make: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Row
     ) throws {
         guard rows.wantsMore else { return }
-        try forEachMatch { key, bytes in
-            guard let row = try make(key, bytes) else { return true }
-            return rows.add(row)
-        }
+        try forEachMatch { key, bytes in rows.add(try make(key, bytes)) }
     }
 
     /// The number of matches, counted from the index alone, when the plan's index ranges are the

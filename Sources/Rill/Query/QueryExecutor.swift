@@ -42,14 +42,21 @@ struct QueryExecutor<T: PersistentModel> {
         // Candidates already in the wanted order, with no staged model to merge in: the window is
         // the first matches, and the walk can stop there. (The common case, kept free of the
         // rows' bookkeeping.)
-        if execution?.isSorted ?? true, !staged.values.contains(where: { $0 != nil }) {
+        if execution?.isSorted ?? true, staged.isEmpty || !staged.values.contains(where: { $0 != nil }) {
             guard let execution else { return [] }
             var models = QueryRows<T>(window: window)
-            let stagedKeys = staged
-            try execution.collect(into: &models) { key, bytes in
+            let hasStaged = !staged.isEmpty
+            let testsModels = self.testsModels
+            // Not `collect(into:)`, no optional model, and the staged changes looked at in a
+            // function of their own: this code is not specialized for `T` (fetches are called
+            // from other modules), and each generic type it uses (`T?`, `[[UInt8]: T?]`) costs a
+            // lookup of the type for every row.
+            try execution.forEachMatch { key, bytes in
                 // A staged deletion removes the stored model.
-                if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return nil }
-                return try match(key, bytes)
+                if hasStaged, isStaged(key) { return true }
+                let model = try decode(bytes, key: key)
+                guard try !testsModels || predicate.evaluate(model) else { return true }
+                return models.add(model)
             }
             return models.results()
         }
@@ -59,14 +66,14 @@ struct QueryExecutor<T: PersistentModel> {
         return rows.results().map { $0.model }
     }
 
-    /// The model of a stored candidate that passed the execution's filter, when it matches.
-    private func match(_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> T? {
-        let model = try decode(bytes, key: key)
-        // A complete translation decided already (or the index ranges are exactly the predicate,
-        // and every candidate matches).
-        guard try predicate.exact != nil || predicate.evaluate(model) else { return nil }
-        return model
-    }
+    /// Whether the decoded model of a stored candidate that passed the execution's filter must
+    /// be tested by the `Predicate`: not when a complete translation decided already (or the
+    /// index ranges are exactly the predicate, and every candidate matches).
+    ///
+    /// Read once per fetch, not per row: code generic over `T` (fetches are not specialized for
+    /// the model types of other modules) looks up the layout of `self` at each read of its
+    /// properties.
+    private var testsModels: Bool { predicate.exact == nil }
 
     /// Calls `body` with the identifier key, stored bytes and model of each stored model that
     /// matches the predicate, in the order the plan reads them — the descriptor's sort when the
@@ -80,9 +87,11 @@ struct QueryExecutor<T: PersistentModel> {
         guard let execution = try plan() else { return true }
         let window = QueryWindow(offset: nil, limit: execution.isSorted ? limit : nil)
         if window.isEmpty { return true }
+        let testsModels = self.testsModels
         var count = 0
         try execution.forEachMatch { key, bytes in
-            guard let model = try match(key, bytes) else { return true }
+            let model = try decode(bytes, key: key)
+            guard try !testsModels || predicate.evaluate(model) else { return true }
             try body(key, bytes, model)
             count += 1
             return window.keepsMore(afterKeeping: count)
@@ -205,18 +214,20 @@ struct QueryExecutor<T: PersistentModel> {
         _ execution: QueryExecution?, into rows: inout QueryRows<Row>, keepingKeys: Bool = true
     ) throws {
         if let execution {
-            let stagedKeys = staged
+            let hasStaged = !staged.isEmpty
             // Rows to be sorted, none of them a staged model (which has no stored bytes), are
             // given order keys from their stored bytes when the sort allows: one `memcmp` per
             // comparison instead of reading each model's properties through key paths.
             var orderKeys = keepingKeys && staged.isEmpty ? Self.orderPreservingSortKeys(descriptor.sortBy) : nil
             if orderKeys?.isEmpty == true { orderKeys = nil }
             let orderFields = orderKeys.map { Set($0.compactMap { $0.path.first }) }
+            let testsModels = self.testsModels
             // Not `collect(into:)`: a row without an order key changes the rows kept so far.
             try execution.forEachMatch { key, bytes in
                 // A staged change replaces or deletes the stored model.
-                if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
-                guard let model = try match(key, bytes) else { return true }
+                if hasStaged, isStaged(key) { return true }
+                let model = try decode(bytes, key: key)
+                guard try !testsModels || predicate.evaluate(model) else { return true }
                 var row = Row(key: keepingKeys ? Array(key) : nil, model: model)
                 if let sort = orderKeys, let identifier = row.key {
                     let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: orderFields)
@@ -237,6 +248,10 @@ struct QueryExecutor<T: PersistentModel> {
     }
 
     private func matches(_ model: T) throws -> Bool { try predicate.matches(model) }
+
+    /// Whether the context staged a change of the stored model with identifier key `key`.
+    @inline(never)
+    private func isStaged(_ key: UnsafeRawBufferPointer) -> Bool { staged[Array(key)] != nil }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> T {
         do {

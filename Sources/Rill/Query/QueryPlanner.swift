@@ -74,10 +74,13 @@ package enum QueryPlanner {
         let conditions = conjuncts.compactMap(condition)
         guard !conditions.isEmpty else { return nil }
         var best: IndexRanges?
-        for index in entity.indexes {
-            guard let candidate = ranges(for: index, conditions), candidate.score > (best?.score ?? 0) else {
-                continue
-            }
+        let indexes = entity.indexes
+        for position in indexes.indices {
+            // Most indexes serve none of a query's conditions: they are passed over before
+            // anything is built, or the index copied.
+            guard let first = indexes[position].fieldPaths.first, conditions.contains(where: { $0.path == first }),
+                let candidate = ranges(for: indexes[position], conditions), candidate.score > (best?.score ?? 0)
+            else { continue }
             best = candidate
         }
         return best
@@ -181,9 +184,6 @@ package enum QueryPlanner {
     /// ranges hold exactly the records that meet them: not when an equality's value is a long one,
     /// which keys keep only a prefix of (records with other values that share it are in the range).
     private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
-        // Most indexes serve none of a query's conditions: they are passed over before anything
-        // is built.
-        guard let first = index.fieldPaths.first, conditions.contains(where: { $0.path == first }) else { return nil }
         var prefixes: [[UInt8]] = [[]]
         var score = 0
         var used: [QueryNode] = []

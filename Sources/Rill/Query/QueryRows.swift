@@ -38,6 +38,10 @@ struct QueryRows<Row> {
     }
 
     /// Keeps `row` if it may be among the results; false when no further row is wanted.
+    ///
+    /// Inlined: a typed fetch's rows are models of a type the fetch is not specialized for, and
+    /// a call would look up the type of `QueryRows<T>` for every row.
+    @inline(__always)
     mutating func add(_ row: Row) -> Bool {
         guard let precedes else {
             if skipped < window.offset {

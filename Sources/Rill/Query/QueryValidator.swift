@@ -87,8 +87,8 @@ package struct QueryValidator {
         case .compare(_, let lhs, let rhs):
             // A field compared with nil may be an optional that was nil in every record (and so
             // stored in none): that no record has it proves nothing.
-            let left = value(lhs, in: scope, absenceIsAnError: rhs != .literal(.null))
-            let right = value(rhs, in: scope, absenceIsAnError: lhs != .literal(.null))
+            let left = value(lhs, in: scope, absenceIsAnError: !Self.isNil(rhs))
+            let right = value(rhs, in: scope, absenceIsAnError: !Self.isNil(lhs))
             if let left, case .literal(let constant) = rhs { compare(left, with: constant) }
             if let right, case .literal(let constant) = lhs { compare(right, with: constant) }
         case .and(let operands), .or(let operands):
@@ -114,7 +114,7 @@ package struct QueryValidator {
                     column: subject?.column ?? pattern?.column, evidence: nil)
             }
         case .isIn(let operand, let candidates):
-            let subject = value(operand, in: scope, absenceIsAnError: !candidates.contains(.literal(.null)))
+            let subject = value(operand, in: scope, absenceIsAnError: !candidates.contains(where: Self.isNil))
             for candidate in candidates {
                 _ = value(candidate, in: scope)
                 if let subject, case .literal(let constant) = candidate { compare(subject, with: constant) }
@@ -133,6 +133,13 @@ package struct QueryValidator {
         case .field, .element, .count, .arithmetic, .negate, .coalesce, .conditional:
             _ = value(node, in: scope)
         }
+    }
+
+    /// Whether `node` is the constant nil. (A pattern, not `== .literal(.null)`: that builds a
+    /// node, an allocation, for every comparison of every query.)
+    private static func isNil(_ node: QueryNode) -> Bool {
+        if case .literal(.null) = node { return true }
+        return false
     }
 
     /// Visits a value; the operand when it is a path. `absenceIsAnError`: whether a path naming
