@@ -62,6 +62,10 @@ struct QueryExecution {
 
     /// Calls `body` with the identifier key and stored bytes of each candidate that passes the
     /// filter, in the plan's order; `body` returns false to stop.
+    ///
+    /// Inlined, as `collect(into:_:)` is: the caller's code for each row then runs in the one
+    /// closure the store calls, not through a closure of each layer.
+    @inline(__always)
     func forEachMatch(
         _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
@@ -80,6 +84,7 @@ struct QueryExecution {
     /// Adds to `rows` the row `make` makes of each candidate that passes the filter, in the
     /// plan's order, until `rows` wants no more. (For rows the filter decides alone: a typed
     /// fetch that must test its models calls `forEachMatch` and adds the rows that match.)
+    @inline(__always)
     func collect<Row>(
         into rows: inout QueryRows<Row>,
         _ make: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Row

@@ -137,10 +137,14 @@ extension Store {
     }
 
     // MARK: - Reading the storage
+    //
+    // Inlined into their callers, so that a walk's work for each entry is the body of the
+    // cursor's loop, as if written there.
 
     /// Calls `body` with the identifier key and bytes of each record of `entity`, in identifier
     /// order; `body` returns false to stop. False when it stopped.
     @discardableResult
+    @inline(__always)
     static func forEachStoredRecord(
         of entity: EntityStorage, in txn: some Transaction,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
@@ -158,6 +162,7 @@ extension Store {
     /// Calls `body` with the key and value of each entry of `index` in `range`, in key order;
     /// `body` returns false to stop. False when it stopped.
     @discardableResult
+    @inline(__always)
     static func forEachIndexEntry(
         of index: IndexStorage, in range: KeyRange, txn: some Transaction,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
