@@ -48,10 +48,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
         screen.reset(dependencies: source.dependencies, filter: source.filter)
         hasFilter = source.filter != nil
         orderPaths = source.orderPaths
-        let window = QueryWindow(offset: source.offset, limit: source.limit)
-        windowStart = window.offset
-        // Held rows run to the end plus a look-ahead: kept far from overflowing.
-        windowEnd = window.end.map { min($0, Int.max / 4) }
+        window = QueryWindow(offset: source.offset, limit: source.limit)
     }
 
     // MARK: - Held rows
@@ -98,24 +95,27 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     // MARK: - The window
 
+    /// Which of the matches are the results.
+    private var window = QueryWindow(offset: nil, limit: nil)
+
     /// The offset of the window's first row among the matches.
-    private(set) var windowStart = 0
+    var windowStart: Int { window.offset }
 
     /// The offset just past the window; nil without a limit.
-    private(set) var windowEnd: Int?
+    var windowEnd: Int? { window.end }
 
-    /// How many rows past the window are kept, so that deletions rarely need the store.
+    /// How many rows past the window are kept, so that deletions rarely need the store. Held
+    /// rows run to the window's end plus the look-ahead, a sum that `QueryWindow` saturates.
     private var lookahead: Int { windowEnd.map { max(16, $0 / 4) } ?? 0 }
 
     /// The results as they are now: a snapshot of the window's rows.
     func results() -> RowSnapshot {
-        let start = min(windowStart, rows.count)
-        let end = min(windowEnd ?? rows.count, rows.count)
+        let range = window.range(in: rows.count)
         // Rows let go of from now on stay alive as long as this snapshot.
         let next = LiveVersion()
         version.next = next
         version = next
-        return RowSnapshot(rows: rows.share(), range: start..<end, version: next)
+        return RowSnapshot(rows: rows.share(), range: range, version: next)
     }
 
     /// Lets go of a row: it lives on while a snapshot taken before may show it.
@@ -127,7 +127,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     /// Reads the first rows from the store as of the transaction's snapshot.
     func load(in transaction: StoreSnapshot, store: Store) throws {
-        let target = windowEnd.map { $0 + lookahead }
+        let target = window.end(plus: lookahead)
         let loaded = try fetch(limit: target, in: transaction, store: store)
         complete = target.map { loaded.count < $0 } ?? true
         replaceRows(with: loaded)
@@ -209,7 +209,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
             }
         }
         guard !relevant.isEmpty else { return nil }
-        if relevant.count == 1, windowStart == 0, windowEnd == nil {
+        if relevant.count == 1, window.keepsEverything {
             return applyOne(key: relevant[0].key, row: relevant[0].row, sequence: commit.sequence)
         }
 
@@ -226,9 +226,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
             }
         }
         if !complete, let end = windowEnd, rows.count < end {
-            try refill(to: end + lookahead, commit: commit)
-        } else if let end = windowEnd, rows.count > end + 2 * lookahead {
-            let keep = end + lookahead
+            try refill(lookahead: lookahead, commit: commit)
+        } else if let extent = window.end(plus: 2 * lookahead), rows.count > extent {
+            let keep = window.end(plus: lookahead) ?? extent
             for position in keep..<rows.count { letGo(rows[position].key) }
             rows.truncate(to: keep, retiring: version)
             complete = false
@@ -288,14 +288,17 @@ final class MaintainedQuery<Source: LiveRowSource> {
         return try sourceBox.value.row(for: decoded, filtered: hasFilter) { try orderKey($0, key: key) }
     }
 
-    /// Reads the first `target` matches as of the current commit, when the held rows ran short.
+    /// Reads the matches up to the window's end plus `lookahead` as of the current commit, when
+    /// the held rows ran short (of a window with a limit).
     ///
     /// The transaction sees the batch's last commit, which may be later than the current one:
     /// rows of records that later commits changed are taken out of what the store gives, and put
     /// back as they were at the current commit.
-    private func refill(to target: Int, commit: CommitContext) throws {
+    private func refill(lookahead: Int, commit: CommitContext) throws {
         let later = try commit.keysChangedLater(in: source.entityName)
-        let wanted = target + later.count
+        guard let target = window.end(plus: lookahead), let wanted = window.end(plus: lookahead + later.count) else {
+            return
+        }
         var loaded = try fetch(limit: wanted, in: commit.transaction, store: commit.store)
         let reachedEnd = loaded.count < wanted
         if !later.isEmpty {
@@ -346,26 +349,14 @@ final class MaintainedQuery<Source: LiveRowSource> {
     private func windowChange(
         from before: RowList, touched: [[UInt8]], oldRows: [[UInt8]: LiveEntry], sequence: UInt64
     ) -> RowChange {
-        let start = windowStart
-        let end = windowEnd
+        let window = self.window
         let band = touched.count + 1
         let touchedSet = Set(touched)
 
         var candidates: [[UInt8]: WindowCandidate] = [:]
-        func offsetInWindow(_ position: Int?) -> Int? {
-            guard let position, position >= start, position < (end ?? .max) else { return nil }
-            return position - start
-        }
+        func offsetInWindow(_ position: Int?) -> Int? { position.flatMap { window.offset(ofPosition: $0) } }
         // Rows near the edges of both windows.
-        func edgePositions(count: Int) -> [Int] {
-            let windowEnd = min(end ?? count, count)
-            guard start < windowEnd else { return [] }
-            var positions = Array(start..<min(start + band, windowEnd))
-            if end != nil {
-                positions += Array(max(windowEnd - band, positions.last.map { $0 + 1 } ?? start)..<windowEnd)
-            }
-            return positions
-        }
+        func edgePositions(count: Int) -> [Int] { window.edgePositions(in: count, width: band) }
         // The touched rows, by binary search; their positions give every other row's.
         var removedAt: [Int] = []  // positions in `before`, of touched rows held before
         var insertedAt: [Int] = []  // positions in `rows`, of touched rows held now
@@ -398,7 +389,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
             let row = before[position]
             let newPosition = mapped(rank: rank(position, skipping: removedAt), around: insertedAt, count: rows.count)
             candidates[row.key] = WindowCandidate(
-                oldOffset: position - start, newOffset: offsetInWindow(newPosition), old: row,
+                oldOffset: window.offset(ofPosition: position)!, newOffset: offsetInWindow(newPosition), old: row,
                 new: newPosition == nil ? nil : row, touched: false)
         }
         for position in edgePositions(count: rows.count) where !touchedSet.contains(rows[position].key) {
@@ -406,7 +397,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
             guard candidates[row.key] == nil else { continue }
             let oldPosition = mapped(rank: rank(position, skipping: insertedAt), around: removedAt, count: before.count)
             candidates[row.key] = WindowCandidate(
-                oldOffset: offsetInWindow(oldPosition), newOffset: position - start,
+                oldOffset: offsetInWindow(oldPosition), newOffset: window.offset(ofPosition: position)!,
                 old: oldPosition == nil ? nil : row, new: row, touched: false)
         }
 

@@ -82,7 +82,8 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
             // Rows compare by model: the executor orders them.
             return try executor.models().map { LiveRow(key: $0.id.storageKey, model: $0, order: nil) }
         }
-        if limit == 0 { return [] }
+        let window = QueryWindow(offset: nil, limit: limit)
+        if window.isEmpty { return [] }
         // Each record is read once: its model and, from the same bytes, the fields it is
         // ordered by.
         let fields = Set(orderPaths.compactMap { $0.path.first })
@@ -96,7 +97,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         // `limit` rows already in it (sorting them again costs a pass); any other walk gave
         // every match, in no order.
         rows.sort { OrderKey.precedes($0.order!, $1.order!) }
-        if !sorted, let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+        if !sorted { rows.removeSubrange(window.range(in: rows.count).upperBound...) }
         return rows
     }
 

@@ -37,63 +37,42 @@ struct QueryExecutor<T: PersistentModel> {
     func models() throws -> [T] {
         let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if window.isEmpty { return [] }
-        let planned = try plan()
+        let execution = try plan()
         // Candidates already in the wanted order, with no staged model to merge in: the window is
-        // the first matches, and the walk can stop there.
-        let canStopEarly = (planned?.isSorted ?? true) && !staged.values.contains { $0 != nil }
-        if canStopEarly, staged.isEmpty {
-            guard let planned else { return [] }
-            return try self.window(of: planned, offset: window.offset, limit: window.limit)
+        // the first matches, and the walk can stop there. (The common case, kept free of the
+        // rows' bookkeeping.)
+        if execution?.isSorted ?? true, staged.isEmpty || !staged.values.contains(where: { $0 != nil }) {
+            guard let execution else { return [] }
+            var models = QueryRows<T>(window: window)
+            let hasStaged = !staged.isEmpty
+            let testsModels = self.testsModels
+            // Not `collect(into:)`, no optional model, and the staged changes looked at in a
+            // function of their own: this code is not specialized for `T` (fetches are called
+            // from other modules), and each generic type it uses (`T?`, `[[UInt8]: T?]`) costs a
+            // lookup of the type for every row.
+            try execution.forEachMatch { key, bytes in
+                // A staged deletion removes the stored model.
+                if hasStaged, isStaged(key) { return true }
+                let model = try decode(bytes, key: key)
+                guard try !testsModels || predicate.evaluate(model) else { return true }
+                return models.add(model)
+            }
+            return models.results()
         }
-        let wanted = canStopEarly ? window.end : nil
-        // Otherwise, with a limit, keep only the best `offset + limit` rows while reading (a
-        // bounded top-K), rather than sorting every match at the end.
-        let best = canStopEarly ? nil : window.end.flatMap { $0 > 10_000 ? nil : $0 }
-        var rows = try matchingRows(planned, stopAfter: wanted, keepBest: best)
-        if !canStopEarly, best == nil { order(&rows) }
+        var rows = QueryRows<Row>(window: window, ordering: precedes)
+        try collectRows(execution, into: &rows)
         // A closure, not `\.model`: a key path into a generic type is built anew on every call.
-        return rows[window.range(in: rows.count)].map { $0.model }
+        return rows.results().map { $0.model }
     }
 
-    /// The models of the window when the candidates come in order and no unsaved change of the
-    /// context is merged in: the matches are the results as they come, and the walk stops at the
-    /// end of the window. (The common case, kept free of the rows' bookkeeping.)
-    private func window(of planned: Planned, offset: Int, limit: Int?) throws -> [T] {
-        var models: [T] = []
-        var skipped = 0
-        try forEachMatch(of: planned) { _, _, model in
-            if skipped < offset {
-                skipped += 1
-                return true
-            }
-            models.append(model)
-            return limit.map { models.count < $0 } ?? true
-        }
-        return models
-    }
-
-    /// Calls `body` with the identifier key, stored bytes and model of each stored candidate of
-    /// `planned` that matches the predicate, in the plan's order; `body` returns false to stop.
-    private func forEachMatch(
-        of planned: Planned,
-        _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: T) throws -> Bool
-    ) throws {
-        // Only the fields the filter reads are parsed to evaluate it.
-        let filterFields = planned.prefilter?.topLevelFields
-        try store.forEachCandidate(of: planned.plan, in: planned.entity, transaction: transaction) { key, bytes in
-            if let prefilter = planned.prefilter {
-                let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: filterFields)
-                if !QueryEvaluator.matches(prefilter, record) { return true }
-            }
-            let model = try decode(bytes, key: key)
-            // A complete translation decided already; when the index ranges are exactly the
-            // predicate, every candidate matches.
-            guard try planned.prefilter != nil || planned.coversPredicate || predicate.evaluate(model) else {
-                return true
-            }
-            return try body(key, bytes, model)
-        }
-    }
+    /// Whether the decoded model of a stored candidate that passed the execution's filter must
+    /// be tested by the `Predicate`: not when a complete translation decided already (or the
+    /// index ranges are exactly the predicate, and every candidate matches).
+    ///
+    /// Read once per fetch, not per row: code generic over `T` (fetches are not specialized for
+    /// the model types of other modules) looks up the layout of `self` at each read of its
+    /// properties.
+    private var testsModels: Bool { predicate.exact == nil }
 
     /// Calls `body` with the identifier key, stored bytes and model of each stored model that
     /// matches the predicate, in the order the plan reads them — the descriptor's sort when the
@@ -104,16 +83,19 @@ struct QueryExecutor<T: PersistentModel> {
         limit: Int?,
         _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: T) throws -> Void
     ) throws -> Bool {
-        guard let planned = try plan() else { return true }
-        let stopAfter = planned.isSorted ? limit : nil
-        if stopAfter == 0 { return true }
+        guard let execution = try plan() else { return true }
+        let window = QueryWindow(offset: nil, limit: execution.isSorted ? limit : nil)
+        if window.isEmpty { return true }
+        let testsModels = self.testsModels
         var count = 0
-        try forEachMatch(of: planned) { key, bytes, model in
+        try execution.forEachMatch { key, bytes in
+            let model = try decode(bytes, key: key)
+            guard try !testsModels || predicate.evaluate(model) else { return true }
             try body(key, bytes, model)
             count += 1
-            return stopAfter.map { count < $0 } ?? true
+            return window.keepsMore(afterKeeping: count)
         }
-        return planned.isSorted
+        return execution.isSorted
     }
 
     /// How many models `models()` would return.
@@ -122,14 +104,14 @@ struct QueryExecutor<T: PersistentModel> {
         if descriptor.predicate == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
         } else {
-            let planned = try plan()
-            if staged.isEmpty, let planned, planned.coversPredicate,
-                case .ranges(let index, let ranges, _) = planned.plan.access
-            {
+            let execution = try plan()
+            if staged.isEmpty, let counted = try execution?.countWithoutReading() {
                 // The index ranges are the predicate: count keys, decode nothing.
-                total = try store.countKeys(of: index, in: ranges)
+                total = counted
             } else {
-                total = try matchingRows(planned, stopAfter: nil).count
+                var rows = QueryRows<Row>(window: QueryWindow(offset: nil, limit: nil))
+                try collectRows(execution, into: &rows, keepingKeys: false)
+                total = rows.rows.count
             }
         }
         return QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit).range(in: total).count
@@ -137,13 +119,13 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// How the fetch runs, for a person.
     func explanation() throws -> String {
-        guard let planned = try plan() else {
+        guard let execution = try plan() else {
             return "no stored \(T.entityName) records: nothing to read"
         }
-        let current = planned.entity
+        let current = execution.entity
         var lines: [String] = []
         let count = try store.recordCount(of: current)
-        lines += planned.plan.describeAccess(
+        lines += execution.plan.describeAccess(
             entity: T.entityName, recordCount: count, hasIndexes: !current.indexes.isEmpty)
         if let translation = predicate.translation {
             if let node = translation.node { lines.append("translated: \(node)") }
@@ -152,7 +134,7 @@ struct QueryExecutor<T: PersistentModel> {
             }
             if translation.isComplete {
                 lines.append(
-                    planned.coversPredicate
+                    execution.coversPredicate
                         ? "filter: none, the index ranges are the predicate"
                         : "filter: the translation, on each stored record before it is decoded")
             } else {
@@ -161,7 +143,8 @@ struct QueryExecutor<T: PersistentModel> {
         }
         if !descriptor.sortBy.isEmpty {
             lines.append(
-                planned.isSorted ? "order: from the index, no sort needed" : "order: sorted in memory, then identifier")
+                execution.isSorted
+                    ? "order: from the index, no sort needed" : "order: sorted in memory, then identifier")
         }
         if descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             lines.append(
@@ -176,37 +159,18 @@ struct QueryExecutor<T: PersistentModel> {
 
     // MARK: - Planning
 
-    /// The plan for the stored records; nil when there are none. `isSorted` is true only when the
-    /// candidates come in the descriptor's order (identifier order when it has no sort).
-    private func plan() throws -> Planned? {
+    /// The execution over the stored records; nil when there are none. It counts as sorted only
+    /// when the candidates come in the descriptor's order (identifier order when it has no sort).
+    ///
+    /// The translation plans; a complete one says exactly what the predicate says, with Rill's
+    /// total semantics, and so decides on each stored record before the record is decoded (which
+    /// rejects most of a scan's records for the cost of reading the fields it needs).
+    private func plan() throws -> QueryExecution? {
         guard let entity, let current = try store.entity(named: entity.name) else { return nil }
-        let translation = predicate.translation
-        let sortKeys = indexableSortKeys()
-        var plan = QueryPlanner.plan(
-            translation?.node, sort: sortKeys ?? [], limit: descriptor.fetchLimit, entity: current)
-        if !descriptor.sortBy.isEmpty, sortKeys == nil { plan.isSorted = false }
-        // A complete translation says exactly what the predicate says, with Rill's total
-        // semantics: it decides on each stored record, before the record is decoded (which
-        // rejects most of a scan's records for the cost of reading the fields it needs). Index
-        // ranges that are exactly the predicate need no test at all.
-        var filter = predicate.exact
-        let covers = filter != nil && plan.coversPredicate
-        if covers { filter = nil }
-        return Planned(plan: plan, entity: current, prefilter: filter, coversPredicate: covers)
-    }
-
-    /// A plan with what executing it needs.
-    private struct Planned {
-        var plan: QueryPlan
-        /// The entity as the store describes it now (with all its indexes).
-        var entity: EntityStorage
-        /// The predicate's complete translation, deciding on each record before it is decoded
-        /// (nil when the predicate is evaluated on the decoded model, or needs no test).
-        var prefilter: QueryNode?
-        /// The predicate translated completely, and expressed exactly by the plan's index ranges.
-        var coversPredicate: Bool
-
-        var isSorted: Bool { plan.isSorted }
+        return QueryExecution(
+            store: store, entity: current, predicate: predicate.translation?.node, isExact: predicate.exact != nil,
+            sort: indexableSortKeys(), limit: descriptor.fetchLimit,
+            transaction: transaction)
     }
 
     /// The sort as field paths, when an index's order can serve it.
@@ -235,67 +199,58 @@ struct QueryExecutor<T: PersistentModel> {
     // MARK: - Rows
 
     private struct Row {
-        /// Present when the row's identifier order must be known (staged rows, sort ties).
+        /// Present when the rows are sorted (their ties are ordered by it) or may be replaced by staged ones.
         var key: [UInt8]?
         var model: T
-        /// The row's order key, when rows are sorted by them (see `matchingRows`).
+        /// The row's order key, when rows are sorted by them (see `collectRows`).
         var order: [UInt8]? = nil
     }
 
-    /// Matching stored models (less staged deletions and replacements) plus matching staged models.
-    private func matchingRows(_ planned: Planned?, stopAfter wanted: Int?, keepBest: Int? = nil) throws -> [Row] {
-        var rows: [Row] = []
-        func add(_ row: Row) {
-            if let keepBest { insert(row, into: &rows, keepingBest: keepBest) } else { rows.append(row) }
-        }
-        if let planned {
-            let stagedKeys = staged
-            let keepKeys = !planned.isSorted || keepBest != nil
+    /// Adds to `rows` the matching stored models (less staged deletions and replacements), then
+    /// the matching staged models. Each row has its identifier key, unless `keepingKeys` is false
+    /// (rows only counted).
+    private func collectRows(
+        _ execution: QueryExecution?, into rows: inout QueryRows<Row>, keepingKeys: Bool = true
+    ) throws {
+        if let execution {
+            let hasStaged = !staged.isEmpty
             // Rows to be sorted, none of them a staged model (which has no stored bytes), are
             // given order keys from their stored bytes when the sort allows: one `memcmp` per
             // comparison instead of reading each model's properties through key paths.
-            var orderKeys = keepKeys && staged.isEmpty ? Self.orderPreservingSortKeys(descriptor.sortBy) : nil
+            var orderKeys = keepingKeys && staged.isEmpty ? Self.orderPreservingSortKeys(descriptor.sortBy) : nil
             if orderKeys?.isEmpty == true { orderKeys = nil }
             let orderFields = orderKeys.map { Set($0.compactMap { $0.path.first }) }
-            try forEachMatch(of: planned) { key, bytes, model in
+            let testsModels = self.testsModels
+            // Not `collect(into:)`: a row without an order key changes the rows kept so far.
+            try execution.forEachMatch { key, bytes in
                 // A staged change replaces or deletes the stored model.
-                if !stagedKeys.isEmpty, stagedKeys[Array(key)] != nil { return true }
-                var row = Row(key: keepKeys ? Array(key) : nil, model: model)
+                if hasStaged, isStaged(key) { return true }
+                let model = try decode(bytes, key: key)
+                guard try !testsModels || predicate.evaluate(model) else { return true }
+                var row = Row(key: keepingKeys ? Array(key) : nil, model: model)
                 if let sort = orderKeys, let identifier = row.key {
                     let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: orderFields)
                     row.order = try? OrderKey.make(record, key: identifier, sort: sort)
                     if row.order == nil {
                         // A value without an index key: every row is compared by its model.
                         orderKeys = nil
-                        for index in rows.indices { rows[index].order = nil }
+                        rows.updateEach { $0.order = nil }
                     }
                 }
-                add(row)
-                return wanted.map { rows.count < $0 } ?? true
+                return rows.add(row)
             }
         }
         for (key, model) in staged {
             guard let model, try matches(model) else { continue }
-            add(Row(key: key, model: model))
+            _ = rows.add(Row(key: key, model: model))
         }
-        return rows
-    }
-
-    /// Inserts `row` into `rows` (sorted, at most `capacity` long) where it belongs, dropping the
-    /// row that falls off the end.
-    private func insert(_ row: Row, into rows: inout [Row], keepingBest capacity: Int) {
-        if rows.count == capacity, let last = rows.last, !precedes(row, last) { return }
-        var low = 0
-        var high = rows.count
-        while low < high {
-            let middle = (low + high) / 2
-            if precedes(row, rows[middle]) { high = middle } else { low = middle + 1 }
-        }
-        rows.insert(row, at: low)
-        if rows.count > capacity { rows.removeLast() }
     }
 
     private func matches(_ model: T) throws -> Bool { try predicate.matches(model) }
+
+    /// Whether the context staged a change of the stored model with identifier key `key`.
+    @inline(never)
+    private func isStaged(_ key: UnsafeRawBufferPointer) -> Bool { staged[Array(key)] != nil }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> T {
         do {
@@ -307,14 +262,6 @@ struct QueryExecutor<T: PersistentModel> {
                 "the stored \(T.entityName) \(id) does not decode as \(T.self): \(ModelContext.describe(error))",
                 underlyingError: error)
         }
-    }
-
-    /// Sorts by the descriptor's sort, then by identifier.
-    private func order(_ rows: inout [Row]) {
-        for index in rows.indices where rows[index].key == nil {
-            rows[index].key = rows[index].model.id.storageKey
-        }
-        rows.sort(by: precedes)
     }
 
     /// The descriptor's order: its sort descriptors, then the identifier key (rows carry keys).

@@ -1,55 +1,5 @@
 import Foundation
 
-/// How a query finds its candidate records.
-package struct QueryPlan: Sendable {
-    package enum Access: Sendable {
-        /// Every record, in identifier order.
-        case scan
-        /// The records whose index keys fall in `ranges` (each `[lower, upper)`), in index order.
-        case ranges(IndexStorage, [KeyRange], conditions: [QueryNode])
-        /// Every record, in the order of the index (which is the query's sort order).
-        case order(IndexStorage)
-        /// The records of several index scans, each record once: the branches of an OR.
-        case union([(index: IndexStorage, ranges: [KeyRange], conditions: [QueryNode])])
-    }
-
-    package var access: Access
-    /// The candidates come in the query's sort order, so no sort is needed and a limit stops early.
-    package var isSorted: Bool
-    /// The index ranges express the whole predicate exactly: every candidate matches, so counting
-    /// the index's keys counts the results.
-    package var coversPredicate = false
-}
-
-extension QueryPlan {
-    /// How the candidates are found, in words: the first lines of an `explain`.
-    package func describeAccess(entity: String, recordCount: Int, hasIndexes: Bool) -> [String] {
-        func ranges(_ index: IndexStorage, _ ranges: [KeyRange], _ conditions: [QueryNode]) -> String {
-            let condition = conditions.map(\.description).joined(separator: " and ")
-            return
-                "index \(entity)(\(index.name)): \(ranges.count) key range\(ranges.count == 1 ? "" : "s") for \(condition)"
-        }
-        switch access {
-        case .scan:
-            let note = hasIndexes ? "no index applies" : "the entity has no index"
-            return ["scan: every record of \(entity) in identifier order (\(recordCount) records; \(note))"]
-        case .ranges(let index, let keyRanges, let conditions):
-            return [ranges(index, keyRanges, conditions) + " (of \(recordCount) records)"]
-        case .order(let index):
-            return ["index \(entity)(\(index.name)): records in the index's order, which is the sort's"]
-        case .union(let parts):
-            return ["union of \(parts.count) index scans, each record once (of \(recordCount) records):"]
-                + parts.map { "  " + ranges($0.index, $0.ranges, $0.conditions) }
-        }
-    }
-}
-
-/// A range of index keys: `lower` included, `upper` excluded (nil: to the end).
-package struct KeyRange: Hashable, Sendable {
-    package var lower: [UInt8]
-    package var upper: [UInt8]?
-}
-
 /// Chooses an index for a query's predicate and sort.
 ///
 /// Only conditions that are part of the predicate's top-level conjunction are used, and the whole
@@ -70,22 +20,23 @@ package enum QueryPlanner {
     package static func plan(
         _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage
     ) -> QueryPlan {
-        if let best = predicate.flatMap({ bestRanges(for: $0, entity: entity) }) {
+        let conjuncts = predicate.map(conjuncts) ?? []
+        if let best = bestRanges(for: conjuncts, entity: entity) {
             // One range that fixes every indexed field walks in identifier order (the key's last
             // part), which is the order of a query without a sort.
             let fixesEveryField = best.score == 2 * best.index.fieldPaths.count
             let sorted =
                 best.ranges.count == 1 && (sort.isEmpty ? fixesEveryField : servesOrder(sort, best.index))
             var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
-            if let predicate, best.exact {
-                plan.coversPredicate = conjuncts(of: predicate).allSatisfy(best.used.contains)
+            if best.exact {
+                plan.coversPredicate = conjuncts.allSatisfy(best.used.contains)
             }
             return plan
         }
         // An OR whose every branch an index can serve: the union of those scans.
-        for conjunct in predicate.map(conjuncts) ?? [] {
+        for conjunct in conjuncts {
             guard case .or(let branches) = conjunct, branches.count > 1, branches.count <= 16 else { continue }
-            let parts = branches.compactMap { bestRanges(for: $0, entity: entity) }
+            let parts = branches.compactMap { bestRanges(for: Self.conjuncts(of: $0), entity: entity) }
             guard parts.count == branches.count else { continue }
             return QueryPlan(access: .union(parts.map { ($0.index, $0.ranges, $0.used) }), isSorted: false)
         }
@@ -103,17 +54,34 @@ package enum QueryPlanner {
         !sort.isEmpty && sort.allSatisfy(\.ascending) && index.fieldPaths == sort.map(\.path)
     }
 
-    /// The index with the best key ranges for the conjuncts of `predicate`, if any serves it.
-    private static func bestRanges(
-        for predicate: QueryNode, entity: EntityStorage
-    ) -> (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode], exact: Bool)? {
-        let conditions = conjuncts(of: predicate).compactMap(condition)
-        var best: (index: IndexStorage, ranges: [KeyRange], score: Int, used: [QueryNode], exact: Bool)?
-        for index in entity.indexes {
-            guard let (ranges, score, used, exact) = ranges(for: index, conditions), score > (best?.score ?? 0) else {
-                continue
-            }
-            best = (index, ranges, score, used, exact)
+    /// The key ranges an index offers for a predicate's conjuncts (see `ranges(for:_:)`).
+    ///
+    /// A struct rather than a tuple: the planner runs for every query, and an optional tuple of
+    /// references is copied whole (each of its references retained) wherever one member is read.
+    private struct IndexRanges {
+        let index: IndexStorage
+        let ranges: [KeyRange]
+        /// Two points for each leading field fixed by equality, one for a range on the next.
+        let score: Int
+        /// The conditions the ranges serve.
+        let used: [QueryNode]
+        /// Whether the ranges hold exactly the records that meet `used`.
+        let exact: Bool
+    }
+
+    /// The index with the best key ranges for `conjuncts`, if any serves them.
+    private static func bestRanges(for conjuncts: [QueryNode], entity: EntityStorage) -> IndexRanges? {
+        let conditions = conjuncts.compactMap(condition)
+        guard !conditions.isEmpty else { return nil }
+        var best: IndexRanges?
+        let indexes = entity.indexes
+        for position in indexes.indices {
+            // Most indexes serve none of a query's conditions: they are passed over before
+            // anything is built, or the index copied.
+            guard let first = indexes[position].fieldPaths.first, conditions.contains(where: { $0.path == first }),
+                let candidate = ranges(for: indexes[position], conditions), candidate.score > (best?.score ?? 0)
+            else { continue }
+            best = candidate
         }
         return best
     }
@@ -215,20 +183,19 @@ package enum QueryPlanner {
     /// field fixed by equality, one for a range on the next), the conditions used, and whether the
     /// ranges hold exactly the records that meet them: not when an equality's value is a long one,
     /// which keys keep only a prefix of (records with other values that share it are in the range).
-    private static func ranges(
-        for index: IndexStorage, _ conditions: [Condition]
-    ) -> ([KeyRange], Int, [QueryNode], Bool)? {
+    private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
         var prefixes: [[UInt8]] = [[]]
         var score = 0
         var used: [QueryNode] = []
         var exact = true
-        var rangeCondition: Condition?
+        // Positions in `conditions`: reading a condition in place copies none of its values.
+        var rangeCondition: Int?
         let limit = index.payloadLimit
         for path in index.fieldPaths {
-            if let equality = conditions.first(where: { $0.path == path && $0.values != nil }) {
+            if let equality = conditions.firstIndex(where: { $0.path == path && $0.values != nil }) {
                 var next: [[UInt8]] = []
                 for prefix in prefixes {
-                    for value in equality.values! {
+                    for value in conditions[equality].values! {
                         var key = prefix
                         guard let cut = try? IndexKey.append(value, to: &key, payloadLimit: limit) else { return nil }
                         if cut { exact = false }
@@ -239,18 +206,19 @@ package enum QueryPlanner {
                 // Repeated values of an `in` list would read (and count) the same keys twice.
                 prefixes = next.count > 1 ? Array(Set(next)) : next
                 score += 2
-                used.append(equality.node)
+                used.append(conditions[equality].node)
                 continue
             }
-            rangeCondition = conditions.first { $0.path == path && ($0.lower != nil || $0.upper != nil) }
+            rangeCondition = conditions.firstIndex { $0.path == path && ($0.lower != nil || $0.upper != nil) }
             break
         }
         if let range = rangeCondition {
             // Fold every range condition on the field into one [lower, upper).
-            let bounds = classBounds((range.lower ?? range.upper)!.value)
+            let rangePath = conditions[range].path
+            let bounds = classBounds((conditions[range].lower ?? conditions[range].upper)!.value)
             var lowerSuffix = bounds.lower
             var upperSuffix = bounds.upper
-            for condition in conditions where condition.path == range.path && condition.values == nil {
+            for condition in conditions where condition.path == rangePath && condition.values == nil {
                 guard classBounds((condition.lower ?? condition.upper)!.value) == bounds else { continue }
                 if let (value, inclusive) = condition.lower, let key = try? IndexKey.key(value) {
                     let candidate = inclusive ? key : (IndexKey.successor(ofPrefix: key) ?? bounds.upper)
@@ -264,13 +232,13 @@ package enum QueryPlanner {
             }
             score += 1
             let ranges = prefixes.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) }
-            return (ranges, score, used, exact)
+            return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
         }
         guard score > 0 else { return nil }
-        let ranges = prefixes.sorted { $0.lexicographicallyPrecedes($1) }.map {
-            KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0))
-        }
-        return (ranges, score, used, exact)
+        // One prefix (an equality, the common case) needs no sorting.
+        let sorted = prefixes.count > 1 ? prefixes.sorted { $0.lexicographicallyPrecedes($1) } : prefixes
+        let ranges = sorted.map { KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0)) }
+        return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
     }
 }
 

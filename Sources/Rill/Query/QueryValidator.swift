@@ -23,15 +23,16 @@ import Foundation
 /// would disprove it; `Store.check` looks for that evidence in every record before reporting.
 package struct QueryValidator {
     private let entity: String
-    private let source: QuerySource?
+    /// The paths written in the query's text (none for a query built in code).
+    private let writtenPaths: [QuerySource.Path]
     private let root: Scope
     private var problems: [QueryProblem] = []
-    /// How many written paths were visited: the index of the next one in `source.paths`.
+    /// How many written paths were visited: the index of the next one in `writtenPaths`.
     private var visited = 0
 
     private init(entity: String, source: QuerySource?, shape: RecordShape) {
         self.entity = entity
-        self.source = source
+        writtenPaths = source?.paths ?? []
         root = Scope(shape: shape, chain: [], collection: nil, column: nil)
     }
 
@@ -63,12 +64,18 @@ package struct QueryValidator {
     /// A path, resolved: what it holds, how messages name it, where it is.
     private struct Operand {
         var shape: RecordShape
-        var name: String
+        /// The entity, and the collection of the scope the path is read in: what `name` is made
+        /// of, only when a message needs it (most queries have no problem to report).
+        var entity: String
+        var collection: String?
         var column: Int?
         var chain: [[String]]
         var path: [String]
 
         var kind: Kind? { Kind(shape) }
+
+        /// How messages name the operand (see `QueryValidator.name(_:entity:collection:)`).
+        var name: String { QueryValidator.name(path[...], entity: entity, collection: collection) }
 
         func evidence(_ test: QueryProblem.Test) -> QueryProblem.Evidence {
             QueryProblem.Evidence(chain: chain, path: path, test: test)
@@ -80,8 +87,8 @@ package struct QueryValidator {
         case .compare(_, let lhs, let rhs):
             // A field compared with nil may be an optional that was nil in every record (and so
             // stored in none): that no record has it proves nothing.
-            let left = value(lhs, in: scope, absenceIsAnError: rhs != .literal(.null))
-            let right = value(rhs, in: scope, absenceIsAnError: lhs != .literal(.null))
+            let left = value(lhs, in: scope, absenceIsAnError: !Self.isNil(rhs))
+            let right = value(rhs, in: scope, absenceIsAnError: !Self.isNil(lhs))
             if let left, case .literal(let constant) = rhs { compare(left, with: constant) }
             if let right, case .literal(let constant) = lhs { compare(right, with: constant) }
         case .and(let operands), .or(let operands):
@@ -107,7 +114,7 @@ package struct QueryValidator {
                     column: subject?.column ?? pattern?.column, evidence: nil)
             }
         case .isIn(let operand, let candidates):
-            let subject = value(operand, in: scope, absenceIsAnError: !candidates.contains(.literal(.null)))
+            let subject = value(operand, in: scope, absenceIsAnError: !candidates.contains(where: Self.isNil))
             for candidate in candidates {
                 _ = value(candidate, in: scope)
                 if let subject, case .literal(let constant) = candidate { compare(subject, with: constant) }
@@ -126,6 +133,13 @@ package struct QueryValidator {
         case .field, .element, .count, .arithmetic, .negate, .coalesce, .conditional:
             _ = value(node, in: scope)
         }
+    }
+
+    /// Whether `node` is the constant nil. (A pattern, not `== .literal(.null)`: that builds a
+    /// node, an allocation, for every comparison of every query.)
+    private static func isNil(_ node: QueryNode) -> Bool {
+        if case .literal(.null) = node { return true }
+        return false
     }
 
     /// Visits a value; the operand when it is a path. `absenceIsAnError`: whether a path naming
@@ -238,7 +252,7 @@ package struct QueryValidator {
     ) -> Operand? {
         let column = path.isEmpty ? scope.column : nextColumn(path, isElement: isElement)
         var operand = Operand(
-            shape: .any, name: name(path[...], in: scope), column: column, chain: scope.chain, path: path)
+            shape: .any, entity: entity, collection: scope.collection, column: column, chain: scope.chain, path: path)
         var shape = scope.shape
         var throughArray = false
         var index = 0
@@ -287,20 +301,24 @@ package struct QueryValidator {
 
     /// The column of the next written path, which should be `path`.
     private mutating func nextColumn(_ path: [String], isElement: Bool) -> Int? {
-        guard let source else { return nil }
         defer { visited += 1 }
-        if visited < source.paths.count, source.paths[visited].path == path,
-            source.paths[visited].isElement == isElement
+        if visited < writtenPaths.count, writtenPaths[visited].path == path,
+            writtenPaths[visited].isElement == isElement
         {
-            return source.paths[visited].column
+            return writtenPaths[visited].column
         }
-        return source.paths.first { $0.path == path && $0.isElement == isElement }?.column
+        return writtenPaths.first { $0.path == path && $0.isElement == isElement }?.column
     }
 
     /// How messages name the part of `scope` at `path`: `Book.address.city`, `an element of
     /// Book.items`, `price of an element of Book.items`.
     private func name(_ path: ArraySlice<String>, in scope: Scope) -> String {
-        guard let collection = scope.collection else { return ([entity] + path).joined(separator: ".") }
+        Self.name(path, entity: entity, collection: scope.collection)
+    }
+
+    /// `name(_:in:)` for a scope of `collection` (nil: the record) in `entity`.
+    private static func name(_ path: ArraySlice<String>, entity: String, collection: String?) -> String {
+        guard let collection else { return ([entity] + path).joined(separator: ".") }
         let element = "an element of \(collection)"
         return path.isEmpty ? element : path.joined(separator: ".") + " of " + element
     }

@@ -21,6 +21,11 @@ extension Store {
     ///   with a caret under the field.
     package func check(_ query: Query) throws {
         guard let entity = try entity(named: query.entity) else { return }
+        try check(query, entity: entity)
+    }
+
+    /// `check(_:)` for a query whose entity's storage the caller holds already.
+    func check(_ query: Query, entity: EntityStorage) throws {
         let shape = try recordShape(of: entity, declared: [:], fresh: false)
         let suspected = QueryValidator.problems(in: query, shape: shape)
         guard !suspected.isEmpty else { return }
@@ -38,18 +43,20 @@ extension Store {
         var learned: RecordShape?
         let fields = open.map { problems[$0].evidence?.topLevelField }
         let wanted: Set<String>? = fields.contains(nil) ? nil : Set(fields.compactMap { $0 })
-        try forEachRecord(of: entity) { key, bytes in
-            let record = try Self.recordValue(bytes, key: key, entity: entity.name, fields: wanted)
-            let before = open.count
-            open.removeAll { index in
-                guard problems[index].isRefuted(by: record) else { return false }
-                refuted.insert(index)
-                return true
+        _ = try read { txn in
+            try Self.forEachStoredRecord(of: entity, in: txn) { key, bytes in
+                let record = try Self.recordValue(bytes, key: key, entity: entity.name, fields: wanted)
+                let before = open.count
+                open.removeAll { index in
+                    guard problems[index].isRefuted(by: record) else { return false }
+                    refuted.insert(index)
+                    return true
+                }
+                if open.count < before {
+                    learned = learned.map { $0.merged(with: RecordShape(record)) } ?? RecordShape(record)
+                }
+                return !open.isEmpty
             }
-            if open.count < before {
-                learned = learned.map { $0.merged(with: RecordShape(record)) } ?? RecordShape(record)
-            }
-            return !open.isEmpty
         }
         if let learned {
             recordShapes.withLock { shapes in

@@ -56,3 +56,39 @@ import Testing
         }
     }
 }
+
+/// The window's answers for live queries' held rows and changes, against a window worked out by
+/// slicing.
+@Suite struct QueryWindowPositionTests {
+    @Test func positionsAndEdgesAreThoseOfTheSlice() {
+        for count in [0, 1, 3, 7, 12] {
+            for offset in QueryWindowTests.extremes {
+                for limit in QueryWindowTests.extremes {
+                    let window = QueryWindow(offset: offset, limit: limit)
+                    let kept = Array(window.range(in: count))
+                    for position in 0..<count {
+                        #expect(window.offset(ofPosition: position) == kept.firstIndex(of: position))
+                    }
+                    for width in [1, 2, 5] {
+                        var edges = Array(kept.prefix(width))
+                        if limit != nil { edges += kept.suffix(width).filter { !edges.contains($0) } }
+                        #expect(window.edgePositions(in: count, width: width) == edges, "\(count) \(width)")
+                    }
+                    for kept in 0..<4 {
+                        #expect(window.keepsMore(afterKeeping: kept) == (kept < (window.limit ?? .max)))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func sumsPastTheEndSaturate() {
+        #expect(QueryWindow(offset: 2, limit: 3).end(plus: 4) == 9)
+        #expect(QueryWindow(offset: 2, limit: nil).end(plus: 4) == nil)
+        #expect(QueryWindow(offset: Int.max, limit: 1).end(plus: 16) == .max)
+        #expect(QueryWindow(offset: 1, limit: Int.max / 2).end(plus: Int.max / 2) == .max)
+        #expect(QueryWindow(offset: nil, limit: nil).keepsEverything)
+        #expect(!QueryWindow(offset: 1, limit: nil).keepsEverything)
+        #expect(!QueryWindow(offset: nil, limit: Int.max).keepsEverything)
+    }
+}

@@ -5,13 +5,6 @@ private let maximumNesting = 32
 /// How deep the resulting `QueryNode` may be, so that walking it cannot exhaust a stack either.
 private let maximumDepth = 128
 
-/// A parsed node with how deep it is and the column where it starts.
-struct ParsedNode {
-    var node: QueryNode
-    var depth: Int
-    var column: Int
-}
-
 /// One parse of a query's text: its tokens, where the parse is, and how deep it has gone. A
 /// recursive-descent parser, loosest construct first (see `QueryParser`).
 final class QueryParserState {

@@ -92,26 +92,3 @@ enum TotalEvaluation {
         return QueryEvaluator.compare(comparison, a, b)
     }
 }
-
-/// A value an expression computed that its declared output type cannot hold: the exact result of
-/// integer arithmetic past the type's range, or null (a division by zero, a reversed range). From
-/// there on, the expressions that use it compute as `QueryEvaluator` does.
-struct UntypedValue {
-    var value: RecordValue
-
-    init(_ value: RecordValue) { self.value = value }
-
-    static let null = UntypedValue(.null)
-}
-
-/// An expression that `TotalEvaluation` evaluates itself.
-protocol TotalEvaluable {
-    /// The expression's value: of its output type, or an `UntypedValue`.
-    func totalValue(_ bindings: PredicateBindings) throws -> Any
-}
-
-/// An expression whose Foundation evaluation traps or throws on some inputs.
-protocol FailingPredicateExpression {}
-
-/// A value captured by a predicate (a leaf of its tree).
-protocol CapturedPredicateValue {}

@@ -1,0 +1,4 @@
+import Foundation
+
+/// A value captured by a predicate (a leaf of its tree).
+protocol CapturedPredicateValue {}

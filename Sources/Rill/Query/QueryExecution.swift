@@ -1,0 +1,101 @@
+import Foundation
+
+/// One run of a query over the stored records, shared by typed fetches (`QueryExecutor`) and
+/// text queries (`Store.run(_:forceScan:in:)`): the plan, the read of its candidates, and the
+/// test of each candidate on its stored record.
+///
+/// Each caller makes its own rows of the matches (decoded models checked by their `Predicate`, or
+/// schema-less records) and collects them with a `QueryRows`, which orders them and cuts the
+/// window. The storage is reached only through `Store.forEachCandidate` and
+/// `Store.countKeys` (see `Store+QueryCandidates.swift`).
+struct QueryExecution {
+    let store: Store
+    /// The entity as the store describes it now (with all its indexes).
+    let entity: EntityStorage
+    let plan: QueryPlan
+    /// Decides each candidate on its stored record before a row is made of it: the predicate
+    /// when it is known exactly in Rill's query form. Nil when there is none, when it is not
+    /// known exactly (the caller tests its rows), or when the plan's index ranges are the
+    /// predicate (every candidate matches).
+    let filter: QueryNode?
+    /// The predicate is known exactly, and expressed by the plan's index ranges.
+    let coversPredicate: Bool
+    /// The read transaction to run in; nil for one of its own.
+    let transaction: StoreSnapshot?
+    /// The top-level fields the filter reads: only those are parsed to test a candidate.
+    private let filterFields: Set<String>?
+
+    /// Plans a query over `entity`.
+    ///
+    /// - Parameters:
+    ///   - predicate: the condition the plan narrows the candidates with (every match meets it).
+    ///   - isExact: whether `predicate` is the whole predicate, which then decides each
+    ///     candidate; when false the caller tests its rows itself.
+    ///   - sort: the sort as field paths an index may serve; nil for a sort no index order is
+    ///     (the candidates then never count as sorted).
+    ///   - limit: the query's limit (whether there is one decides if an index-order walk pays).
+    ///   - forceScan: read every record, whatever the indexes (to compare plans).
+    init(
+        store: Store, entity: EntityStorage, predicate: QueryNode?, isExact: Bool, sort: [QuerySortKey]?,
+        limit: Int?, forceScan: Bool = false, transaction: StoreSnapshot?
+    ) {
+        self.store = store
+        self.entity = entity
+        self.transaction = transaction
+        var plan =
+            forceScan
+            ? QueryPlan(access: .scan, isSorted: sort?.isEmpty ?? false)
+            : QueryPlanner.plan(predicate, sort: sort ?? [], limit: limit, entity: entity)
+        if sort == nil { plan.isSorted = false }
+        self.plan = plan
+        // Index ranges that are exactly the predicate need no test at all.
+        coversPredicate = isExact && predicate != nil && plan.coversPredicate
+        filter = isExact && !coversPredicate ? predicate : nil
+        filterFields = filter?.topLevelFields
+    }
+
+    /// Whether the candidates come in the query's order (identifier order without a sort).
+    var isSorted: Bool { plan.isSorted }
+
+    // MARK: - Reading
+
+    /// Calls `body` with the identifier key and stored bytes of each candidate that passes the
+    /// filter, in the plan's order; `body` returns false to stop.
+    ///
+    /// Inlined, as `collect(into:_:)` is: the caller's code for each row then runs in the one
+    /// closure the store calls, not through a closure of each layer.
+    @inline(__always)
+    func forEachMatch(
+        _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        let filter = self.filter
+        let fields = filterFields
+        let name = entity.name
+        try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
+            if let filter {
+                let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
+                if !QueryEvaluator.matches(filter, record) { return true }
+            }
+            return try body(key, bytes)
+        }
+    }
+
+    /// Adds to `rows` the row `make` makes of each candidate that passes the filter, in the
+    /// plan's order, until `rows` wants no more. (For rows the filter decides alone: a typed
+    /// fetch that must test its models calls `forEachMatch` and adds the rows that match.)
+    @inline(__always)
+    func collect<Row>(
+        into rows: inout QueryRows<Row>,
+        _ make: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Row
+    ) throws {
+        guard rows.wantsMore else { return }
+        try forEachMatch { key, bytes in rows.add(try make(key, bytes)) }
+    }
+
+    /// The number of matches, counted from the index alone, when the plan's index ranges are the
+    /// predicate; nil when the records must be read.
+    func countWithoutReading() throws -> Int? {
+        guard coversPredicate, case .ranges(let index, let ranges, _) = plan.access else { return nil }
+        return try store.countKeys(of: index, in: ranges, transaction: transaction)
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// How queries read the store: the candidates of a plan, and the count of index keys.
+///
+/// Every read of records and index entries that queries make goes through the three functions
+/// of the last section (`forEachStoredRecord`, `forEachIndexEntry`, `storedRecord`): the rest
+/// is what queries make of them.
+extension Store {
+    /// Calls `body` with the identifier key and record of each candidate of `plan`, in the plan's
+    /// order, inside one read transaction; `body` returns false to stop.
+    /// With `transaction`, reads in it instead of a transaction of its own.
+    package func forEachCandidate(
+        of plan: QueryPlan, in entity: EntityStorage, transaction: StoreSnapshot? = nil,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        func run(_ txn: StoreSnapshot) throws {
+            switch plan.access {
+            case .scan:
+                try Self.forEachStoredRecord(of: entity, in: txn, body)
+            case .order(let index):
+                var seen: Set<[UInt8]>?
+                try walk(
+                    index, KeyRange(lower: [0x00], upper: nil), entity: entity, txn: txn, seen: &seen, ordered: true,
+                    body)
+            case .ranges(let index, let ranges, _):
+                var seen: Set<[UInt8]>? = ranges.count > 1 ? [] : nil
+                for range in ranges {
+                    guard
+                        try walk(index, range, entity: entity, txn: txn, seen: &seen, ordered: plan.isSorted, body)
+                    else { return }
+                }
+            case .union(let parts):
+                var seen: Set<[UInt8]>? = []
+                for part in parts {
+                    for range in part.ranges {
+                        guard
+                            try walk(part.index, range, entity: entity, txn: txn, seen: &seen, ordered: false, body)
+                        else { return }
+                    }
+                }
+            }
+        }
+        if let transaction { try run(transaction) } else { try read(run) }
+    }
+
+    /// The number of records `index` lists in `ranges`, read from the index alone.
+    /// With `transaction`, reads in it instead of a transaction of its own.
+    package func countKeys(
+        of index: IndexStorage, in ranges: [KeyRange], transaction: StoreSnapshot? = nil
+    ) throws -> Int {
+        func run(_ txn: StoreSnapshot) throws -> Int {
+            var count = 0
+            for range in ranges {
+                try Self.forEachIndexEntry(of: index, in: range, txn: txn) { _, value in
+                    count += try IndexEntry.identifierCount(value: value, index: index.name)
+                    return true
+                }
+            }
+            return count
+        }
+        if let transaction { return try run(transaction) }
+        return try read(run)
+    }
+
+    /// Walks one key range of an index, handing each record to `body`; false when `body` stopped.
+    ///
+    /// With `ordered`, records come in the order of their values' whole encodings, then
+    /// identifier: entries whose keys agree up to the end of a cut value (long values with a
+    /// common prefix, whatever the fields after it hold) are read together and sorted by their
+    /// records' values before they are handed on.
+    @discardableResult
+    private func walk(
+        _ index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: StoreSnapshot,
+        seen: inout Set<[UInt8]>?, ordered: Bool,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        func record(_ id: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
+            guard let record = try Self.storedRecord(id, of: entity, in: txn) else {
+                throw RillError(
+                    .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
+            }
+            return record
+        }
+        func emit(_ id: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer? = nil) throws -> Bool {
+            if seen != nil, seen!.insert(Array(id)).inserted == false { return true }
+            return try body(id, try bytes ?? record(id))
+        }
+        // Records whose keys tie up to the end of a cut value, waiting to be sorted.
+        var tied: (prefix: [UInt8], ids: [[UInt8]])?
+        func flushTied() throws -> Bool {
+            guard let group = tied else { return true }
+            tied = nil
+            var members: [(order: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
+            for id in group.ids {
+                let bytes = try id.withUnsafeBytes { try record($0) }
+                let value = try id.withUnsafeBytes {
+                    try Self.recordValue(bytes, key: $0, entity: entity.name, fields: index.topLevelFields)
+                }
+                var order: [UInt8] = []
+                for path in index.fieldPaths {
+                    try IndexKey.append(QueryEvaluator.read(path, from: value), to: &order)
+                }
+                members.append((order + id, id, bytes))
+            }
+            members.sort { OrderKey.precedes($0.order, $1.order) }
+            for member in members {
+                guard try member.id.withUnsafeBytes({ try emit($0, member.bytes) }) else { return false }
+            }
+            return true
+        }
+        let completed = try Self.forEachIndexEntry(of: index, in: range, txn: txn) { key, value in
+            let extent = try index.valuesExtent(of: key, entity: entity.name)
+            if ordered, let cutEnd = extent.cutEnd {
+                let ids = try IndexEntry.identifiers(
+                    key: key, valuesLength: extent.length, value: value, index: index.name)
+                let prefix = Array(key[..<cutEnd])
+                if let group = tied, group.prefix == prefix {
+                    tied!.ids += ids
+                } else {
+                    guard try flushTied() else { return false }
+                    tied = (prefix, ids)
+                }
+                return true
+            }
+            guard try flushTied() else { return false }
+            if value.isEmpty {
+                // The common case: one identifier, the key's suffix, read in place.
+                return try emit(UnsafeRawBufferPointer(rebasing: key[extent.length...]))
+            }
+            for id in try IndexEntry.list(value, index: index.name) {
+                guard try id.withUnsafeBytes({ try emit($0) }) else { return false }
+            }
+            return true
+        }
+        return try completed && flushTied()
+    }
+
+    // MARK: - Reading the storage
+    //
+    // Inlined into their callers, so that a walk's work for each entry is the body of the
+    // cursor's loop, as if written there.
+
+    /// Calls `body` with the identifier key and bytes of each record of `entity`, in identifier
+    /// order; `body` returns false to stop. False when it stopped.
+    @discardableResult
+    @inline(__always)
+    static func forEachStoredRecord(
+        of entity: EntityStorage, in txn: StoreSnapshot,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        var completed = true
+        try txn.forEachRecord(of: entity) { key, record in
+            guard try body(key, record) else {
+                completed = false
+                return false
+            }
+            return true
+        }
+        return completed
+    }
+
+    /// Calls `body` with the key and value of each entry of `index` in `range`, in key order;
+    /// `body` returns false to stop. False when it stopped.
+    @discardableResult
+    @inline(__always)
+    static func forEachIndexEntry(
+        of index: IndexStorage, in range: KeyRange, txn: StoreSnapshot,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        try txn.forEachEntry(of: index, from: range.lower, before: range.upper, body)
+    }
+
+    /// The bytes of the record of `entity` whose identifier key is `id`, or nil.
+    static func storedRecord(
+        _ id: UnsafeRawBufferPointer, of entity: EntityStorage, in txn: StoreSnapshot
+    ) throws -> UnsafeRawBufferPointer? {
+        try txn.record(of: entity, key: id)
+    }
+}
