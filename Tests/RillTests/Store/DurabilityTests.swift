@@ -54,6 +54,37 @@ import Testing
         print("[kill -9] \(kills) kills, \(acknowledged.count) acknowledged saves, all present")
     }
 
+    @Test func killWhileCreatingTheStoreLeavesNoStoreOrAWholeOne() throws {
+        var random = SeededGenerator(label: "kill during creation")
+        var outcomes: [String: Int] = [:]
+        for attempt in 0..<24 {
+            let store = directory.path("store-\(attempt)")
+            let pipe = Pipe()
+            let child = try spawn(["save-loop", store, String(random.next())], output: pipe)
+            // Early enough to land before, inside or just after the creation of the store.
+            usleep(UInt32.random(in: 0...15_000, using: &random))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let acknowledged = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().count
+            let data = FileManager.default.contents(atPath: store + "/data.mdb")
+            if let audit = try StoreAudit.ofStoreIfAny(in: store) {
+                #expect(audit.isGapless && audit.projectionsMatchReplay)
+                #expect(audit.head >= UInt64(acknowledged))
+                outcomes[audit.head == 0 ? "empty store" : "saves", default: 0] += 1
+            } else {
+                #expect(acknowledged == 0, "saves were acknowledged, but \(store) holds no store")
+                outcomes[data == nil ? "no data file" : "creation cut short", default: 0] += 1
+            }
+            // Whatever the kill left, the next process that saves finishes the store.
+            let container = try ModelContainer(
+                for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: store)))
+            container.mainContext.insert(Counter(id: -1, value: 0))
+            #expect(try container.mainContext.save() != nil)
+        }
+        print("[kill during creation] \(outcomes.sorted { $0.key < $1.key })")
+    }
+
     @Test func twoProcessesWritingOneStoreShareOneGaplessLog() throws {
         let store = directory.path("store")
         let first = try spawn(["write", store, "alpha", "150"])
