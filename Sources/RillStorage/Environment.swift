@@ -104,6 +104,14 @@ package final class Environment: Sendable {
     /// The current map size of this process's mapping, in bytes.
     package var mapSize: Int { core.currentMapSize() }
 
+    /// The id of the last transaction committed to the file, by any process; 0 when none ever was
+    /// (a new file holds only the meta pages `mdb_env_open` wrote).
+    package var lastTransactionID: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(core.env, &info)
+        return info.me_last_txnid
+    }
+
     /// The size of `data.mdb` on disk, in bytes.
     package var fileSize: Int {
         var info = stat()

@@ -39,8 +39,9 @@ package final class Store: Sendable {
     /// Opens the store in `directory`.
     ///
     /// - Parameters:
-    ///   - create: create the directory and an empty store when missing. When false, a directory
-    ///     without a store is an error and nothing is created.
+    ///   - create: create the directory and an empty store when missing, or finish one whose creation was
+    ///     cut short. When false, a directory without a store is an error (`.storeNotFound`, also for a
+    ///     creation cut short: see `StoreCreationState`) and nothing is created.
     ///   - progress: told how far index builds have come, those of this call and of later declarations.
     package init(
         directory: String, options: StoreOptions, create: Bool,
@@ -49,42 +50,54 @@ package final class Store: Sendable {
         self.directory = directory
         self.progress = progress
         let options = options.environmentOptions(create: create)
-        if !create {
-            var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-                throw RillError(.storeNotFound, "no store at \(directory)")
-            }
-            if isDirectory.boolValue, !FileManager.default.fileExists(atPath: directory + "/data.mdb") {
-                throw RillError(.storeNotFound, "no store at \(directory) (the directory has no data.mdb)")
-            }
+        if !create, let state = StoreCreationState.beforeOpening(directory),
+            let error = state.error(directory: directory, create: create)
+        {
+            throw error
         }
         do {
             environment = try Environment(directory: directory, options: options)
-            if let meta = try environment.database(named: "meta", create: false) {
+            let logDatabase: Database
+            var existing = try environment.database(named: "meta", create: false)
+            var state: StoreCreationState?
+            if existing == nil {
+                state = try StoreCreationState.withoutMeta(environment)
+                // Another process may have finished creating the store since `meta` was looked
+                // for: the databases it made are then the store's, not a foreign environment's.
+                existing = try environment.database(named: "meta", create: false)
+            }
+            if let meta = existing {
                 try Self.checkFormat(environment: environment, meta: meta, directory: directory)
                 self.meta = meta
+                // An existing store is opened without writing, so that a read-only one can be read.
+                logDatabase =
+                    try environment.database(named: "log", create: false)
+                    ?? environment.database(named: "log", create: true)!
             } else {
-                guard create else {
-                    throw RillError(.notAStore, "\(directory) holds an LMDB environment that is not a Rill store")
+                if let error = state?.error(directory: directory, create: create) { throw error }
+                // One transaction, so that a store exists whole or not at all: a process killed before its
+                // commit leaves an environment that never committed (see `StoreCreationState`). Write
+                // transactions are serialized across processes, so of two processes creating the store at
+                // once, the second finds the first one's and keeps it.
+                (self.meta, logDatabase) = try environment.write { txn in
+                    if let meta = try txn.database(named: "meta", create: false) {
+                        return (meta, try txn.database(named: "log", create: true)!)
+                    }
+                    let meta = try txn.database(named: "meta", create: true)!
+                    let log = try txn.database(named: "log", create: true)!
+                    try txn.put(Self.formatMarker, for: Array("format".utf8), in: meta)
+                    return (meta, log)
                 }
-                guard try environment.databaseNames().isEmpty else {
-                    throw RillError(.notAStore, "\(directory) holds an LMDB environment that is not a Rill store")
-                }
-                self.meta = try environment.database(named: "meta", create: true)!
             }
-            // An existing store is opened without writing, so that a read-only one can be read.
-            let logDatabase =
-                try environment.database(named: "log", create: false)
-                ?? environment.database(named: "log", create: true)!
             log = Log(database: logDatabase, directory: directory, file: StoreFileID(environment.fileID))
             let meta = self.meta
             try Self.upgradeFormat(environment: environment, meta: meta, directory: directory, progress: progress)
             let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }
             if !marked {
+                // A store whose creation committed `meta` alone (Rill before creation took one transaction).
                 try environment.write { txn in
                     if try txn.get(Array("format".utf8), in: meta) == nil {
-                        let version = withUnsafeBytes(of: Self.formatVersion.bigEndian) { Array($0) }
-                        try txn.put(version, for: Array("format".utf8), in: meta)
+                        try txn.put(Self.formatMarker, for: Array("format".utf8), in: meta)
                     }
                 }
             }
@@ -92,6 +105,9 @@ package final class Store: Sendable {
             throw Self.translate(error, directory: directory)
         }
     }
+
+    /// The format marker's value: `formatVersion`, big-endian.
+    private static var formatMarker: [UInt8] { withUnsafeBytes(of: formatVersion.bigEndian) { Array($0) } }
 
     private static func checkFormat(environment: Environment, meta: Database, directory: String) throws {
         let version: UInt32? = try environment.read { txn in

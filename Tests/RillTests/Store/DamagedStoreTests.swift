@@ -54,7 +54,9 @@ import Testing
             let error = #expect(throws: RillError.self, "cut after \(page) pages") {
                 _ = try Store(directory: cut, options: StoreOptions(), create: false)
             }
-            #expect(error?.code == .corruptStore, "cut after \(page) pages: \(String(describing: error))")
+            // An empty data.mdb is also what a process killed while LMDB created the file leaves: no store yet.
+            let expected: RillError.Code = page == 0 ? .storeNotFound : .corruptStore
+            #expect(error?.code == expected, "cut after \(page) pages: \(String(describing: error))")
             #expect(error?.message.contains(cut + "/data.mdb") == true)
             #expect(try Data(contentsOf: URL(fileURLWithPath: cut + "/data.mdb")).count == page * pageSize)
         }

@@ -14,6 +14,16 @@ struct StoreAudit {
     /// "entity(index)" → whether the index holds exactly the keys computed from the projection.
     var indexesMatch: [String: Bool] = [:]
 
+    /// The audit of the store in `directory`, or nil when the directory holds no store: nothing at
+    /// all, or a creation cut short before anything was saved (both `.storeNotFound`).
+    static func ofStoreIfAny(in directory: String) throws -> StoreAudit? {
+        do {
+            return try StoreAudit(directory: directory)
+        } catch let error as RillError where error.code == .storeNotFound {
+            return nil
+        }
+    }
+
     init(directory: String) throws {
         let store = try Store(directory: directory, options: StoreOptions(), create: false)
         head = try store.head()
