@@ -34,7 +34,7 @@ let package = Package(
         .executableTarget(
             name: "RillCommandLine", dependencies: ["Rill", "RillService", "RillHTTP", "RillServer", "RillClient"]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
-        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillWorkloads"]),
+        .executableTarget(name: "rill-bench", dependencies: ["Rill", "CLMDB", "RillWorkloads"]),
         // The models and seeded generators that the benchmarks share with the tests: not test code.
         .target(name: "RillWorkloads", dependencies: ["Rill"]),
 
@@ -72,3 +72,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A file sees the members of only the modules it imports itself, not those that its imports bring in: a
+// layer that does not import `RillStorage` cannot reach an environment, a transaction or a cursor by accident.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

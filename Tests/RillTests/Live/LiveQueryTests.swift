@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Observation
+import RillStorage
 import RillTestSupport
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import RillTestSupport
+import Synchronization
 import Testing
 
 @testable import Rill
