@@ -19,9 +19,11 @@ let package = Package(
         ),
         // The sample of the README and `make demo`.
         .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
+        // The read-write lock of the storage layer's resize gate and of the log follower's publication.
+        .target(name: "RillLocks"),
         // The only module that speaks LMDB.
-        .target(name: "RillStorage", dependencies: ["CLMDB"]),
-        .target(name: "Rill", dependencies: ["RillStorage"]),
+        .target(name: "RillStorage", dependencies: ["CLMDB", "RillLocks"]),
+        .target(name: "Rill", dependencies: ["RillStorage", "RillLocks"]),
         // The wire protocol of Documentation/Protocol.md: saves from JSON, queries, results, changes,
         // subscription events, errors as JSON and HTTP statuses. The daemon, its client and the CLI speak it.
         .target(name: "RillService", dependencies: ["Rill"]),
@@ -49,6 +51,7 @@ let package = Package(
             path: "Tests/RillTestHelper"
         ),
         // A test target per module; those that run the built `rill` depend on it.
+        .testTarget(name: "RillLocksTests", dependencies: ["RillLocks"]),
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
         .testTarget(
             name: "RillTests",

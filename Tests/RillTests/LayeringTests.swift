@@ -16,11 +16,12 @@ import Testing
     /// The package's modules a file may import, by the directory that holds it. A file follows the longest
     /// directory of the table that holds it; a directory under `Sources/` or `Samples/` that none holds fails.
     static let allowed: [String: Set<String>] = [
-        "Sources/RillStorage": ["CLMDB"],
+        "Sources/RillLocks": [],
+        "Sources/RillStorage": ["CLMDB", "RillLocks"],
         // The library's layers: records, models, queries and live queries know no storage.
-        "Sources/Rill": [],
-        "Sources/Rill/Store": ["RillStorage"],
-        "Sources/Rill/Log": ["RillStorage"],
+        "Sources/Rill": ["RillLocks"],
+        "Sources/Rill/Store": ["RillLocks", "RillStorage"],
+        "Sources/Rill/Log": ["RillLocks", "RillStorage"],
         "Sources/RillService": ["Rill"],
         "Sources/RillHTTP": [],
         "Sources/RillServer": ["Rill", "RillHTTP", "RillService"],
@@ -37,8 +38,9 @@ import Testing
     /// The modules of the package, by their directory: the names the table governs (any other import, such as
     /// `Foundation`, is the system's).
     static let modules: [String: String] = [
-        "Sources/CLMDB": "CLMDB", "Sources/RillStorage": "RillStorage", "Sources/Rill": "Rill",
-        "Sources/RillService": "RillService", "Sources/RillHTTP": "RillHTTP", "Sources/RillServer": "RillServer",
+        "Sources/CLMDB": "CLMDB", "Sources/RillLocks": "RillLocks", "Sources/RillStorage": "RillStorage",
+        "Sources/Rill": "Rill", "Sources/RillService": "RillService", "Sources/RillHTTP": "RillHTTP",
+        "Sources/RillServer": "RillServer",
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",
         "Sources/RillWorkloads": "RillWorkloads", "Sources/rill-bench": "rill-bench",
         "Samples/Library": "library-demo", "Tests/RillTestSupport": "RillTestSupport",

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Observation
+import RillLocks
 import Synchronization
 
 /// The results of a fetch, kept current: after every save to the store — from this process or
