@@ -47,7 +47,7 @@ let package = Package(
         // A child process the tests spawn, kill and inspect (durability under SIGKILL, several writers).
         .executableTarget(
             name: "rill-test-helper",
-            dependencies: ["Rill", "RillTestSupport"],
+            dependencies: ["Rill", "RillWorkloads", "RillTestSupport"],
             path: "Tests/RillTestHelper"
         ),
         // A test target per module; those that run the built `rill` depend on it.
@@ -55,21 +55,28 @@ let package = Package(
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
         .testTarget(
             name: "RillTests",
-            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "RillCommandLine"]
+            dependencies: [
+                "Rill", "RillStorage", "RillWorkloads", "RillTestSupport", "rill-test-helper", "RillCommandLine",
+            ]
         ),
-        .testTarget(name: "RillServiceTests", dependencies: ["Rill", "RillService", "RillTestSupport"]),
-        .testTarget(name: "RillHTTPTests", dependencies: ["RillHTTP", "RillTestSupport"]),
+        .testTarget(
+            name: "RillServiceTests", dependencies: ["Rill", "RillService", "RillWorkloads", "RillTestSupport"]),
+        .testTarget(name: "RillHTTPTests", dependencies: ["RillHTTP", "RillWorkloads", "RillTestSupport"]),
         .testTarget(
             name: "RillServerTests",
-            dependencies: ["Rill", "RillServer", "RillHTTP", "RillTestSupport", "rill-test-helper", "RillCommandLine"]
+            dependencies: [
+                "Rill", "RillServer", "RillHTTP", "RillWorkloads", "RillTestSupport", "rill-test-helper",
+                "RillCommandLine",
+            ]
         ),
         .testTarget(
-            name: "RillClientTests", dependencies: ["RillClient", "RillHTTP", "RillService", "RillTestSupport"]),
+            name: "RillClientTests",
+            dependencies: ["RillClient", "RillHTTP", "RillService", "RillWorkloads", "RillTestSupport"]),
         .testTarget(
             name: "RillCommandLineTests",
             dependencies: [
-                "Rill", "RillStorage", "RillService", "RillTestSupport", "rill-test-helper", "RillCommandLine",
-                "library-demo",
+                "Rill", "RillStorage", "RillService", "RillWorkloads", "RillTestSupport", "rill-test-helper",
+                "RillCommandLine", "library-demo",
             ]
         ),
     ],

@@ -32,7 +32,7 @@ import Testing
         "Sources/rill-bench": ["Rill", "CLMDB", "RillWorkloads"],
         "Samples/Library": ["Rill"],
         "Tests/RillTestSupport": ["Rill", "RillWorkloads", "RillHTTP"],
-        "Tests/RillTestHelper": ["Rill", "RillTestSupport"],
+        "Tests/RillTestHelper": ["Rill", "RillWorkloads", "RillTestSupport"],
     ]
 
     /// The modules of the package, by their directory: the names the table governs (any other import, such as

@@ -3,6 +3,7 @@ import Foundation
 import Observation
 import RillStorage
 import RillTestSupport
+import RillWorkloads
 import Synchronization
 import Testing
 
