@@ -19,9 +19,11 @@ let package = Package(
         ),
         // The sample of the README and `make demo`.
         .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
+        // The read-write lock of the storage layer's resize gate and of the log follower's publication.
+        .target(name: "RillLocks"),
         // The only module that speaks LMDB.
-        .target(name: "RillStorage", dependencies: ["CLMDB"]),
-        .target(name: "Rill", dependencies: ["RillStorage"]),
+        .target(name: "RillStorage", dependencies: ["CLMDB", "RillLocks"]),
+        .target(name: "Rill", dependencies: ["RillStorage", "RillLocks"]),
         // The wire protocol of Documentation/Protocol.md: saves from JSON, queries, results, changes,
         // subscription events, errors as JSON and HTTP statuses. The daemon, its client and the CLI speak it.
         .target(name: "RillService", dependencies: ["Rill"]),
@@ -34,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "RillCommandLine", dependencies: ["Rill", "RillService", "RillHTTP", "RillServer", "RillClient"]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
-        .executableTarget(name: "rill-bench", dependencies: ["Rill", "RillStorage", "CLMDB", "RillWorkloads"]),
+        .executableTarget(name: "rill-bench", dependencies: ["Rill", "CLMDB", "RillWorkloads"]),
         // The models and seeded generators that the benchmarks share with the tests: not test code.
         .target(name: "RillWorkloads", dependencies: ["Rill"]),
 
@@ -45,30 +47,44 @@ let package = Package(
         // A child process the tests spawn, kill and inspect (durability under SIGKILL, several writers).
         .executableTarget(
             name: "rill-test-helper",
-            dependencies: ["Rill", "RillTestSupport"],
+            dependencies: ["Rill", "RillWorkloads", "RillTestSupport"],
             path: "Tests/RillTestHelper"
         ),
         // A test target per module; those that run the built `rill` depend on it.
+        .testTarget(name: "RillLocksTests", dependencies: ["RillLocks"]),
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
         .testTarget(
             name: "RillTests",
-            dependencies: ["Rill", "RillStorage", "RillTestSupport", "rill-test-helper", "RillCommandLine"]
+            dependencies: [
+                "Rill", "RillStorage", "RillWorkloads", "RillTestSupport", "rill-test-helper", "RillCommandLine",
+            ]
         ),
-        .testTarget(name: "RillServiceTests", dependencies: ["Rill", "RillService", "RillTestSupport"]),
-        .testTarget(name: "RillHTTPTests", dependencies: ["RillHTTP", "RillTestSupport"]),
+        .testTarget(
+            name: "RillServiceTests", dependencies: ["Rill", "RillService", "RillWorkloads", "RillTestSupport"]),
+        .testTarget(name: "RillHTTPTests", dependencies: ["RillHTTP", "RillWorkloads", "RillTestSupport"]),
         .testTarget(
             name: "RillServerTests",
-            dependencies: ["Rill", "RillServer", "RillHTTP", "RillTestSupport", "rill-test-helper", "RillCommandLine"]
+            dependencies: [
+                "Rill", "RillServer", "RillHTTP", "RillWorkloads", "RillTestSupport", "rill-test-helper",
+                "RillCommandLine",
+            ]
         ),
         .testTarget(
-            name: "RillClientTests", dependencies: ["RillClient", "RillHTTP", "RillService", "RillTestSupport"]),
+            name: "RillClientTests",
+            dependencies: ["RillClient", "RillHTTP", "RillService", "RillWorkloads", "RillTestSupport"]),
         .testTarget(
             name: "RillCommandLineTests",
             dependencies: [
-                "Rill", "RillStorage", "RillService", "RillTestSupport", "rill-test-helper", "RillCommandLine",
-                "library-demo",
+                "Rill", "RillStorage", "RillService", "RillWorkloads", "RillTestSupport", "rill-test-helper",
+                "RillCommandLine", "library-demo",
             ]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A file sees the members of only the modules it imports itself, not those that its imports bring in: a
+// layer that does not import `RillStorage` cannot reach an environment, a transaction or a cursor by accident.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -168,34 +168,14 @@ package struct EventStreamClient {
         }
         connected()
         // Events: lines up to a blank one.
-        var event = ServerSentEvent()
-        var hasData = false
+        var parser = ServerSentEventParser()
         while true {
             while let newline = buffer.firstIndex(of: 10) {
-                var line = String(decoding: buffer[0..<newline], as: UTF8.self)
+                let line = String(decoding: buffer[0..<newline], as: UTF8.self)
                 buffer.removeSubrange(0...newline)
-                if line.hasSuffix("\r") { line.removeLast() }
-                if line.isEmpty {
-                    if hasData {
-                        if let id = event.id { lastEventID = id }
-                        handle(event)
-                    }
-                    event = ServerSentEvent()
-                    hasData = false
-                    continue
-                }
-                if line.hasPrefix(":") { continue }
-                let (field, value) =
-                    line.firstIndex(of: ":").map { index in
-                        (String(line[..<index]), String(line[line.index(after: index)...].drop { $0 == " " }))
-                    } ?? (line, "")
-                switch field {
-                case "event": event.name = value
-                case "id": event.id = value
-                case "data":
-                    event.data += hasData ? "\n" + value : value
-                    hasData = true
-                default: break
+                if let event = parser.take(line: line) {
+                    if let id = event.id { lastEventID = id }
+                    handle(event)
                 }
             }
             guard try readMore() else { throw SocketError("the server ended the stream", ECONNRESET) }

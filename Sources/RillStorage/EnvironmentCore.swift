@@ -1,5 +1,6 @@
 import CLMDB
 import Foundation
+import RillLocks
 import Synchronization
 
 /// The one `MDB_env` of a store directory in this process.

@@ -50,11 +50,3 @@ final class RawLMDB {
         precondition(rc == 0, String(cString: mdb_strerror(rc)))
     }
 }
-
-/// One put as Rill did it: database, key, value bytes and flags.
-struct CapturedWrite {
-    var database: String
-    var key: [UInt8]
-    var value: [UInt8]
-    var flags: UInt32
-}

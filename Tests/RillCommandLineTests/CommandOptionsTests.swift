@@ -1,4 +1,6 @@
 import Foundation
+import RillHTTP
+import RillServer
 import RillTestSupport
 import Testing
 

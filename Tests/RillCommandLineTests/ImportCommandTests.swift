@@ -1,4 +1,5 @@
 import Foundation
+import RillStorage
 import RillTestSupport
 import Testing
 

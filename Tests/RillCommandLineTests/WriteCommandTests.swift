@@ -1,6 +1,7 @@
 import Foundation
 import RillStorage
 import RillTestSupport
+import RillWorkloads
 import Testing
 
 @testable import Rill

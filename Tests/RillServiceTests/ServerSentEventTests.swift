@@ -35,4 +35,23 @@ import Testing
         #expect(read.insertions.map(\.offset) == [0])
         #expect(read.insertions.map(\.element.record) == rows.map(\.record))
     }
+
+    @Test func framedEventsParseBackLineByLine() {
+        let events = [
+            ServerSentEvent.results(rows, sequence: 7), ServerSentEvent.failure(RillError(.storage, "gone")),
+        ]
+        let stream = ServerSentEvent.streamStart + events.map(\.framed).joined(separator: ServerSentEvent.keepAlive)
+        var parser = ServerSentEventParser()
+        let read = stream.split(separator: "\n", omittingEmptySubsequences: false).compactMap {
+            parser.take(line: String($0))
+        }
+        #expect(read == events)
+    }
+
+    @Test func theParserTakesWhatAnyServerMaySend() {
+        var parser = ServerSentEventParser()
+        let lines = ["event:change\r", "data: one", "data:two", "retry: 5", ": comment", "", "", "data", ""]
+        let read = lines.compactMap { parser.take(line: $0) }
+        #expect(read == [ServerSentEvent(name: "change", data: "one\ntwo"), ServerSentEvent(data: "")])
+    }
 }

@@ -3,6 +3,7 @@
 import Foundation
 import Rill
 import RillTestSupport
+import RillWorkloads
 import Synchronization
 
 #if canImport(Glibc)

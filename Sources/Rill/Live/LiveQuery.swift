@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Observation
+import RillLocks
 import Synchronization
 
 /// The results of a fetch, kept current: after every save to the store — from this process or
@@ -72,9 +73,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     ///   model types, or the errors of a fetch.
     public init(_ descriptor: FetchDescriptor<T>, in container: ModelContainer) throws {
         guard container.modelTypeNames.contains(T.entityName) else {
-            throw RillError(
-                .unknownEntity,
-                "\(T.self) is not one of this container's model types; pass it to ModelContainer(for:)")
+            throw ModelContainer.unregisteredModelError("\(T.self)")
         }
         let follower = try LogFollowers.retain(for: container.store)
         self.follower = follower

@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 import Synchronization
 
 /// A live query over schema-less records, from the text query language: what `rill watch` and

@@ -112,4 +112,15 @@ package struct Log: Sendable {
             try body(LogEntry(sequence: try LogEntry.sequence(fromKey: key), bytes: value))
         }
     }
+
+    /// Calls `body` with each commit of the log as `txn` sees it, in key order, or with the error
+    /// that reading it gave (a key or an entry that does not decode), until `body` returns false.
+    ///
+    /// The one reader that does not refuse a damaged log: keys out of order, repeated or missing
+    /// are `body`'s to find (it is `rill check`'s), where the other readers throw `.corruptStore`.
+    func forEachStoredEntry(in txn: ReadTransaction, _ body: (Result<LogEntry, any Error>) throws -> Bool) throws {
+        try txn.forEachEntry(in: database) { key, value in
+            try body(Result { try LogEntry(sequence: try LogEntry.sequence(fromKey: key), bytes: value) })
+        }
+    }
 }

@@ -131,6 +131,13 @@ public final class ModelContainer: Sendable {
         try store.head()
     }
 
+    // MARK: - Errors
+
+    /// The error for a model type the container was not opened for (`type`, as the caller names
+    /// it): the one message of every path that needs the type among the container's.
+    static func unregisteredModelError(_ type: String) -> RillError {
+        RillError(.unknownEntity, "\(type) is not one of this container's model types; pass it to ModelContainer(for:)")
+    }
 }
 
 extension PersistentModel {

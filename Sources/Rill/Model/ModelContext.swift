@@ -192,9 +192,7 @@ public final class ModelContext: Sendable {
                 continue
             }
             guard let entity = container.entitiesByName[key.entity] else {
-                throw RillError(
-                    .unknownEntity,
-                    "\(key.entity) is not one of this container's model types; pass it to ModelContainer(for:)")
+                throw ModelContainer.unregisteredModelError(key.entity)
             }
             guard key.id.count <= maxKeySize else {
                 throw RillError(
@@ -224,9 +222,7 @@ public final class ModelContext: Sendable {
     /// The storage of `T`; nil when the container cannot write and the store has no such entity yet.
     func entity<T: PersistentModel>(for type: T.Type) throws -> EntityStorage? {
         guard container.modelTypeNames.contains(T.entityName) else {
-            throw RillError(
-                .unknownEntity,
-                "\(T.self) is not one of this container's model types; pass it to ModelContainer(for:)")
+            throw ModelContainer.unregisteredModelError("\(T.self)")
         }
         return container.entitiesByName[T.entityName]
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension Store {
     /// Checks a text query against what its entity's records hold: a field that none of them

@@ -30,14 +30,13 @@ extension Store {
         let names = try entityNames()
         var entities: [String: EntityStorage] = [:]
         for name in names { entities[name] = try entity(named: name) }
-        let log = self.log.database
         try withReadTransaction { txn in
             // The replay: entity → identifier key → record (a delete takes the record out).
             var replayed: [String: [[UInt8]: [UInt8]]] = [:]
             var expected: UInt64 = 1
             // The commit of the largest possible number, once met: any key after it is out of order.
             var reachedLast: UInt64?
-            try txn.forEachEntry(in: log) { key, value in
+            try log.forEachStoredEntry(in: txn) { read in
                 if let last = reachedLast {
                     report.add(
                         "the log has keys after commit \(last), the largest possible: they are out of order",
@@ -45,13 +44,13 @@ extension Store {
                     return false
                 }
                 let sequence: UInt64
-                do {
-                    sequence = try LogEntry.sequence(fromKey: key)
-                    let entry = try LogEntry(sequence: sequence, bytes: value)
+                switch read {
+                case .success(let entry):
+                    sequence = entry.sequence
                     for change in entry.changes {
                         replayed[change.entity, default: [:]][change.key] = change.record
                     }
-                } catch {
+                case .failure(let error):
                     report.add("a log entry after commit \(expected - 1) is unreadable: \(error)", limit: reportLimit)
                     return true
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import RillStorage
+import Synchronization
 
 extension Store {
     // MARK: - Declaring entities

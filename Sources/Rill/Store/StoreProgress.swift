@@ -54,13 +54,3 @@ public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
     /// `building index Book(title): 2048 of 10000 records`.
     public var description: String { "\(phase): \(completed) of \(total) records" }
 }
-
-/// Reports the records one index build has processed to the store's progress handler, when it has one.
-struct BuildProgress {
-    let phase: StoreProgress.Phase
-    let handler: (@Sendable (StoreProgress) -> Void)?
-
-    func report(_ completed: Int, of total: Int) {
-        handler?(StoreProgress(phase: phase, completed: completed, total: total))
-    }
-}

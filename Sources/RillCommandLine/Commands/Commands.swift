@@ -1,3 +1,5 @@
+import Rill
+
 /// Every `rill` command, in the order the overview lists them.
 ///
 /// A type's static rather than a global of `main.swift`: those are set only when the program's

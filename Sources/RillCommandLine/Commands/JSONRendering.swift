@@ -1,4 +1,5 @@
 import Rill
+import RillService
 
 /// NDJSON, the shapes of Protocol.md.
 struct JSONRendering: WatchRendering {

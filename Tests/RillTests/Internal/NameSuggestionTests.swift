@@ -1,4 +1,5 @@
 import RillTestSupport
+import RillWorkloads
 import Testing
 
 @testable import Rill

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import RillTestSupport
+import RillWorkloads
 import Synchronization
 import Testing
 

@@ -1,7 +1,9 @@
 import Dispatch
 import Foundation
 import Observation
+import RillStorage
 import RillTestSupport
+import RillWorkloads
 import Synchronization
 import Testing
 

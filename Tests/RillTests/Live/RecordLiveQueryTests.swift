@@ -1,5 +1,6 @@
 import Foundation
 import RillTestSupport
+import RillWorkloads
 import Synchronization
 import Testing
 

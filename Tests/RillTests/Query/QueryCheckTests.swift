@@ -1,5 +1,7 @@
 import Foundation
 import RillTestSupport
+import RillWorkloads
+import Synchronization
 import Testing
 
 @testable import Rill

@@ -1,5 +1,6 @@
 import Foundation
 import RillTestSupport
+import RillWorkloads
 import Testing
 
 @testable import Rill

@@ -1,5 +1,6 @@
 import Foundation
 import RillTestSupport
+import RillWorkloads
 import Testing
 
 @testable import Rill
@@ -11,13 +12,19 @@ import Testing
 
     var helper: URL { buildProductsDirectory.appendingPathComponent("rill-test-helper") }
 
-    func spawn(_ arguments: [String], output: Pipe = Pipe()) throws -> Process {
+    func spawn(_ arguments: [String], output: Pipe = Pipe(), errors: Pipe? = nil) throws -> Process {
         let process = Process()
         process.executableURL = helper
         process.arguments = arguments
         process.standardOutput = output
+        if let errors { process.standardError = errors }
         try process.run()
         return process
+    }
+
+    /// What a finished helper wrote to `errors`, for a failure's message.
+    static func text(_ errors: Pipe) -> String {
+        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     @Test func everyAcknowledgedSaveSurvivesKillNine() throws {
@@ -91,10 +98,14 @@ import Testing
         // foreign environment's), and all their saves are in one gapless log.
         for round in 0..<10 {
             let store = directory.path("store-\(round)")
-            let writers = try ["alpha", "beta", "gamma"].map { try spawn(["write", store, $0, "3"]) }
+            let errors = [Pipe(), Pipe(), Pipe()]
+            let writers = try zip(["alpha", "beta", "gamma"], errors).map {
+                try spawn(["write", store, $0, "3"], errors: $1)
+            }
             for writer in writers { writer.waitUntilExit() }
             for (index, writer) in writers.enumerated() {
-                #expect(writer.terminationStatus == 0, "round \(round): writer \(index) failed")
+                #expect(
+                    writer.terminationStatus == 0, "round \(round): writer \(index): \(Self.text(errors[index]))")
             }
             let audit = try StoreAudit(directory: store)
             #expect(audit.head == 9, "round \(round)")
@@ -104,12 +115,13 @@ import Testing
 
     @Test func twoProcessesWritingOneStoreShareOneGaplessLog() throws {
         let store = directory.path("store")
-        let first = try spawn(["write", store, "alpha", "150"])
-        let second = try spawn(["write", store, "beta", "150"])
+        let (firstErrors, secondErrors) = (Pipe(), Pipe())
+        let first = try spawn(["write", store, "alpha", "150"], errors: firstErrors)
+        let second = try spawn(["write", store, "beta", "150"], errors: secondErrors)
         first.waitUntilExit()
         second.waitUntilExit()
-        #expect(first.terminationStatus == 0)
-        #expect(second.terminationStatus == 0)
+        #expect(first.terminationStatus == 0, "\(Self.text(firstErrors))")
+        #expect(second.terminationStatus == 0, "\(Self.text(secondErrors))")
 
         let audit = try StoreAudit(directory: store)
         #expect(audit.head == 300)

@@ -1,5 +1,6 @@
 import Foundation
 import RillTestSupport
+import RillWorkloads
 import Synchronization
 import Testing
 
@@ -19,16 +20,16 @@ extension PredicateBook: PersistentModel {}
 
     @Test func anOverflowingProductIsComparedAsItsExactValue() throws {
         let container = try ModelContainer(
-            for: RillTestSupport.Book.self, configurations: ModelConfiguration(url: directory.url.appending(path: "s")))
+            for: RillWorkloads.Book.self, configurations: ModelConfiguration(url: directory.url.appending(path: "s")))
         let context = container.mainContext
-        let big = RillTestSupport.Book(title: "Big", author: "A", pages: 100_000_000)
-        let small = RillTestSupport.Book(title: "Small", author: "B", pages: 0)
+        let big = RillWorkloads.Book(title: "Big", author: "A", pages: 100_000_000)
+        let small = RillWorkloads.Book(title: "Small", author: "B", pages: 0)
         context.insert(big)
         context.insert(small)
         try context.save()
         let k = 1_000_000_000_000
         let zero = 0
-        typealias Model = RillTestSupport.Book
+        typealias Model = RillWorkloads.Book
         func titles(_ predicate: Predicate<Model>) throws -> [String] {
             try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.title)])).map(\.title)
         }
@@ -48,12 +49,12 @@ extension PredicateBook: PersistentModel {}
         let live = try LiveQuery(FetchDescriptor<Model>(predicate: #Predicate { $0.pages * k > 5 }), in: container)
         #expect(live.map(\.title) == ["Big"])
         let other = ModelContext(container)
-        other.insert(RillTestSupport.Book(title: "Unsaved", author: "C", pages: Int.max))
+        other.insert(RillWorkloads.Book(title: "Unsaved", author: "C", pages: Int.max))
         #expect(
             try other.fetch(
                 FetchDescriptor<Model>(predicate: #Predicate { $0.pages * k > 5 }, sortBy: [SortDescriptor(\.title)])
             ).map(\.title) == ["Big", "Unsaved"])
-        context.insert(RillTestSupport.Book(title: "Huge", author: "D", pages: Int.min))
+        context.insert(RillWorkloads.Book(title: "Huge", author: "D", pages: Int.min))
         try context.save()
         try live.catchUp()
         #expect(live.map(\.title).sorted() == ["Big"])
@@ -63,12 +64,12 @@ extension PredicateBook: PersistentModel {}
     @Test func aRecordWrittenByAnotherProcessCannotCrashAFetch() throws {
         let path = directory.path("cli")
         let container = try ModelContainer(
-            for: RillTestSupport.Book.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+            for: RillWorkloads.Book.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
         let context = container.mainContext
-        context.insert(RillTestSupport.Book(title: "Seed", author: "A", pages: 1))
+        context.insert(RillWorkloads.Book(title: "Seed", author: "A", pages: 1))
         try context.save()
         let k = 1_000_000_000_000
-        let descriptor = FetchDescriptor<RillTestSupport.Book>(predicate: #Predicate { $0.pages * k > 5 })
+        let descriptor = FetchDescriptor<RillWorkloads.Book>(predicate: #Predicate { $0.pages * k > 5 })
         #expect(try context.fetch(descriptor).map(\.title) == ["Seed"])
         let live = try LiveQuery(descriptor, in: container)
         let id = UUID()
