@@ -6,21 +6,38 @@ package struct Cursor {
     package struct Entry {
         package let key: UnsafeRawBufferPointer
         package let value: UnsafeRawBufferPointer
+
+        @usableFromInline
+        init(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            self.key = key
+            self.value = value
+        }
     }
 
-    let pointer: OpaquePointer
-    let maxKeySize: Int
+    @usableFromInline let pointer: OpaquePointer
+    @usableFromInline let maxKeySize: Int
+
+    @usableFromInline
+    init(pointer: OpaquePointer, maxKeySize: Int) {
+        self.pointer = pointer
+        self.maxKeySize = maxKeySize
+    }
 
     /// Moves to the first entry.
+    @inlinable
     package mutating func first() throws -> Entry? { try move(MDB_FIRST) }
     /// Moves to the last entry.
+    @inlinable
     package mutating func last() throws -> Entry? { try move(MDB_LAST) }
     /// Moves to the next entry.
+    @inlinable
     package mutating func next() throws -> Entry? { try move(MDB_NEXT) }
     /// Moves to the previous entry.
+    @inlinable
     package mutating func previous() throws -> Entry? { try move(MDB_PREV) }
 
     /// Moves to the first entry whose key is greater than or equal to `key`.
+    @inlinable
     package mutating func seek(atOrAfter key: UnsafeRawBufferPointer) throws -> Entry? {
         guard key.count >= 1, key.count <= maxKeySize else {
             throw LMDBError(code: MDB_BAD_VALSIZE, message: "a key of \(key.count) bytes")
@@ -34,11 +51,13 @@ package struct Cursor {
     }
 
     /// Moves to the first entry whose key is greater than or equal to `key`.
+    @inlinable
     package mutating func seek(atOrAfter key: [UInt8]) throws -> Entry? {
         try key.withUnsafeBytes { try seek(atOrAfter: $0) }
     }
 
-    private mutating func move(_ op: MDB_cursor_op) throws -> Entry? {
+    @usableFromInline
+    mutating func move(_ op: MDB_cursor_op) throws -> Entry? {
         var k = MDB_val()
         var v = MDB_val()
         let rc = mdb_cursor_get(pointer, &k, &v, op)

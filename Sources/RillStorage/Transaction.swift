@@ -16,6 +16,7 @@ package protocol Transaction {
 
 extension Transaction {
     /// The value stored under `key`, or nil.
+    @inlinable
     package func get(_ key: UnsafeRawBufferPointer, in database: Database) throws -> UnsafeRawBufferPointer? {
         try validate(key: key, in: database)
         var k = MDB_val(key)
@@ -39,6 +40,10 @@ extension Transaction {
     }
 
     /// Runs `body` with a cursor over `database`; the cursor closes when `body` returns.
+    ///
+    /// Inlinable, as the cursor's moves are: a walk written over it in another module is then one
+    /// loop, its body inlined, with no call through a closure for each entry.
+    @inlinable
     package func withCursor<R>(_ database: Database, _ body: (inout Cursor) throws -> R) throws -> R {
         var cursorPointer: OpaquePointer?
         try check(mdb_cursor_open(pointer, database.handle, &cursorPointer), "mdb_cursor_open \(database.name)")
@@ -49,6 +54,7 @@ extension Transaction {
 
     /// Throws unless `key` has 1…`maxKeySize` bytes, before LMDB sees it; the error names the
     /// database.
+    @inlinable
     package func validate(key: UnsafeRawBufferPointer, in database: Database) throws {
         guard key.count >= 1, key.count <= maxKeySize else {
             throw LMDBError(
@@ -62,12 +68,14 @@ extension Transaction {
 // MARK: - MDB_val bridging
 
 extension MDB_val {
+    @usableFromInline
     init(_ buffer: UnsafeRawBufferPointer) {
         self.init(mv_size: buffer.count, mv_data: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
     }
 }
 
 extension UnsafeRawBufferPointer {
+    @usableFromInline
     init(_ value: MDB_val) {
         self.init(start: value.mv_data, count: value.mv_size)
     }

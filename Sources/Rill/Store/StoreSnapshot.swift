@@ -62,15 +62,17 @@ package struct StoreSnapshot {
         of index: IndexStorage, from lower: [UInt8], before upper: [UInt8]?,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
-        var stopped = false
-        try transaction.forEachEntry(in: index.database, from: lower) { key, value in
-            if let upper, !key.lexicographicallyPrecedes(upper) { return false }
-            guard try body(key, value) else {
-                stopped = true
-                return false
+        // The loop is written here, over the cursor, rather than through a walk taking a closure:
+        // a query reads every index entry through it, and each closure between the cursor and
+        // `body` was a call per entry (one typed fetch of fifty rows in twenty).
+        try transaction.withCursor(index.database) { cursor in
+            var current = try cursor.seek(atOrAfter: lower)
+            while let entry = current {
+                if let upper, !entry.key.lexicographicallyPrecedes(upper) { return true }
+                guard try body(entry.key, entry.value) else { return false }
+                current = try cursor.next()
             }
             return true
         }
-        return !stopped
     }
 }
