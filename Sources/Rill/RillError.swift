@@ -61,6 +61,8 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         public static let misuse = Code("misuse")
         /// Any other failure of the storage engine.
         public static let storage = Code("storage")
+        /// A backup or a restore was given a destination that is not empty (it may hold a store).
+        public static let destinationNotEmpty = Code("destinationNotEmpty")
     }
 
     /// The kind of failure.

@@ -63,6 +63,21 @@ package final class Environment: Sendable {
         try core.write(body, meanwhile: meanwhile)
     }
 
+    // MARK: - Copies
+
+    /// Writes a compacted copy of the environment to `descriptor` (`mdb_env_copyfd2` with
+    /// `MDB_CP_COMPACT`: free pages are left out and the pages renumbered).
+    ///
+    /// The copy is taken in a read transaction of its own, so it is the state of one commit and
+    /// writers, in this process or others, go on meanwhile. It does not flush `descriptor`.
+    package func copyCompacted(to descriptor: Int32) throws {
+        try core.read { _ in
+            // The gate is held shared, as by any transaction: no resize happens under the copy.
+            let code = mdb_env_copyfd2(core.env, descriptor, UInt32(MDB_CP_COMPACT))
+            guard code == 0 else { throw LMDBError(code: code, message: "copying \(core.directory)") }
+        }
+    }
+
     // MARK: - Databases
 
     /// Returns the named database, creating it when `create` is true; nil when it does not exist.

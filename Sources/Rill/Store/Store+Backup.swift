@@ -1,0 +1,136 @@
+import Foundation
+import RillStorage
+
+extension Store {
+    // MARK: - Backup and restore
+
+    /// Writes a consistent, compacted copy of the store to `destination` and returns the sequence of the last
+    /// commit it holds.
+    ///
+    /// The copy is LMDB's own (`mdb_env_copy2` with `MDB_CP_COMPACT`): it runs in a read transaction of its own,
+    /// so it is the store as of one commit, and writers in this process and in others go on meanwhile (they only
+    /// keep the pages that snapshot reads from being reused until it ends). `destination` is a directory that
+    /// does not exist (its parent does) or is empty; the copy becomes its `data.mdb`. It is written under a
+    /// hidden staging name inside `destination`, flushed, then linked into place, so a crash leaves no
+    /// `data.mdb` that is not whole.
+    ///
+    /// - Throws: `.destinationNotEmpty` naming `destination` when it holds anything (a store, or other files):
+    ///   nothing is written then.
+    @discardableResult
+    package func backup(to destination: String) throws -> UInt64 {
+        try Self.copy(environment, to: destination)
+    }
+
+    /// Restores the backup in `backup` as a new store at `destination`, after checking it.
+    ///
+    /// The backup must pass ``check()`` (its records and indexes equal a replay of its log). The restored store is
+    /// a copy written as ``backup(to:)`` writes one: `destination` must not exist or be an empty directory, so a
+    /// restore never replaces a store that a process may have open. Returns the sequence of the restored store.
+    ///
+    /// - Throws: `.destinationNotEmpty` when `destination` holds anything, with the way to go on (stop the
+    ///   writers, move the old store aside, restore to its path); `.corruptStore` when the backup fails its
+    ///   check, with the first problem.
+    @discardableResult
+    package static func restore(backup: String, to destination: String) throws -> UInt64 {
+        try refuseNonEmpty(destination, restoring: true)
+        let source = try Store(directory: backup, options: StoreOptions(readOnly: true), create: false)
+        let report = try source.check()
+        guard report.isHealthy else {
+            throw RillError(
+                .corruptStore,
+                "the backup in \(backup) does not pass rill check: \(report.problems.first ?? "a problem")")
+        }
+        return try copy(source.environment, to: destination, restoring: true)
+    }
+
+    private static func copy(
+        _ environment: Environment, to destination: String, restoring: Bool = false
+    ) throws
+        -> UInt64
+    {
+        try refuseNonEmpty(destination, restoring: restoring)
+        var madeDirectory = false
+        if access(destination, F_OK) != 0 {
+            guard mkdir(destination, 0o700) == 0 else { throw copyError(errno, destination) }
+            madeDirectory = true
+        }
+        var template = Array((destination + "/.rill-copy-XXXXXX").utf8CString)
+        guard mkdtemp(&template) != nil else {
+            if madeDirectory { rmdir(destination) }
+            throw copyError(errno, destination)
+        }
+        let staging = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer {
+            try? FileManager.default.removeItem(atPath: staging)
+        }
+        do {
+            let descriptor = open(staging + "/data.mdb", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw copyError(errno, destination) }
+            do {
+                defer { close(descriptor) }
+                do { try environment.copyCompacted(to: descriptor) } catch {
+                    throw translate(error, directory: destination)
+                }
+                guard fsync(descriptor) == 0 else { throw copyError(errno, destination) }
+            }
+            // The sequence is read from the copy itself, so it is exactly the commit the copy holds.
+            let sequence = try {
+                let copy = try Store(directory: staging, options: StoreOptions(readOnly: true), create: false)
+                return try copy.read { try copy.log.head(in: $0) }
+            }()
+            // link(2) never replaces a file: a store that appeared meanwhile stays.
+            guard link(staging + "/data.mdb", destination + "/data.mdb") == 0 else {
+                if errno == EEXIST { throw notEmptyError(destination, restoring: restoring) }
+                throw copyError(errno, destination)
+            }
+            syncDirectory(destination)
+            return sequence
+        } catch {
+            try? FileManager.default.removeItem(atPath: staging)
+            if madeDirectory { rmdir(destination) }
+            guard let error = error as? RillError else { throw error }
+            throw RillError(
+                error.code, error.message.replacingOccurrences(of: staging, with: destination),
+                underlyingError: error.underlyingError)
+        }
+    }
+
+    /// Throws unless `path` is missing or an empty directory.
+    private static func refuseNonEmpty(_ path: String, restoring: Bool) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw copyError(errno, path)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw notEmptyError(path, restoring: restoring) }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        guard names.isEmpty else { throw notEmptyError(path, restoring: restoring) }
+    }
+
+    private static func notEmptyError(_ path: String, restoring: Bool) -> RillError {
+        let holdsStore = access(path + "/data.mdb", F_OK) == 0
+        let what = holdsStore ? "holds a store" : "is not an empty directory"
+        let advice =
+            restoring
+            ? "; to replace a store, stop every process that has it open, move it aside, then restore to its path"
+            : "; give a directory that does not exist or is empty"
+        return RillError(.destinationNotEmpty, "\(path) \(what)\(advice)")
+    }
+
+    private static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    private static func copyError(_ code: Int32, _ path: String) -> any Error {
+        let message = "cannot copy the store to \(path): \(String(cString: strerror(code)))"
+        let underlying = LMDBError(code: code, message: "\(String(cString: strerror(code))): \(path)")
+        switch code {
+        case EACCES, EPERM, EROFS: return RillError(.permissionDenied, message, underlyingError: underlying)
+        case ENOSPC, EDQUOT: return RillError(.diskFull, message, underlyingError: underlying)
+        default: return RillError(.storage, message, underlyingError: underlying)
+        }
+    }
+}
