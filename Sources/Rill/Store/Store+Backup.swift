@@ -51,8 +51,12 @@ extension Store {
         try refuseNonEmpty(destination, restoring: restoring)
         var madeDirectory = false
         if access(destination, F_OK) != 0 {
-            guard mkdir(destination, 0o700) == 0 else { throw copyError(errno, destination) }
-            madeDirectory = true
+            // Another backup may make it meanwhile; whichever links its data.mdb first wins, the other fails.
+            if mkdir(destination, 0o700) == 0 {
+                madeDirectory = true
+            } else if errno != EEXIST {
+                throw copyError(errno, destination)
+            }
         }
         var template = Array((destination + "/.rill-copy-XXXXXX").utf8CString)
         guard mkdtemp(&template) != nil else {

@@ -1,6 +1,7 @@
 import Foundation
 import RillStorage
 import RillTestSupport
+import Synchronization
 import Testing
 
 @testable import Rill
@@ -107,6 +108,26 @@ import Testing
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: other.directory + "/data.mdb")) == otherBefore)
         #expect(try other.entries(after: 0).count == 1)
+    }
+
+    @Test func twoBackupsToOnePathAtOnceLeaveOneWholeCopy() throws {
+        let source = try makeStore()
+        for round in 0..<20 {
+            let destination = directory.path("race-\(round)")
+            let outcomes = Mutex<[Result<UInt64, any Error>]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                let outcome = Result<UInt64, any Error> { try source.backup(to: destination) }
+                outcomes.withLock { $0.append(outcome) }
+            }
+            let results = outcomes.withLock { $0 }
+            #expect(results.compactMap { try? $0.get() } == [3], "round \(round): \(results)")
+            let failures = results.compactMap { result -> RillError? in
+                if case .failure(let error) = result { return error as? RillError }
+                return nil
+            }
+            #expect(failures.map(\.code) == [.destinationNotEmpty], "round \(round): \(failures)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: destination) == ["data.mdb"])
+        }
     }
 
     @Test func aRestoreBringsTheBackupBackAsAStore() throws {
