@@ -109,6 +109,21 @@ do {
         }
         say("reads \(reads) head \(head) count \(lastCount)")
 
+    case "count-loop":
+        // count-loop <store> <stop-file> <count>…: counts the Counters until the stop file exists; each
+        // count must be one of the counts given; prints "counted" after the first, then each count
+        // seen with how often ("seen <count> <times>", by count).
+        let allowed = Set(rest.dropFirst(2).map { Int($0)! })
+        let context = ModelContext(try container(rest[0]))
+        var seen: [Int: Int] = [:]
+        while !FileManager.default.fileExists(atPath: rest[1]) {
+            let count = try context.fetchCount(FetchDescriptor<Counter>())
+            guard allowed.contains(count) else { fail("counted \(count) Counters, none of \(allowed.sorted())") }
+            if seen.isEmpty { say("counted") }
+            seen[count, default: 0] += 1
+        }
+        for (count, times) in seen.sorted(by: { $0.key < $1.key }) { say("seen \(count) \(times)") }
+
     case "open-as-nobody":
         // open-as-nobody <store>: drops root, then opens the store; prints the outcome.
         guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges") }

@@ -113,6 +113,38 @@ package struct Log: Sendable {
         }
     }
 
+    /// Calls `body` with every commit of the log as `txn` sees it, from the first, in order: the
+    /// walk of a replay.
+    ///
+    /// - Throws: `.corruptStore` when an entry does not decode, or a key is not the one after the
+    ///   key before it (a gap or a key out of order: a replay of such a log would not give the
+    ///   state the commits made).
+    func forEachEntry(in txn: some Transaction, _ body: (LogEntry) throws -> Void) throws {
+        var previous: UInt64 = 0
+        try txn.forEachEntry(in: database) { key, value in
+            let number: UInt64
+            let entry: LogEntry
+            do {
+                number = try LogEntry.sequence(fromKey: key)
+                entry = try LogEntry(sequence: number, bytes: value)
+            } catch {
+                throw RillError(
+                    .corruptStore,
+                    "the log of \(directory)/data.mdb has an unreadable entry after commit \(previous) "
+                        + "(run rill check): \(error)", underlyingError: error)
+            }
+            guard previous < UInt64.max, number == previous + 1 else {
+                throw RillError(
+                    .corruptStore,
+                    "the log of \(directory)/data.mdb has commit \(number) after commit \(previous) "
+                        + "(a gap or a damaged key; run rill check)")
+            }
+            try body(entry)
+            previous = number
+            return true
+        }
+    }
+
     /// Calls `body` with each commit of the log as `txn` sees it, in key order, or with the error
     /// that reading it gave (a key or an entry that does not decode), until `body` returns false.
     ///

@@ -24,21 +24,24 @@ public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
         case buildingIndex(entity: String, index: String)
         /// Rebuilding an index of `entity` that a store written by an older Rill holds in an older format.
         case rebuildingIndex(entity: String, index: String)
+        /// Replaying the log into every entity's records (`rill rebuild`); it counts commits, not records.
+        case replayingLog
 
         /// `building index Book(author,pages)`, or `rebuilding index Book(title) for store format 2`.
         public var description: String {
             switch self {
             case .buildingIndex(let entity, let index): "building index \(entity)(\(index))"
             case .rebuildingIndex(let entity, let index): "rebuilding index \(entity)(\(index)) for store format 2"
+            case .replayingLog: "replaying the log"
             }
         }
     }
 
     /// What the store is doing.
     public let phase: Phase
-    /// How many records the phase has processed.
+    /// How many records (commits, when replaying the log) the phase has processed.
     public let completed: Int
-    /// How many records the phase processes in all.
+    /// How many records (commits, when replaying the log) the phase processes in all.
     public let total: Int
 
     /// A report of `completed` out of `total` records in `phase`.
@@ -52,5 +55,10 @@ public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
     public var isFinished: Bool { completed >= total }
 
     /// `building index Book(title): 2048 of 10000 records`.
-    public var description: String { "\(phase): \(completed) of \(total) records" }
+    public var description: String {
+        "\(phase): \(completed) of \(total) \(unit)"
+    }
+
+    /// What ``completed`` and ``total`` count: `records`, or `commits` when replaying the log.
+    public var unit: String { phase == .replayingLog ? "commits" : "records" }
 }

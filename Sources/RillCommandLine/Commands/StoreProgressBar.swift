@@ -33,7 +33,7 @@ final class StoreProgressBar: Sendable {
                 guard state.shown else { return nil }
                 state.shown = false
                 let seconds = String(format: "%.1f", now.timeIntervalSince(state.start))
-                return "\r\(label): \(progress.completed) records in \(seconds) s\u{1B}[K\n"
+                return "\r\(label): \(progress.completed) \(progress.unit) in \(seconds) s\u{1B}[K\n"
             }
             guard now.timeIntervalSince(state.start) > 1, now.timeIntervalSince(state.lastReport) > 0.25 else {
                 return nil
@@ -41,7 +41,7 @@ final class StoreProgressBar: Sendable {
             state.lastReport = now
             state.shown = true
             let percent = progress.total > 0 ? progress.completed * 100 / progress.total : 100
-            return "\r\(label): \(progress.completed) of \(progress.total) records (\(percent)%)"
+            return "\r\(label): \(progress.completed) of \(progress.total) \(progress.unit) (\(percent)%)"
         }
         if let text { FileHandle.standardError.write(Data(text.utf8)) }
     }
