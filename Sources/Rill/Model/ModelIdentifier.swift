@@ -3,7 +3,8 @@ import Foundation
 /// A type that can identify a model: `UUID`, `String`, `Int` or `Int64`.
 ///
 /// Identifiers are stored as order-preserving keys, so records of an entity are kept in
-/// identifier order. Rill defines the conformances; other types are not supported.
+/// identifier order. Rill defines the conformances; other types are not supported: a
+/// `ModelContainer` refuses a model whose id is of another type (`.invalidConfiguration`).
 public protocol ModelIdentifier: Hashable, Codable, Sendable, CustomStringConvertible {}
 
 extension Int64: ModelIdentifier {}

@@ -11,6 +11,9 @@ struct CommandDescription: Sendable {
         /// when it is always required. Only leading arguments can be left out: the others keep
         /// their places from the end.
         var optionalWith: String?
+
+        /// The store directory, the first argument of most commands.
+        static let store = Argument(name: "store", help: "The store directory.")
     }
 
     struct Option: Sendable {

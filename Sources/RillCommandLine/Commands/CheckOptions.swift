@@ -1,6 +1,6 @@
 /// What `rill check` is given.
 struct CheckOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
     static let json = Flag("json", help: "Print the report as JSON.")
 
     static let arguments = [store]

@@ -1,6 +1,6 @@
 /// What `rill export` is given.
 struct ExportOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
 
     static let arguments = [store]
     static let options: [CommandDescription.Option] = []

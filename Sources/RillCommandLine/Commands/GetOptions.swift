@@ -1,6 +1,6 @@
 /// What `rill get` is given.
 struct GetOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
     static let entity = CommandDescription.Argument(
         name: "entity", help: "The entity name (the model type's name, e.g. Book).")
     static let id = CommandDescription.Argument(

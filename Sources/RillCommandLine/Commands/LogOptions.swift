@@ -1,6 +1,6 @@
 /// What `rill log` is given.
 struct LogOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
     static let since = ValueOption.wholeNumber(
         "since", valueName: "seq", help: "Start after this sequence number (default: 0, the beginning).")
     static let limit = ValueOption.wholeNumber("limit", valueName: "n", help: "Print at most this many commits.")

@@ -1,6 +1,6 @@
 /// What `rill query` is given.
 struct QueryOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
     static let query = CommandDescription.Argument(
         name: "query", help: "A query, e.g. 'Book where pages > 300 sort by title limit 10'.")
     static let json = Flag("json", help: "Print one JSON object per record (NDJSON) instead of a table.")

@@ -1,6 +1,6 @@
 /// What `rill rebuild` is given.
 struct RebuildOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
     static let json = Flag("json", help: "Print what was rebuilt as JSON.")
 
     static let arguments = [store]

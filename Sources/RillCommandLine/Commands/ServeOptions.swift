@@ -4,7 +4,7 @@ import RillServer
 
 /// What `rill serve` is given: the store, the log level, and the server's configuration.
 struct ServeOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
     static let socket = ValueOption(
         "socket", valueName: "path", help: "The Unix socket (default: <store>/rill.sock, mode 0600).")
     static let listen = ValueOption(

@@ -1,6 +1,6 @@
 /// What `rill stats` is given.
 struct StatsOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
     static let json = Flag("json", help: "Print one JSON object instead of text.")
 
     static let arguments = [store]

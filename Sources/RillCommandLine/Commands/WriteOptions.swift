@@ -1,6 +1,6 @@
 /// What `rill insert`, `rill update` and `rill delete` are given.
 struct WriteOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory.")
+    static let store = CommandDescription.Argument.store
     static let entity = CommandDescription.Argument(
         name: "entity", help: "The entity (the model type's name, e.g. Book).")
     static let author = ValueOption("author", valueName: "name", help: "The author recorded in the commit.")
