@@ -84,10 +84,14 @@ package struct Log: Sendable {
     ///   key: LMDB's search then lands anywhere), so that no reader of the log pages through it
     ///   forever or applies a commit twice.
     package func entries(after sequence: UInt64, limit: Int = .max, in snapshot: StoreSnapshot) throws -> [LogEntry] {
+        try entries(after: sequence, limit: limit, in: snapshot.transaction)
+    }
+
+    func entries(after sequence: UInt64, limit: Int = .max, in txn: some Transaction) throws -> [LogEntry] {
         guard sequence < UInt64.max, limit > 0 else { return [] }
         var entries: [LogEntry] = []
         var previous = sequence
-        try snapshot.transaction.forEachEntry(in: database, from: LogEntry.key(for: sequence + 1)) { key, value in
+        try txn.forEachEntry(in: database, from: LogEntry.key(for: sequence + 1)) { key, value in
             let number = try LogEntry.sequence(fromKey: key)
             guard number > previous else {
                 throw RillError(
@@ -95,7 +99,14 @@ package struct Log: Sendable {
                     "the log of \(directory)/data.mdb is out of order: commit \(number) follows commit \(previous) "
                         + "(a damaged key; run rill check)")
             }
-            entries.append(try LogEntry(sequence: number, bytes: value))
+            do {
+                entries.append(try LogEntry(sequence: number, bytes: value))
+            } catch {
+                throw RillError(
+                    .corruptStore,
+                    "the log of \(directory)/data.mdb has an unreadable entry after commit \(previous) "
+                        + "(run rill check): \(error)", underlyingError: error)
+            }
             previous = number
             return entries.count < limit
         }
@@ -110,38 +121,6 @@ package struct Log: Sendable {
         try snapshot.transaction.forEachEntryBackwards(in: database, before: LogEntry.key(for: sequence)) {
             key, value in
             try body(LogEntry(sequence: try LogEntry.sequence(fromKey: key), bytes: value))
-        }
-    }
-
-    /// Calls `body` with every commit of the log as `txn` sees it, from the first, in order: the
-    /// walk of a replay.
-    ///
-    /// - Throws: `.corruptStore` when an entry does not decode, or a key is not the one after the
-    ///   key before it (a gap or a key out of order: a replay of such a log would not give the
-    ///   state the commits made).
-    func forEachEntry(in txn: some Transaction, _ body: (LogEntry) throws -> Void) throws {
-        var previous: UInt64 = 0
-        try txn.forEachEntry(in: database) { key, value in
-            let number: UInt64
-            let entry: LogEntry
-            do {
-                number = try LogEntry.sequence(fromKey: key)
-                entry = try LogEntry(sequence: number, bytes: value)
-            } catch {
-                throw RillError(
-                    .corruptStore,
-                    "the log of \(directory)/data.mdb has an unreadable entry after commit \(previous) "
-                        + "(run rill check): \(error)", underlyingError: error)
-            }
-            guard previous < UInt64.max, number == previous + 1 else {
-                throw RillError(
-                    .corruptStore,
-                    "the log of \(directory)/data.mdb has commit \(number) after commit \(previous) "
-                        + "(a gap or a damaged key; run rill check)")
-            }
-            try body(entry)
-            previous = number
-            return true
         }
     }
 
