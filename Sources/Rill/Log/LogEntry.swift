@@ -39,7 +39,9 @@ package struct LogEntry: Sendable, Hashable {
         /// entry of format 1 (see ``LogEntry/holdsBeforeImages``).
         package var before: [UInt8]?
 
-        package init(kind: Kind, entity: String, key: [UInt8], changedFields: [String], record: [UInt8]?, before: [UInt8]?) {
+        package init(
+            kind: Kind, entity: String, key: [UInt8], changedFields: [String], record: [UInt8]?, before: [UInt8]?
+        ) {
             self.kind = kind
             self.entity = entity
             self.key = key
@@ -64,7 +66,8 @@ package struct LogEntry: Sendable, Hashable {
     /// opened for writing by a version that upgrades it.
     package var holdsBeforeImages: Bool
 
-    package init(sequence: UInt64, timestamp: Date, author: String?, changes: [Change], holdsBeforeImages: Bool = true) {
+    package init(sequence: UInt64, timestamp: Date, author: String?, changes: [Change], holdsBeforeImages: Bool = true)
+    {
         self.sequence = sequence
         self.timestamp = timestamp
         self.author = author
