@@ -204,6 +204,17 @@ package struct LogEntry: Sendable, Hashable {
         }
     }
 
+    /// The timestamp of a stored entry, read without decoding the rest.
+    ///
+    /// - Throws: `.corruptStore` when the bytes are too short to hold one.
+    package static func timestamp(of bytes: UnsafeRawBufferPointer) throws -> Date {
+        guard bytes.count >= 9 else {
+            throw RillError(.corruptStore, "a log entry of \(bytes.count) bytes is too short to hold its timestamp")
+        }
+        let bits = (1..<9).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) }
+        return Date(timeIntervalSince1970: Double(bitPattern: bits))
+    }
+
     /// The key under which the entry with `sequence` is stored: 8 bytes, big-endian, so the
     /// log's key order is sequence order.
     package static func key(for sequence: UInt64) -> [UInt8] {

@@ -142,7 +142,8 @@ extension Store {
                 }
                 guard !applied.isEmpty else { return nil }
                 let sequence = try log.nextSequence(in: txn)
-                let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
+                let entry = LogEntry(
+                    sequence: sequence, timestamp: try log.nextTimestamp(in: txn), author: author, changes: applied)
                 try log.append(entry, in: txn)
                 return entry
             }, meanwhile: meanwhile)
