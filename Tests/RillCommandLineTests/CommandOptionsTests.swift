@@ -96,9 +96,31 @@ import Testing
 
     @Test func logDecodesItsWindowWithDefaults() throws {
         let defaults = try decode(LogCommand(), ["store"])
-        #expect(defaults.since == 0 && defaults.limit == Int.max && !defaults.follow)
+        #expect(defaults.since == nil && defaults.until == nil && defaults.limit == Int.max && !defaults.follow)
+        #expect(defaults.entities == nil && defaults.authors == nil && !defaults.beforeAfter && !defaults.reverse)
         let given = try decode(LogCommand(), ["store", "--since", "7", "--limit=3", "--follow"])
-        #expect(given.store == "store" && given.since == 7 && given.limit == 3 && given.follow)
+        #expect(given.store == "store" && given.since == .sequence(7) && given.limit == 3 && given.follow)
+        let filtered = try decode(
+            LogCommand(),
+            [
+                "store", "--since", "2026-03-01", "--until", "12", "--entity", "Book, Author", "--author=alice",
+                "--before-after", "--reverse",
+            ])
+        #expect(filtered.since == .date(Date(timeIntervalSince1970: 1_772_323_200)))
+        #expect(filtered.until == .sequence(12) && filtered.entities == ["Book", "Author"])
+        #expect(filtered.authors == ["alice"] && filtered.beforeAfter && filtered.reverse)
+        for (arguments, message) in [
+            (["store", "--until", "yesterday"], "--until takes a commit's sequence number or an ISO-8601 date"),
+            (["store", "--entity", "Book,,Author"], "--entity takes names separated by commas, none empty"),
+            (
+                ["store", "--follow", "--until", "3"],
+                "--follow prints commits as they land, oldest first: it does not take --until"
+            ),
+            (["store", "--follow", "--reverse"], "it does not take --reverse"),
+        ] {
+            let error = #expect(throws: UsageError.self) { try decode(LogCommand(), arguments) }
+            #expect(error?.message.contains(message) == true, "\(arguments): \(String(describing: error))")
+        }
     }
 
     @Test func watchDecodesAStoreOrADaemon() throws {
@@ -162,7 +184,9 @@ import Testing
     /// A bad value is refused with the message `rill` prints for it.
     @Test func badValuesGiveTheCommandsUsageErrors() {
         let anyNumber = "a whole number from 0 to \(Int.max)"
-        expectRefusal(LogCommand(), ["store", "--since", "x"], "--since takes \(anyNumber); got 'x'")
+        expectRefusal(
+            LogCommand(), ["store", "--since", "x"],
+            "--since takes a commit's sequence number or an ISO-8601 date such as 2026-03-01T12:00:00Z; got 'x'")
         expectRefusal(LogCommand(), ["store", "--limit", "-3"], "--limit takes \(anyNumber); got '-3'")
 
         expectRefusal(WatchCommand(), ["store", "Book", "--since", "1.5"], "--since takes \(anyNumber); got '1.5'")
