@@ -270,13 +270,17 @@ final class Connection: @unchecked Sendable {
                 (try store.head(in: txn), try store.run(query, in: txn))
             }
             return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
+        case "/v1/history":
+            guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+            return .json(200, try HistoryRequest(parameters: request.parameters).answer(from: store))
         case "/v1/health":
             guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
             return .json(200, #"{"status":"ok","seq":\#(try store.head())}"#)
         default:
             throw HTTPError(
                 status: 404, code: "notFound",
-                message: "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/health)")
+                message:
+                    "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health)")
         }
     }
 
