@@ -280,7 +280,8 @@ final class Connection: @unchecked Sendable {
             throw HTTPError(
                 status: 404, code: "notFound",
                 message:
-                    "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health)")
+                    "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health)"
+            )
         }
     }
 

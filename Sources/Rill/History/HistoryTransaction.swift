@@ -25,7 +25,9 @@ public struct HistoryTransaction: Sendable, Identifiable {
         token = HistoryToken(sequence: entry.sequence)
         timestamp = entry.timestamp
         author = entry.author
-        changes = entry.changes.map { HistoryChange($0, sequence: entry.sequence, holdsBefore: entry.holdsBeforeImages) }
+        changes = entry.changes.map {
+            HistoryChange($0, sequence: entry.sequence, holdsBefore: entry.holdsBeforeImages)
+        }
     }
 
     /// The changes of records of `type`.
