@@ -152,6 +152,35 @@ final class MaintainedQuery<Source: LiveRowSource> {
         replaceRows(with: loaded)
     }
 
+    /// Loads the results as they were before `context`'s batch of commits — the window and its
+    /// look-ahead only, for a query that is read as of then and not followed through the batch.
+    ///
+    /// The store gives the current first matches, one more for each record the batch changed;
+    /// those records' rows are taken out and put back as they were before the batch (read from
+    /// the batch's records before). A row of a record the batch left alone is where it was, so
+    /// when the store's matches were cut, every match up to the last one given is known: the
+    /// rows are cut there, which keeps at least the window.
+    func loadWindow(before context: CommitContext) throws {
+        var changed: Set<[UInt8]> = []
+        for entry in context.entries {
+            for change in entry.changes where change.entity == source.entityName { changed.insert(change.key) }
+        }
+        let lookahead = self.lookahead
+        let limit = window.end(plus: lookahead.addingReportingOverflow(changed.count).overflow ? .max : lookahead + changed.count)
+        var loaded = try fetch(limit: limit, in: context.transaction, store: context.store)
+        let cut = limit.map { loaded.count >= $0 } ?? false
+        let last = cut ? loaded.last : nil
+        if !changed.isEmpty {
+            try correct(
+                &loaded, keys: changed, records: context.recordsBeforeBatch(of: source.entityName, keys: changed))
+        }
+        if let last, let end = loaded.firstIndex(where: { precedes(last, $0) }) {
+            loaded.removeSubrange(end...)
+        }
+        complete = !cut
+        replaceRows(with: loaded)
+    }
+
     /// Replaces the source and loads the new results; returns the change from the old window
     /// to the new one (nil when they are the same).
     func replaceSource(
