@@ -84,6 +84,13 @@ import Testing
         #expect(ResultsLines.apply(steadyLines.dropFirst(), to: initial(steadyLines)) == final)
         let across = before + resumed.output
         #expect(ResultsLines.apply(across.dropFirst(), to: initial(across)) == final)
+        // Every move and update carries the record as it was, the resumed watcher's too.
+        for lines in [steadyLines, across] {
+            var mismatches: [String] = []
+            _ = ResultsLines.apply(lines.dropFirst(), to: initial(lines), beforeMismatches: &mismatches)
+            #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
+            #expect(lines.contains { $0.contains(#""before":"#) })
+        }
         // No change lost or repeated: changes at the same commits, to the same results after
         // each, as the steady watcher's (a resumed query may spell a change differently).
         let sequences = across.dropFirst().map(ResultsLines.sequence)
