@@ -30,7 +30,8 @@ struct WatchCommand: Command {
             --json prints one JSON object per line: first {"seq":N,"results":[…]} (not with
             --since), then for each commit that changed the results
             {"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}; each entry
-            has its offset(s), "id" and "record". `--since` with a "seq" printed earlier resumes
+            has its offset(s), "id" and "record" (a removal's as it was, the others' as it is
+            now); a move or update also has "before", the record as it was. `--since` with a "seq" printed earlier resumes
             with no change lost or repeated; a "seq" past the log's last commit is an error
             (status 1), as for rill log --since.
             """
