@@ -2,7 +2,8 @@
 
 /// The oracle of the elements a change carries: every element it names as it was is the one at
 /// its old offset in the results before the change, and every element it names as it is now the
-/// one at its new offset in the results after it (a fresh fetch).
+/// one at its new offset in the results after it (a fresh fetch); and the change as a
+/// `CollectionDifference` turns the one into the other too.
 struct ChangeElements {
     /// How many moves and updates were checked, and how many of them changed their element.
     var checked = 0
@@ -31,6 +32,14 @@ struct ChangeElements {
             check("update's old element", update.oldElement, previous, update.oldOffset, "previous")
             check("update's element", update.element, next, update.offset, "new")
             count(update.oldElement, update.element, equal)
+        }
+        // The same change as a `CollectionDifference` leads to the same results.
+        if let applied = previous.applying(change.difference(from: previous)) {
+            if applied.count != next.count || !zip(applied, next).allSatisfy(equal) {
+                found.append("the difference does not lead to the new results")
+            }
+        } else {
+            found.append("the difference does not apply to the previous results")
         }
         return found
     }
