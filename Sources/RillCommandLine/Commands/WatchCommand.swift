@@ -16,7 +16,8 @@ struct WatchCommand: Command {
         discussion: """
             On a terminal, the results are a table; after each commit that changes them, the
             table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
-            on a terminal unless NO_COLOR is set). Results over \(TerminalRendering.fullTableLimit) rows show the changed
+            on a terminal unless NO_COLOR is set); an updated or moved row ends with the fields
+            that changed, "(changed: title, pages)". Results over \(TerminalRendering.fullTableLimit) rows show the changed
             rows only. Ctrl-C (SIGINT) or SIGTERM ends the watch at once with status 0, even
             when its reader has stopped reading; the lines written are whole, except the one
             being written when its output was blocked.
