@@ -296,9 +296,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
         case (nil, let to?):
             change.insertions = [(to, row!)]
         case (let from?, let to?) where from == to:
-            change.updates = [(from, to, row!)]
+            change.updates = [(from, to, old!, row!)]
         case (let from?, let to?):
-            change.moves = [(from, to, row!)]
+            change.moves = [(from, to, old!, row!)]
         case (nil, nil):
             return nil
         }
@@ -464,14 +464,14 @@ final class MaintainedQuery<Source: LiveRowSource> {
             }
             return offset - low
         }
-        var inPlace: [(old: Int, new: Int, row: LiveEntry)] = []
+        var inPlace: [(old: Int, new: Int, oldRow: LiveEntry, row: LiveEntry)] = []
         for candidate in common {
             let old = candidate.oldOffset!
             let new = candidate.newOffset!
             if stableBefore(old, oldUnstable) == stableBefore(new, newUnstable) {
-                inPlace.append((old, new, candidate.new!))
+                inPlace.append((old, new, candidate.old!, candidate.new!))
             } else {
-                change.moves.append((old, new, candidate.new!))
+                change.moves.append((old, new, candidate.old!, candidate.new!))
             }
         }
         // Touched rows in the same gap between stable rows may have swapped: keep the longest
@@ -480,9 +480,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
         let keep = ResultsDiff.longestIncreasingSubsequence(inPlace.map { $0.new })
         for (index, row) in inPlace.enumerated() {
             if keep.contains(index) {
-                change.updates.append((row.old, row.new, row.row))
+                change.updates.append((row.old, row.new, row.oldRow, row.row))
             } else {
-                change.moves.append((row.old, row.new, row.row))
+                change.moves.append((row.old, row.new, row.oldRow, row.row))
             }
         }
         change.removals.sort { $0.offset < $1.offset }

@@ -16,7 +16,8 @@ struct WatchCommand: Command {
         discussion: """
             On a terminal, the results are a table; after each commit that changes them, the
             table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
-            on a terminal unless NO_COLOR is set). Results over \(TerminalRendering.fullTableLimit) rows show the changed
+            on a terminal unless NO_COLOR is set); an updated or moved row ends with the fields
+            that changed, "(changed: title, pages)". Results over \(TerminalRendering.fullTableLimit) rows show the changed
             rows only. Ctrl-C (SIGINT) or SIGTERM ends the watch at once with status 0, even
             when its reader has stopped reading; the lines written are whole, except the one
             being written when its output was blocked.
@@ -30,7 +31,8 @@ struct WatchCommand: Command {
             --json prints one JSON object per line: first {"seq":N,"results":[…]} (not with
             --since), then for each commit that changed the results
             {"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}; each entry
-            has its offset(s), "id" and "record". `--since` with a "seq" printed earlier resumes
+            has its offset(s), "id" and "record" (a removal's as it was, the others' as it is
+            now); a move or update also has "before", the record as it was. `--since` with a "seq" printed earlier resumes
             with no change lost or repeated; a "seq" past the log's last commit is an error
             (status 1), as for rill log --since.
             """
