@@ -84,5 +84,23 @@ import Testing
             #expect((error?["message"] as? String)?.contains(words) == true, "\(target): \(response.body)")
         }
         #expect(client.request("POST", "/v1/history", body: "")?.status == 405)
+
+        // A query as of a commit answers what rill query --as-of prints, with that commit's seq.
+        let query = "Counter sort by value desc, payload limit 5"
+        let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        for sequence in [0, 1, head / 2, head] {
+            let response = try #require(client.request("GET", "/v1/query?as_of=\(sequence)&q=" + encoded))
+            #expect(response.status == 200, "\(response.body)")
+            #expect((response.json["seq"] as? NSNumber)?.uint64Value == sequence)
+            let printed = try runBuilt("rill", ["query", "--json", "--as-of", "\(sequence)", path, query])
+            let lines = try printed.output.split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8))
+            }
+            #expect(try Self.canonical(response.json["results"] as! [Any]) == Self.canonical(lines))
+        }
+        let late = try #require(client.request("GET", "/v1/query?as_of=\(head + 1)&q=Counter"))
+        #expect(late.status == 400 && late.body.contains("misuse"))
+        let bad = try #require(client.request("GET", "/v1/query?as_of=later&q=Counter"))
+        #expect(bad.status == 400 && bad.body.contains("badParameter") && bad.body.contains("as_of takes"))
     }
 }

@@ -31,10 +31,13 @@ extension Store {
     /// The rows of a text query as they were at `position` (a commit, or the last commit made
     /// at or before a date), and that commit's sequence, read in one snapshot.
     ///
+    /// The query is checked against the entity's fields as they are now (`check(_:)`).
+    ///
     /// - Throws: `.misuse` when the position is past the log's last commit; the errors of
-    ///   `run(_:in:)`.
+    ///   `run(_:forceScan:in:)`.
     package func run(_ query: Query, asOf position: LogPosition) throws -> (rows: [QueryRow], sequence: UInt64) {
-        try read { snapshot in
+        try check(query, entity: try existingEntity(query.entity))
+        return try read { snapshot in
             let sequence = try position.sequence(in: self, snapshot: snapshot)
             return (try rows(of: RecordRowSource(query), asOf: sequence, in: snapshot), sequence)
         }
