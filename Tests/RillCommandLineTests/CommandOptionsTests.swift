@@ -143,6 +143,28 @@ import Testing
         #expect(remote.query.text == "Book" && remote.retry && remote.tokenFile == "token" && remote.since == nil)
     }
 
+    @Test func watchDecodesAReplaysRange() throws {
+        #expect(try decode(WatchCommand(), ["store", "Book"]).replay == nil)
+        #expect(try decode(WatchCommand(), ["store", "Book", "--from", "3", "--to=9"]).replay == .init(from: 3, to: 9))
+        #expect(try decode(WatchCommand(), ["store", "Book", "--from", "3"]).replay == .init(from: 3, to: nil))
+        #expect(try decode(WatchCommand(), ["--to", "9", "store", "Book", "--json"]).replay == .init(from: 0, to: 9))
+        #expect(
+            try decode(WatchCommand(), ["store", "Book", "--from", "4", "--to", "4"]).replay == .init(from: 4, to: 4))
+        let anyNumber = "a whole number from 0 to \(Int.max)"
+        expectRefusal(WatchCommand(), ["store", "Book", "--from", "x"], "--from takes \(anyNumber); got 'x'")
+        expectRefusal(
+            WatchCommand(), ["store", "Book", "--to", "2026-01-01"], "--to takes \(anyNumber); got '2026-01-01'")
+        expectRefusal(
+            WatchCommand(), ["store", "Book", "--from", "5", "--to", "4"],
+            "--from 5 is after --to 4: a replay runs forward, from the earlier commit")
+        expectRefusal(
+            WatchCommand(), ["store", "Book", "--to", "4", "--since", "2"],
+            "--since 2 resumes a live watch and --to 4 replays a range, then ends: give one or the other")
+        expectRefusal(
+            WatchCommand(), ["--connect", "http://127.0.0.1:8080", "Book", "--from", "1", "--to", "2"],
+            "--from 1 --to 2 replays the store's own log: give the store directory, not --connect")
+    }
+
     @Test func serveDecodesTheServersConfiguration() throws {
         let defaults = try decode(ServeCommand(), ["store"])
         #expect(defaults.store == "store" && defaults.logLevel == nil)

@@ -6,11 +6,12 @@ import RillHTTP
 import RillService
 
 /// `rill watch`: a query's results, then every change to them as saves land — from this machine's
-/// other processes, through the store file.
+/// other processes, through the store file; or, with `--from`/`--to`, the same for a range of
+/// commits of the log, replayed, and then the end.
 struct WatchCommand: Command {
     let description = CommandDescription(
         name: "watch",
-        abstract: "Print a query's results, then each change to them as saves land, until interrupted.",
+        abstract: "Print a query's results, then each change to them as saves land; or replay a range of the log.",
         arguments: WatchOptions.arguments,
         options: WatchOptions.options,
         discussion: """
@@ -35,6 +36,15 @@ struct WatchCommand: Command {
             now); a move or update also has "before", the record as it was. `--since` with a "seq" printed earlier resumes
             with no change lost or repeated; a "seq" past the log's last commit is an error
             (status 1), as for rill log --since.
+
+            With --from A and/or --to B the watch replays the log instead of following it: the
+            results as they were at commit A, printed as a watch prints its first results (the
+            table, or {"seq":A,"results":[…]}), then the change of each commit after A up to B
+            that changed them, as a live watch prints changes; then it exits with status 0.
+            --from alone replays to the log's last commit; --to alone from 0, the empty store.
+            A and B are sequence numbers (dates are not taken). A after B is a usage error
+            (status 64); B past the log's last commit (or A, without --to) is an error (status 1)
+            naming it. Not with --since or --connect.
             """
     )
 
@@ -56,6 +66,14 @@ struct WatchCommand: Command {
         _ = try store.existingEntity(query.entity)
         // A query that does not fit the entity fails at once (the live query would refuse it too).
         guard try reportingBadQuery({ try store.check(query) }) != nil else { return ExitStatus.usage }
+        if let range = options.replay {
+            // Worked out in one read of the store, then written: no read stays open while the
+            // output waits for its reader.
+            let replay = try RecordReplay(query, store: store, from: range.from, to: range.to)
+            output.write(rendering.results(replay.initial, sequence: replay.start))
+            for change in replay.changes { output.write(rendering.change(change)) }
+            return ExitStatus.success
+        }
         Terminal.endOnInterrupt()
         // The tables show the results, so a resumed watch starts from the results at `since`.
         let live = try RecordLiveQuery(

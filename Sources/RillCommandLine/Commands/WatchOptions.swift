@@ -1,5 +1,6 @@
 import RillClient
 import RillHTTP
+
 /// What `rill watch` is given.
 struct WatchOptions: CommandOptions {
     /// Where the watch reads its changes from.
@@ -18,6 +19,12 @@ struct WatchOptions: CommandOptions {
     static let since = ValueOption.wholeNumber(
         "since", valueName: "seq",
         help: "Resume after this commit: print the changes of every later commit, not the results.")
+    static let from = ValueOption.wholeNumber(
+        "from", valueName: "seq",
+        help: "Replay the log from this commit: its results, then each later change up to --to; then exit.")
+    static let to = ValueOption.wholeNumber(
+        "to", valueName: "seq",
+        help: "The last commit to replay (default: the log's last); alone, replays from 0, the empty store.")
     static let connect = ValueOption(
         "connect", valueName: "socket|url",
         help: "Watch through `rill serve`: its socket (or store directory), or http://host:port."
@@ -33,12 +40,24 @@ struct WatchOptions: CommandOptions {
         "retry", help: "With --connect: wait for the daemon when none answers, and reconnect whenever it goes away.")
 
     static let arguments = [store, query]
-    static let options = [json.option, since.option, connect.option, tokenFile.option, retry.option]
+    static let options = [
+        json.option, since.option, from.option, to.option, connect.option, tokenFile.option, retry.option,
+    ]
+
+    /// The commits a bounded replay (`--from`, `--to`) runs between.
+    struct Replay: Equatable {
+        /// The commit whose results are printed first; 0, the empty store, when only `--to` is given.
+        var from: UInt64
+        /// The last commit whose change is printed; nil for the log's last commit.
+        var to: UInt64?
+    }
 
     /// The query, parsed before anything else is checked.
     var query: QueryArgument
     /// The commit to resume after; nil to start with the results.
     var since: UInt64?
+    /// A replay of the log between two commits, then the end (not live); nil to watch live.
+    var replay: Replay?
     /// NDJSON, not tables.
     var json: Bool
     /// Wait for the daemon, and reconnect (only with `--connect`).
@@ -50,6 +69,23 @@ struct WatchOptions: CommandOptions {
     init(_ arguments: ParsedArguments) throws {
         query = try QueryArgument(arguments[Self.query])
         since = try arguments[Self.since].map(UInt64.init)
+        let from = try arguments[Self.from].map(UInt64.init)
+        let to = try arguments[Self.to].map(UInt64.init)
+        if from != nil || to != nil {
+            let given = [from.map { "--from \($0)" }, to.map { "--to \($0)" }].compactMap { $0 }.joined(separator: " ")
+            if let since {
+                throw UsageError(
+                    "--since \(since) resumes a live watch and \(given) replays a range, then ends: give one or the other"
+                )
+            }
+            if arguments.text(of: Self.connect) != nil {
+                throw UsageError("\(given) replays the store's own log: give the store directory, not --connect")
+            }
+            if let from, let to, from > to {
+                throw UsageError("--from \(from) is after --to \(to): a replay runs forward, from the earlier commit")
+            }
+            replay = Replay(from: from ?? 0, to: to)
+        }
         json = arguments[Self.json]
         retry = arguments[Self.retry]
         let connecting = arguments.text(of: Self.connect) != nil
