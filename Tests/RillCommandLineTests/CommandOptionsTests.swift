@@ -145,15 +145,25 @@ import Testing
 
     @Test func watchDecodesAReplaysRange() throws {
         #expect(try decode(WatchCommand(), ["store", "Book"]).replay == nil)
-        #expect(try decode(WatchCommand(), ["store", "Book", "--from", "3", "--to=9"]).replay == .init(from: 3, to: 9))
-        #expect(try decode(WatchCommand(), ["store", "Book", "--from", "3"]).replay == .init(from: 3, to: nil))
-        #expect(try decode(WatchCommand(), ["--to", "9", "store", "Book", "--json"]).replay == .init(from: 0, to: 9))
         #expect(
-            try decode(WatchCommand(), ["store", "Book", "--from", "4", "--to", "4"]).replay == .init(from: 4, to: 4))
-        let anyNumber = "a whole number from 0 to \(Int.max)"
-        expectRefusal(WatchCommand(), ["store", "Book", "--from", "x"], "--from takes \(anyNumber); got 'x'")
+            try decode(WatchCommand(), ["store", "Book", "--from", "3", "--to=9"]).replay
+                == .init(from: .sequence(3), to: .sequence(9)))
+        #expect(
+            try decode(WatchCommand(), ["store", "Book", "--from", "3"]).replay == .init(from: .sequence(3), to: nil))
+        #expect(
+            try decode(WatchCommand(), ["--to", "9", "store", "Book", "--json"]).replay
+                == .init(from: .sequence(0), to: .sequence(9)))
+        #expect(
+            try decode(WatchCommand(), ["store", "Book", "--from", "4", "--to", "4"]).replay
+                == .init(from: .sequence(4), to: .sequence(4)))
+        #expect(
+            try decode(WatchCommand(), ["store", "Book", "--to", "2026-01-01"]).replay
+                == .init(from: .sequence(0), to: .date(Date(timeIntervalSince1970: 1_767_225_600))))
+        let position = "a commit's sequence number or an ISO-8601 date such as 2026-03-01T12:00:00Z"
+        expectRefusal(WatchCommand(), ["store", "Book", "--from", "x"], "--from takes \(position); got 'x'")
         expectRefusal(
-            WatchCommand(), ["store", "Book", "--to", "2026-01-01"], "--to takes \(anyNumber); got '2026-01-01'")
+            WatchCommand(), ["store", "Book", "--from", "2026-02-01", "--to", "2026-01-01"],
+            "--from 2026-02-01 is after --to 2026-01-01: a replay runs forward, from the earlier commit")
         expectRefusal(
             WatchCommand(), ["store", "Book", "--from", "5", "--to", "4"],
             "--from 5 is after --to 4: a replay runs forward, from the earlier commit")

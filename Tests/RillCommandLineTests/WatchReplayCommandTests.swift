@@ -141,8 +141,14 @@ import Testing
         }
         for (arguments, status, message) in [
             (["--from", "3", "--to", "2"], Int32(64), "--from 3 is after --to 2"),
-            (["--from", "x"], 64, "--from takes a whole number from 0 to \(Int.max); got 'x'"),
-            (["--to", "-1"], 64, "--to takes a whole number from 0 to \(Int.max); got '-1'"),
+            (
+                ["--from", "x"], 64,
+                "--from takes a commit's sequence number or an ISO-8601 date such as 2026-03-01T12:00:00Z; got 'x'"
+            ),
+            (
+                ["--to", "-1"], 64,
+                "--to takes a commit's sequence number or an ISO-8601 date such as 2026-03-01T12:00:00Z; got '-1'"
+            ),
             (["--from", "1", "--to", "9"], 1, "cannot replay to commit 9: the log's last commit is 3"),
             (["--from", "4"], 1, "cannot replay from commit 4: the log's last commit is 3"),
             (["--from", "1", "--since", "1"], 64, "--since 1 resumes a live watch and --from 1 replays a range"),
@@ -157,6 +163,13 @@ import Testing
         #expect(connecting.status == 64, "\(connecting.error)")
         #expect(connecting.error.contains("--from 1 replays the store's own log"), "\(connecting.error)")
         let help = try runBuilt("rill", ["watch", "--help"])
-        #expect(help.output.contains("--from <seq>") && help.output.contains("--to <seq>"), "\(help.output)")
+        #expect(help.output.contains("--from <seq|date>") && help.output.contains("--to <seq|date>"), "\(help.output)")
+
+        // Dates name the last commit made at or before them: a commit's own timestamp names it.
+        let history = try container.mainContext.fetchHistory(HistoryDescriptor())
+        let dates = history.map { ISO8601Time.string($0.timestamp) }
+        let bySequence = try runBuilt("rill", ["watch", "--json", path, "Counter", "--from", "1", "--to", "2"])
+        let byDate = try runBuilt("rill", ["watch", "--json", path, "Counter", "--from", dates[0], "--to", dates[1]])
+        #expect(byDate.status == 0 && byDate.output == bySequence.output, "\(byDate.error)")
     }
 }

@@ -166,7 +166,8 @@ final class MaintainedQuery<Source: LiveRowSource> {
             for change in entry.changes where change.entity == source.entityName { changed.insert(change.key) }
         }
         let lookahead = self.lookahead
-        let limit = window.end(plus: lookahead.addingReportingOverflow(changed.count).overflow ? .max : lookahead + changed.count)
+        let limit = window.end(
+            plus: lookahead.addingReportingOverflow(changed.count).overflow ? .max : lookahead + changed.count)
         var loaded = try fetch(limit: limit, in: context.transaction, store: context.store)
         let cut = limit.map { loaded.count >= $0 } ?? false
         let last = cut ? loaded.last : nil

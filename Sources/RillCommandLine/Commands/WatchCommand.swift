@@ -42,7 +42,8 @@ struct WatchCommand: Command {
             table, or {"seq":A,"results":[…]}), then the change of each commit after A up to B
             that changed them, as a live watch prints changes; then it exits with status 0.
             --from alone replays to the log's last commit; --to alone from 0, the empty store.
-            A and B are sequence numbers (dates are not taken). A after B is a usage error
+            A and B are sequence numbers or ISO-8601 dates (the last commit made at or before
+            the date; 0 before the first). A after B is a usage error
             (status 64); B past the log's last commit (or A, without --to) is an error (status 1)
             naming it. Not with --since or --connect.
             """
@@ -69,7 +70,13 @@ struct WatchCommand: Command {
         if let range = options.replay {
             // Worked out in one read of the store, then written: no read stays open while the
             // output waits for its reader.
-            let replay = try RecordReplay(query, store: store, from: range.from, to: range.to)
+            let (from, to) = try store.read { snapshot in
+                (
+                    try range.from.sequence(in: store, snapshot: snapshot),
+                    try range.to.map { try $0.sequence(in: store, snapshot: snapshot) }
+                )
+            }
+            let replay = try RecordReplay(query, store: store, from: from, to: to)
             output.write(rendering.results(replay.initial, sequence: replay.start))
             for change in replay.changes { output.write(rendering.change(change)) }
             return ExitStatus.success

@@ -1,3 +1,4 @@
+import Rill
 import RillClient
 import RillHTTP
 
@@ -19,12 +20,12 @@ struct WatchOptions: CommandOptions {
     static let since = ValueOption.wholeNumber(
         "since", valueName: "seq",
         help: "Resume after this commit: print the changes of every later commit, not the results.")
-    static let from = ValueOption.wholeNumber(
-        "from", valueName: "seq",
-        help: "Replay the log from this commit: its results, then each later change up to --to; then exit.")
-    static let to = ValueOption.wholeNumber(
-        "to", valueName: "seq",
-        help: "The last commit to replay (default: the log's last); alone, replays from 0, the empty store.")
+    static let from = ValueOption.logPosition(
+        "from",
+        help: "Replay the log from this commit or date: its results, then each later change up to --to; then exit.")
+    static let to = ValueOption.logPosition(
+        "to",
+        help: "The last commit (or date) to replay (default: the log's last); alone, replays from 0, the empty store.")
     static let connect = ValueOption(
         "connect", valueName: "socket|url",
         help: "Watch through `rill serve`: its socket (or store directory), or http://host:port."
@@ -46,10 +47,11 @@ struct WatchOptions: CommandOptions {
 
     /// The commits a bounded replay (`--from`, `--to`) runs between.
     struct Replay: Equatable {
-        /// The commit whose results are printed first; 0, the empty store, when only `--to` is given.
-        var from: UInt64
-        /// The last commit whose change is printed; nil for the log's last commit.
-        var to: UInt64?
+        /// The commit (or date: the last commit made at or before it) whose results are printed
+        /// first; commit 0, the empty store, when only `--to` is given.
+        var from: LogPosition
+        /// The last commit (or date) whose change is printed; nil for the log's last commit.
+        var to: LogPosition?
     }
 
     /// The query, parsed before anything else is checked.
@@ -69,10 +71,12 @@ struct WatchOptions: CommandOptions {
     init(_ arguments: ParsedArguments) throws {
         query = try QueryArgument(arguments[Self.query])
         since = try arguments[Self.since].map(UInt64.init)
-        let from = try arguments[Self.from].map(UInt64.init)
-        let to = try arguments[Self.to].map(UInt64.init)
+        let from = try arguments[Self.from]
+        let to = try arguments[Self.to]
         if from != nil || to != nil {
-            let given = [from.map { "--from \($0)" }, to.map { "--to \($0)" }].compactMap { $0 }.joined(separator: " ")
+            let given = [
+                arguments.text(of: Self.from).map { "--from \($0)" }, arguments.text(of: Self.to).map { "--to \($0)" },
+            ].compactMap { $0 }.joined(separator: " ")
             if let since {
                 throw UsageError(
                     "--since \(since) resumes a live watch and \(given) replays a range, then ends: give one or the other"
@@ -81,10 +85,18 @@ struct WatchOptions: CommandOptions {
             if arguments.text(of: Self.connect) != nil {
                 throw UsageError("\(given) replays the store's own log: give the store directory, not --connect")
             }
-            if let from, let to, from > to {
-                throw UsageError("--from \(from) is after --to \(to): a replay runs forward, from the earlier commit")
+            let backwards: Bool =
+                switch (from, to) {
+                case (.sequence(let start)?, .sequence(let end)?): start > end
+                case (.date(let start)?, .date(let end)?): start > end
+                default: false
+                }
+            if backwards {
+                throw UsageError(
+                    "--from \(arguments.text(of: Self.from)!) is after --to \(arguments.text(of: Self.to)!): "
+                        + "a replay runs forward, from the earlier commit")
             }
-            replay = Replay(from: from ?? 0, to: to)
+            replay = Replay(from: from ?? .sequence(0), to: to)
         }
         json = arguments[Self.json]
         retry = arguments[Self.retry]
