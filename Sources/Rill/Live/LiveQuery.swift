@@ -59,6 +59,11 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     private let resultsKeyPath: KeyPath<LiveQuery<T>, LiveResults<T>> = \.results
     /// The published results.
     private var snapshot = RowSnapshot.empty
+    /// How many results this query has published (under the publication lock): a change is
+    /// posted only to the observers added before its results were published.
+    private var publications = 0
+    /// For a query resumed from a token, until its first observer: the results at the token.
+    private let resumePoint = Mutex<ResumePoint?>(nil)
     private var state: State
     private let observers = Mutex(LiveObservers())
 
@@ -71,7 +76,47 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     ///
     /// - Throws: ``RillError`` with `.unknownEntity` when `T` is not one of the container's
     ///   model types, or the errors of a fetch.
-    public init(_ descriptor: FetchDescriptor<T>, in container: ModelContainer) throws {
+    public convenience init(_ descriptor: FetchDescriptor<T>, in container: ModelContainer) throws {
+        try self.init(descriptor, in: container, resumingAfter: nil)
+    }
+
+    /// Fetches `descriptor`'s results as they were after the commit of `token`, and keeps them
+    /// current from there: for an app that kept the results (or what it made of them) and the
+    /// token of the last commit it processed, and comes back after a restart.
+    ///
+    /// The query's results are the current ones. Its first observer (``observe(on:_:)``,
+    /// ``observe(on:_:)-(A,_)`` or ``changes``) is first told of one change that turns the
+    /// results at the token into the results it starts from (nothing when they are the same),
+    /// then of each later commit's change, as for any live query. Later observers start from
+    /// the results as they are then.
+    ///
+    /// ```swift
+    /// let books = try LiveQuery(descriptor, in: container, since: savedToken)
+    /// for await change in books.changes {
+    ///     cachedTitles = change.apply(to: cachedTitles)   // first: what happened while away
+    ///     savedToken = HistoryToken(sequence: change.sequence)
+    /// }
+    /// ```
+    ///
+    /// Resuming costs what an as-of fetch at the token costs (``ModelContext/fetch(_:asOf:)-(_,HistoryToken)``):
+    /// the commits since the token are read, each record they changed is put back as it was,
+    /// and the query keeps a copy of the results at the token until its first observer. The
+    /// change is worked out by identifier: rows that left, entered or moved, and updates of the
+    /// rows whose records a commit since the token wrote.
+    ///
+    /// - Throws: ``RillError`` with `.misuse` when the token is past the store's last commit,
+    ///   `.unknownEntity` when `T` is not one of the container's model types, or the errors of a fetch.
+    public convenience init(
+        _ descriptor: FetchDescriptor<T>, in container: ModelContainer, since token: HistoryToken
+    )
+        throws
+    {
+        try self.init(descriptor, in: container, resumingAfter: token.sequence)
+    }
+
+    /// Fetches `descriptor`'s results as of the store's last commit and keeps them current;
+    /// with `resumingAfter`, keeps also the results at that commit for the first observer.
+    private init(_ descriptor: FetchDescriptor<T>, in container: ModelContainer, resumingAfter token: UInt64?) throws {
         guard container.modelTypeNames.contains(T.entityName) else {
             throw ModelContainer.unregisteredModelError("\(T.self)")
         }
@@ -81,11 +126,47 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         self.link = Link(query: MaintainedQuery(ModelRowSource(descriptor)))
         link.owner = self
         let link = self.link
+        let past = ResumeBox()
         // Every stored property is set: should this throw, the deinitializer releases the follower.
-        try follower.add(link) { txn, _ in
+        try follower.add(link) { txn, sequence in
+            if let token {
+                guard token <= sequence else {
+                    throw RillError(
+                        .misuse, "cannot resume after commit \(token): the log's last commit is \(sequence)")
+                }
+                if token < sequence {
+                    let store = follower.store
+                    let query = MaintainedQuery(ModelRowSource(descriptor))
+                    let entries = try store.log.entries(after: token, in: txn)
+                    try query.loadWindow(
+                        before: CommitContext(
+                            store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence))
+                    let rows = query.results()
+                    past.point = ResumePoint(
+                        token: token, keys: rows.keys, models: rows.map(ModelRowSource<T>.element), entries: entries)
+                }
+            }
             try link.query.load(in: txn, store: follower.store)
             return link.publication(change: nil)
         }
+        // Before `init` returns, so before any observer can be added.
+        resumePoint.withLock { $0 = past.point }
+    }
+
+    /// Carries the results at the token out of the follower's job.
+    private final class ResumeBox: @unchecked Sendable {
+        // Sendable: written in the job, read after `add` waited for it.
+        var point: ResumePoint?
+    }
+
+    /// The results of a resumed query at its token, and the commits read since.
+    private struct ResumePoint: @unchecked Sendable {
+        // Sendable: immutable once made; the models are Sendable, the entries are values.
+        var token: UInt64
+        var keys: [[UInt8]]
+        var models: [T]
+        /// The commits after the token, up to the one the query was loaded at.
+        var entries: [LogEntry]
     }
 
     deinit {
@@ -95,7 +176,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             observers.finished = true
             return observers.sinks
         }
-        for (_, sink) in sinks { sink.finish() }
+        for (_, sink, _) in sinks { sink.finish() }
     }
 
     // MARK: - Contents
@@ -200,11 +281,49 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     }
 
     private func addSink(_ sink: LiveSink, flag: CancellationFlag) -> LiveObservation {
+        let resume = resumePoint.withLock { point in
+            defer { point = nil }
+            return point
+        }
+        var catchUp: ResultsChange<T>?
+        var changedKeys: Set<[UInt8]> = []
+        var read = resume?.entries.last?.sequence ?? 0
+        if let resume {
+            for entry in resume.entries {
+                for change in entry.changes where change.entity == T.entityName { changedKeys.insert(change.key) }
+            }
+        }
         let id: Int? = observers.withLock { observers in
             guard !observers.finished else { return nil }
             let id = observers.nextID
             observers.nextID += 1
-            observers.sinks.append((id, sink))
+            // A change is posted to the observers its publication found (`deliver`, which waits
+            // for this lock): one added now hears of the publications after `after`.
+            let (current, sequence, after) = follower.publication.withShared {
+                (snapshot, follower.publishedSequenceHoldingLock, publications)
+            }
+            if let resume {
+                // The records written after the commits the query was loaded at, up to the results now.
+                if sequence > read {
+                    do {
+                        for entry in try follower.store.entries(after: read, limit: Int(sequence - read)) {
+                            for change in entry.changes where change.entity == T.entityName {
+                                changedKeys.insert(change.key)
+                            }
+                            read = entry.sequence
+                        }
+                    } catch {
+                        // The log could not be read: every row that stays counts as updated.
+                        changedKeys.formUnion(current.keys)
+                    }
+                }
+                let change = ResultsDiff.between(
+                    old: resume.keys, oldModels: resume.models, new: current.keys,
+                    newModels: current.map(ModelRowSource<T>.element), changed: changedKeys, sequence: sequence)
+                if !change.isEmpty { catchUp = change }
+            }
+            if let catchUp { sink.post(PendingChange(models: catchUp)) }
+            observers.sinks.append((id, sink, after))
             return id
         }
         guard let id else {
@@ -230,8 +349,10 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
     /// Under the follower's publication lock. The results published before are handed back in
     /// `snapshot`, so that they are released later, after every observer has been notified.
-    private func publish(_ snapshot: inout RowSnapshot) {
+    private func publish(_ snapshot: inout RowSnapshot) -> Int {
         swap(&self.snapshot, &snapshot)
+        publications += 1
+        return publications
     }
 
     /// Under the follower's publication lock, with the results of a new descriptor.
@@ -239,11 +360,11 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         state.descriptor = descriptor
     }
 
-    private func deliver(_ change: PendingChange?) {
+    private func deliver(_ change: PendingChange?, publication number: Int) {
         registrar.didSet(self, keyPath: resultsKeyPath)
         guard let change else { return }
         let sinks = observers.withLock { $0.sinks }
-        for (_, sink) in sinks { sink.post(change) }
+        for (_, sink, after) in sinks where after < number { sink.post(change) }
     }
 
     private func stop(with error: RillError) {
@@ -252,7 +373,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             observers.finished = true
             return observers.sinks
         }
-        for (_, sink) in sinks { sink.finish() }
+        for (_, sink, _) in sinks { sink.finish() }
     }
 
     /// The follower's handle on the query: the maintained results, and a weak way back.
@@ -295,9 +416,12 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             self.change = change
         }
 
+        /// The number of the publication, once published.
+        private var number = 0
+
         override func willPublish() { owner?.willPublish() }
-        override func publish() { owner?.publish(&snapshot) }
-        override func deliver() { owner?.deliver(change) }
+        override func publish() { number = owner?.publish(&snapshot) ?? 0 }
+        override func deliver() { owner?.deliver(change, publication: number) }
     }
 
     /// The results of a new descriptor, and the descriptor.

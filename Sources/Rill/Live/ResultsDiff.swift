@@ -2,10 +2,11 @@
 enum ResultsDiff {
     /// Rows only in `old` are removed, rows only in `new` inserted; of the rows in both, the
     /// longest run that keeps its relative order stays, the others move, each with its old and
-    /// new model. Both lists are taken to be of one commit, so a row in both is the same record:
-    /// nothing is an update (lists of two commits need their changed rows found too).
+    /// new model. A row that stays is an update when its key is in `changed` (the records
+    /// written between the two lists' commits; empty for two lists of one commit).
     static func between<T>(
-        old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T], sequence: UInt64
+        old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T], changed: Set<[UInt8]> = [],
+        sequence: UInt64
     ) -> ResultsChange<T> {
         var change = ResultsChange<T>(sequence: sequence, removals: [], insertions: [], moves: [], updates: [])
         var newOffsets: [[UInt8]: Int] = [:]
@@ -30,6 +31,14 @@ enum ResultsDiff {
                 .init(from: pair.old, to: pair.new, oldElement: oldModels[pair.old], element: newModels[pair.new]))
         }
         change.moves.sort { $0.to < $1.to }
+        if !changed.isEmpty {
+            for (index, pair) in common.enumerated() where stay.contains(index) && changed.contains(old[pair.old]) {
+                change.updates.append(
+                    .init(
+                        oldOffset: pair.old, offset: pair.new, oldElement: oldModels[pair.old],
+                        element: newModels[pair.new]))
+            }
+        }
         return change
     }
 

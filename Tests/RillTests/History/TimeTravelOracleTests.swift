@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import RillTestSupport
 import RillWorkloads
@@ -12,6 +13,12 @@ import Testing
 /// records on either side of its commit.
 @Suite struct TimeTravelOracleTests {
     let directory = TemporaryDirectory()
+
+    /// The changes told to an observer, on its queue.
+    final class Received: @unchecked Sendable {
+        // Written on the observer's queue, read after draining it.
+        var changes: [ResultsChange<Gadget>] = []
+    }
 
     /// A query of the run: the descriptor, its brute-force twin, and a description.
     struct Case {
@@ -122,6 +129,39 @@ import Testing
             try context.fetch(run.cases[0].descriptor, asOf: HistoryToken(sequence: head + 1))
         }
         #expect(error?.code == .misuse && error?.message.contains("last commit is \(head)") == true)
+
+        // Every resume from a commit: the first observer is told of one change that turns the
+        // recorded results then into the current ones (none when nothing changed for it).
+        var elements = ChangeElements()
+        var resumedWithChange = 0
+        for round in 0..<150 {
+            let sequence = round < 3 ? [0, head - 1, head][round] : UInt64.random(in: 0...head, using: &random)
+            let query = run.cases.randomElement(using: &random)!
+            let live = try LiveQuery(query.descriptor, in: run.container, since: HistoryToken(sequence: sequence))
+            let received = Received()
+            let queue = DispatchQueue(label: "resume")
+            let observation = live.observe(on: queue) { change in received.changes.append(change) }
+            queue.sync {}
+            let (old, current) = (query.expected(run.states[Int(sequence)]), query.expected(run.states[Int(head)]))
+            #expect(Array(live) == current)
+            #expect(received.changes.count <= 1, "as of \(sequence): \(query.text)")
+            if let change = received.changes.first {
+                resumedWithChange += 1
+                #expect(change.sequence == head)
+                #expect(
+                    change.apply(to: old) == current, "resume after \(sequence): \(query.text), seed \(random.seed)")
+                let wrong = elements.mismatches(of: change, previous: old, next: current, equal: ==)
+                #expect(wrong.isEmpty, "resume after \(sequence): \(wrong)")
+            } else {
+                #expect(old == current, "resume after \(sequence) told of no change: \(query.text)")
+            }
+            observation.cancel()
+        }
+        #expect(resumedWithChange > 50)
+        let late = #expect(throws: RillError.self) {
+            _ = try LiveQuery(run.cases[0].descriptor, in: run.container, since: HistoryToken(sequence: head + 1))
+        }
+        #expect(late?.code == .misuse)
 
         // Every change of the history carries the recorded records on either side of its commit.
         for transaction in history {
