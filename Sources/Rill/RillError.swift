@@ -63,6 +63,13 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         public static let storage = Code("storage")
         /// A backup or a restore was given a destination that is not empty (it may hold a store).
         public static let destinationNotEmpty = Code("destinationNotEmpty")
+        /// A request reaches before the log's horizon: the commits up to it were compacted into
+        /// a snapshot (`rill compact`), so their history, the results as of them and resuming
+        /// from them are gone. The message names the horizon.
+        public static let historyCompacted = Code("historyCompacted")
+        /// A compaction would drop commits that a registered durable subscription has not
+        /// processed yet; the message names the subscription and its position.
+        public static let historyRetained = Code("historyRetained")
     }
 
     /// The kind of failure.

@@ -15,9 +15,12 @@ package struct Log: Sendable {
     let directory: String
     /// The store file, whose watches this process's commits wake.
     let file: StoreFileID
+    /// The `meta` database, which holds the horizon (see `Log+Compaction.swift`).
+    let meta: Database
 
-    init(database: Database, directory: String, file: StoreFileID) {
+    init(database: Database, meta: Database, directory: String, file: StoreFileID) {
         self.database = database
+        self.meta = meta
         self.directory = directory
         self.file = file
     }
@@ -167,6 +170,11 @@ package struct Log: Sendable {
                     .corruptStore,
                     "the log of \(directory)/data.mdb is out of order: commit \(number) follows commit \(previous) "
                         + "(a damaged key; run rill check)")
+            }
+            // The log is gapless from its first commit held: a jump past the commit asked for
+            // means those before were compacted (or the key is damaged).
+            if previous == sequence, number != sequence + 1 {
+                throw try compactedError(asking: sequence, in: txn, first: number)
             }
             let entry: LogEntry
             do {

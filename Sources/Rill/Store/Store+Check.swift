@@ -30,10 +30,26 @@ extension Store {
         let names = try entityNames()
         var entities: [String: EntityStorage] = [:]
         for name in names { entities[name] = try entity(named: name) }
+        // Opened before the transaction that reads it.
+        let snapshot = try environment.database(named: Log.snapshotName, create: false)
         try withReadTransaction { txn in
-            // The replay: entity → identifier key → record (a delete takes the record out).
+            // The replay: entity → identifier key → record (a delete takes the record out),
+            // from the snapshot of a compacted log.
             var replayed: [String: [[UInt8]: [UInt8]]] = [:]
+            do {
+                try log.forEachSnapshotRecord(in: txn, snapshot: snapshot) { entity, key, record in
+                    replayed[entity, default: [:]][key] = record
+                }
+            } catch {
+                report.add("\(error)", limit: reportLimit)
+            }
+            // A compacted log goes on from the commit after its horizon.
             var expected: UInt64 = 1
+            do {
+                if let horizon = try log.horizon(in: txn) { expected = horizon.sequence + 1 }
+            } catch {
+                report.add("\(error)", limit: reportLimit)
+            }
             // The commit of the largest possible number, once met: any key after it is out of order.
             var reachedLast: UInt64?
             try log.forEachStoredEntry(in: txn) { read in

@@ -54,7 +54,18 @@ extension Store {
         let replay = BuildProgress(phase: .replayingLog, handler: progress)
         let total = try txn.count(of: log.database)
         replay.report(0, of: total)
-        var previous: UInt64 = 0
+        // A compacted log starts from its snapshot: the state after the horizon.
+        let snapshot = try txn.database(named: Log.snapshotName, create: false)
+        try log.forEachSnapshotRecord(in: txn, snapshot: snapshot) { name, key, record in
+            guard let entity = entities[name] else {
+                throw RillError(
+                    .corruptStore,
+                    "the log snapshot of \(directory)/data.mdb holds \(name), an entity the store's catalog lacks "
+                        + "(run rill check)")
+            }
+            try txn.put(record, for: key, in: entity.database)
+        }
+        var previous: UInt64 = try log.horizon(in: txn)?.sequence ?? 0
         // Read in batches, each copied out of the map before it is applied: a rewritten entry is
         // put into the log while no cursor walks it.
         while true {
@@ -115,7 +126,7 @@ extension Store {
     }
 
     /// The storage of entity `name` and of its indexes, as the catalog `txn` sees describes them.
-    private static func storage(
+    static func storage(
         of name: String, in txn: WriteTransaction, meta: Database, directory: String
     ) throws -> EntityStorage {
         func database(_ databaseName: String) throws -> Database {
