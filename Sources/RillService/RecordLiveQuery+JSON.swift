@@ -4,11 +4,12 @@ import Rill
 // The JSON shapes of a text live query's results and changes, shared by `rill watch --json` and
 // `rill serve`'s subscriptions (Documentation/Protocol.md):
 //
-//   results: {"seq":N,"results":[{…record…}, …]}
-//   change:  {"seq":N,"removals":[{"offset":i,"id":…,"record":{…}}],
-//             "insertions":[{"offset":i,"id":…,"record":{…}}],
-//             "moves":[{"from":i,"to":j,"id":…,"record":{…}}],
-//             "updates":[{"oldOffset":i,"offset":j,"id":…,"record":{…}}]}
+//   results:  {"seq":N,"results":[{…record…}, …]}
+//   change:   {"seq":N,"removals":[{"offset":i,"id":…,"record":{…}}],
+//              "insertions":[{"offset":i,"id":…,"record":{…}}],
+//              "moves":[{"from":i,"to":j,"id":…,"record":{…}}],
+//              "updates":[{"oldOffset":i,"offset":j,"id":…,"record":{…}}]}
+//   progress: {"seq":N}   (the results are unchanged up to commit N)
 //
 // Removals carry the record as it was; the others the record as it is. Applying a change to the
 // previous results: remove at `removals` and every move's `from`, highest offset first; insert at
@@ -28,6 +29,11 @@ extension RecordLiveQuery {
             RecordField(name: "seq", value: .uint(sequence)),
             RecordField(name: "results", value: .array(rows.map(\.record))),
         ])
+    }
+
+    /// `{"seq":N}`: the results are as they were, up to commit N.
+    package static func progressJSON(sequence: UInt64) -> RecordValue {
+        .map([RecordField(name: "seq", value: .uint(sequence))])
     }
 
     /// `{"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}`.

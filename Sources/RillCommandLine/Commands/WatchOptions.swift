@@ -1,5 +1,6 @@
 import RillClient
 import RillHTTP
+
 /// What `rill watch` is given.
 struct WatchOptions: CommandOptions {
     /// Where the watch reads its changes from.
@@ -29,11 +30,16 @@ struct WatchOptions: CommandOptions {
     }
     static let tokenFile = ValueOption(
         "token-file", valueName: "path", help: "With --connect over TCP: the bearer token's file (or set RILL_TOKEN).")
+    static let progress = ValueOption.seconds(
+        "progress", valueName: "seconds",
+        help: "With --json: print {\"seq\":N} when commits went by without changing the results and nothing "
+            + "was printed for this long (default: 5; 0: never).",
+        orZero: true)
     static let retry = Flag(
         "retry", help: "With --connect: wait for the daemon when none answers, and reconnect whenever it goes away.")
 
     static let arguments = [store, query]
-    static let options = [json.option, since.option, connect.option, tokenFile.option, retry.option]
+    static let options = [json.option, since.option, progress.option, connect.option, tokenFile.option, retry.option]
 
     /// The query, parsed before anything else is checked.
     var query: QueryArgument
@@ -41,6 +47,8 @@ struct WatchOptions: CommandOptions {
     var since: UInt64?
     /// NDJSON, not tables.
     var json: Bool
+    /// The interval of progress lines, when given (only with `--json`; 0: never).
+    var progress: Double?
     /// Wait for the daemon, and reconnect (only with `--connect`).
     var retry: Bool
     var source: Source
@@ -51,6 +59,10 @@ struct WatchOptions: CommandOptions {
         query = try QueryArgument(arguments[Self.query])
         since = try arguments[Self.since].map(UInt64.init)
         json = arguments[Self.json]
+        progress = try arguments[Self.progress]
+        if progress != nil, !json {
+            throw UsageError("--progress is for --json: the tables print only the changes")
+        }
         retry = arguments[Self.retry]
         let connecting = arguments.text(of: Self.connect) != nil
         if retry, !connecting {
