@@ -53,12 +53,14 @@ test: deps
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples
 
 ## The oracles at full size, in a release build: queries (10,000 records × 2,000 queries each),
-## live queries (200 live queries × 5,000 saves).
+## live queries (200 live queries × 5,000 saves), replays (56 queries × 2,000 saves, 200 ranges).
 oracle: deps
 	RILL_ORACLE_RECORDS=10000 RILL_ORACLE_QUERIES=2000 $(SWIFT) test -c release \
 		--filter 'FetchOracle|PredicateOracle|TextQueryOracle'
 	RILL_LIVE_RECORDS=600 RILL_LIVE_QUERIES=200 RILL_LIVE_SAVES=5000 $(SWIFT) test -c release \
 		--filter 'LiveQueryOracle'
+	RILL_REPLAY_QUERIES=50 RILL_REPLAY_SAVES=2000 RILL_REPLAY_RANGES=200 $(SWIFT) test -c release \
+		--filter 'RecordReplayTests'
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)

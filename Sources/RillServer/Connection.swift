@@ -265,18 +265,32 @@ final class Connection: @unchecked Sendable {
             // LMDB does not let a transaction use a database opened after it started. The query
             // is checked against the entity's fields then too, in a transaction of its own.
             _ = try store.entity(named: query.entity)
+            if let text = request.parameters["as_of"] {
+                guard let position = LogPosition(parsing: text) else {
+                    throw HTTPError(
+                        status: 400, code: "badParameter", message: "as_of takes \(LogPosition.expected); got '\(text)'"
+                    )
+                }
+                let (rows, sequence) = try store.run(query, asOf: position)
+                return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
+            }
             try store.check(query)
             let (sequence, rows) = try store.read { txn in
                 (try store.head(in: txn), try store.run(query, in: txn))
             }
             return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
+        case "/v1/history":
+            guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+            return .json(200, try HistoryRequest(parameters: request.parameters).answer(from: store))
         case "/v1/health":
             guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
             return .json(200, #"{"status":"ok","seq":\#(try store.head())}"#)
         default:
             throw HTTPError(
                 status: 404, code: "notFound",
-                message: "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/health)")
+                message:
+                    "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health)"
+            )
         }
     }
 

@@ -7,11 +7,12 @@ import Rill
 //   results:  {"seq":N,"results":[{…record…}, …]}
 //   change:   {"seq":N,"removals":[{"offset":i,"id":…,"record":{…}}],
 //              "insertions":[{"offset":i,"id":…,"record":{…}}],
-//              "moves":[{"from":i,"to":j,"id":…,"record":{…}}],
-//              "updates":[{"oldOffset":i,"offset":j,"id":…,"record":{…}}]}
+//              "moves":[{"from":i,"to":j,"id":…,"record":{…},"before":{…}}],
+//              "updates":[{"oldOffset":i,"offset":j,"id":…,"record":{…},"before":{…}}]}
 //   progress: {"seq":N}   (the results are unchanged up to commit N)
 //
-// Removals carry the record as it was; the others the record as it is. Applying a change to the
+// Removals carry the record as it was; the others the record as it is, and moves and updates the
+// record as it was too (`before`, an addition older readers ignore). Applying a change to the
 // previous results: remove at `removals` and every move's `from`, highest offset first; insert at
 // `insertions` and every move's `to`, lowest offset first; replace at `updates`' `offset`.
 
@@ -38,12 +39,12 @@ extension RecordLiveQuery {
 
     /// `{"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}`.
     package static func changeJSON(_ change: ResultsChange<QueryRow>) -> RecordValue {
-        func entry(_ fields: [(String, Int)], _ row: QueryRow) -> RecordValue {
-            .map(
-                fields.map { RecordField(name: $0.0, value: .int(Int64($0.1))) } + [
-                    RecordField(name: "id", value: row.identifierValue),
-                    RecordField(name: "record", value: row.record),
-                ])
+        func entry(_ fields: [(String, Int)], _ row: QueryRow, before: QueryRow? = nil) -> RecordValue {
+            var entry = fields.map { RecordField(name: $0.0, value: .int(Int64($0.1))) }
+            entry.append(RecordField(name: "id", value: row.identifierValue))
+            entry.append(RecordField(name: "record", value: row.record))
+            if let before { entry.append(RecordField(name: "before", value: before.record)) }
+            return .map(entry)
         }
         return .map([
             RecordField(name: "seq", value: .uint(change.sequence)),
@@ -54,12 +55,14 @@ extension RecordLiveQuery {
                 value: .array(change.insertions.map { entry([("offset", $0.offset)], $0.element) })),
             RecordField(
                 name: "moves",
-                value: .array(change.moves.map { entry([("from", $0.from), ("to", $0.to)], $0.element) })
-            ),
+                value: .array(
+                    change.moves.map { entry([("from", $0.from), ("to", $0.to)], $0.element, before: $0.oldElement) })),
             RecordField(
                 name: "updates",
                 value: .array(
-                    change.updates.map { entry([("oldOffset", $0.oldOffset), ("offset", $0.offset)], $0.element) })),
+                    change.updates.map {
+                        entry([("oldOffset", $0.oldOffset), ("offset", $0.offset)], $0.element, before: $0.oldElement)
+                    })),
         ])
     }
 }
@@ -75,7 +78,8 @@ extension RecordLiveQuery {
     }
 
     /// The change of a `{"seq":N,"removals":[…],…}` object (a client reading a stream); nil when
-    /// it is not one. Rows carry no identifier key.
+    /// it is not one. Rows carry no identifier key. A move or update without `before` (from a
+    /// daemon older than that field) is read with its record as it is for both elements.
     package static func change(fromJSON value: RecordValue) -> ResultsChange<QueryRow>? {
         guard case .map(let fields) = value, let sequence = Self.sequence(fields) else { return nil }
         func entries(_ name: String) -> [[RecordField]]? {
@@ -86,9 +90,10 @@ extension RecordLiveQuery {
             if case .int(let value)? = entry.first(where: { $0.name == name })?.value { return Int(value) }
             return nil
         }
-        func row(_ entry: [RecordField]) -> QueryRow {
-            QueryRow(key: [], record: entry.first { $0.name == "record" }?.value ?? .null)
+        func row(_ entry: [RecordField], named name: String) -> QueryRow? {
+            entry.first { $0.name == name }.map { QueryRow(key: [], record: $0.value) }
         }
+        func row(_ entry: [RecordField]) -> QueryRow { row(entry, named: "record") ?? QueryRow(key: [], record: .null) }
         guard let removals = entries("removals"), let insertions = entries("insertions"), let moves = entries("moves"),
             let updates = entries("updates")
         else { return nil }
@@ -103,11 +108,17 @@ extension RecordLiveQuery {
         }
         for entry in moves {
             guard let from = int(entry, "from"), let to = int(entry, "to") else { return nil }
-            change.moves.append(.init(from: from, to: to, element: row(entry)))
+            let element = row(entry)
+            change.moves.append(
+                .init(from: from, to: to, oldElement: row(entry, named: "before") ?? element, element: element))
         }
         for entry in updates {
             guard let old = int(entry, "oldOffset"), let offset = int(entry, "offset") else { return nil }
-            change.updates.append(.init(oldOffset: old, offset: offset, element: row(entry)))
+            let element = row(entry)
+            change.updates.append(
+                .init(
+                    oldOffset: old, offset: offset, oldElement: row(entry, named: "before") ?? element, element: element
+                ))
         }
         return change
     }

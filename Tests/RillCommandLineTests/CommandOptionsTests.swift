@@ -96,9 +96,31 @@ import Testing
 
     @Test func logDecodesItsWindowWithDefaults() throws {
         let defaults = try decode(LogCommand(), ["store"])
-        #expect(defaults.since == 0 && defaults.limit == Int.max && !defaults.follow)
+        #expect(defaults.since == nil && defaults.until == nil && defaults.limit == Int.max && !defaults.follow)
+        #expect(defaults.entities == nil && defaults.authors == nil && !defaults.beforeAfter && !defaults.reverse)
         let given = try decode(LogCommand(), ["store", "--since", "7", "--limit=3", "--follow"])
-        #expect(given.store == "store" && given.since == 7 && given.limit == 3 && given.follow)
+        #expect(given.store == "store" && given.since == .sequence(7) && given.limit == 3 && given.follow)
+        let filtered = try decode(
+            LogCommand(),
+            [
+                "store", "--since", "2026-03-01", "--until", "12", "--entity", "Book, Author", "--author=alice",
+                "--before-after", "--reverse",
+            ])
+        #expect(filtered.since == .date(Date(timeIntervalSince1970: 1_772_323_200)))
+        #expect(filtered.until == .sequence(12) && filtered.entities == ["Book", "Author"])
+        #expect(filtered.authors == ["alice"] && filtered.beforeAfter && filtered.reverse)
+        for (arguments, message) in [
+            (["store", "--until", "yesterday"], "--until takes a commit's sequence number or an ISO-8601 date"),
+            (["store", "--entity", "Book,,Author"], "--entity takes names separated by commas, none empty"),
+            (
+                ["store", "--follow", "--until", "3"],
+                "--follow prints commits as they land, oldest first: it does not take --until"
+            ),
+            (["store", "--follow", "--reverse"], "it does not take --reverse"),
+        ] {
+            let error = #expect(throws: UsageError.self) { try decode(LogCommand(), arguments) }
+            #expect(error?.message.contains(message) == true, "\(arguments): \(String(describing: error))")
+        }
     }
 
     @Test func watchDecodesAStoreOrADaemon() throws {
@@ -119,6 +141,38 @@ import Testing
         }
         #expect(address.description == "http://127.0.0.1:8080")
         #expect(remote.query.text == "Book" && remote.retry && remote.tokenFile == "token" && remote.since == nil)
+    }
+
+    @Test func watchDecodesAReplaysRange() throws {
+        #expect(try decode(WatchCommand(), ["store", "Book"]).replay == nil)
+        #expect(
+            try decode(WatchCommand(), ["store", "Book", "--from", "3", "--to=9"]).replay
+                == .init(from: .sequence(3), to: .sequence(9)))
+        #expect(
+            try decode(WatchCommand(), ["store", "Book", "--from", "3"]).replay == .init(from: .sequence(3), to: nil))
+        #expect(
+            try decode(WatchCommand(), ["--to", "9", "store", "Book", "--json"]).replay
+                == .init(from: .sequence(0), to: .sequence(9)))
+        #expect(
+            try decode(WatchCommand(), ["store", "Book", "--from", "4", "--to", "4"]).replay
+                == .init(from: .sequence(4), to: .sequence(4)))
+        #expect(
+            try decode(WatchCommand(), ["store", "Book", "--to", "2026-01-01"]).replay
+                == .init(from: .sequence(0), to: .date(Date(timeIntervalSince1970: 1_767_225_600))))
+        let position = "a commit's sequence number or an ISO-8601 date such as 2026-03-01T12:00:00Z"
+        expectRefusal(WatchCommand(), ["store", "Book", "--from", "x"], "--from takes \(position); got 'x'")
+        expectRefusal(
+            WatchCommand(), ["store", "Book", "--from", "2026-02-01", "--to", "2026-01-01"],
+            "--from 2026-02-01 is after --to 2026-01-01: a replay runs forward, from the earlier commit")
+        expectRefusal(
+            WatchCommand(), ["store", "Book", "--from", "5", "--to", "4"],
+            "--from 5 is after --to 4: a replay runs forward, from the earlier commit")
+        expectRefusal(
+            WatchCommand(), ["store", "Book", "--to", "4", "--since", "2"],
+            "--since 2 resumes a live watch and --to 4 replays a range, then ends: give one or the other")
+        expectRefusal(
+            WatchCommand(), ["--connect", "http://127.0.0.1:8080", "Book", "--from", "1", "--to", "2"],
+            "--from 1 --to 2 replays the store's own log: give the store directory, not --connect")
     }
 
     @Test func serveDecodesTheServersConfiguration() throws {
@@ -166,7 +220,9 @@ import Testing
     /// A bad value is refused with the message `rill` prints for it.
     @Test func badValuesGiveTheCommandsUsageErrors() {
         let anyNumber = "a whole number from 0 to \(Int.max)"
-        expectRefusal(LogCommand(), ["store", "--since", "x"], "--since takes \(anyNumber); got 'x'")
+        expectRefusal(
+            LogCommand(), ["store", "--since", "x"],
+            "--since takes a commit's sequence number or an ISO-8601 date such as 2026-03-01T12:00:00Z; got 'x'")
         expectRefusal(LogCommand(), ["store", "--limit", "-3"], "--limit takes \(anyNumber); got '-3'")
 
         expectRefusal(WatchCommand(), ["store", "Book", "--since", "1.5"], "--since takes \(anyNumber); got '1.5'")
@@ -185,6 +241,9 @@ import Testing
         expectRefusal(
             WatchCommand(), ["--json", "store", "Book", "--progress", "-1"],
             "--progress takes a number of seconds 0 (never) or above, at most 86400; got '-1'")
+        expectRefusal(
+            WatchCommand(), ["--json", "store", "Book", "--from", "3", "--progress", "1"],
+            "--progress is for a live watch: a replay of a range prints its changes, then ends")
 
         let serve = ServeCommand()
         expectRefusal(

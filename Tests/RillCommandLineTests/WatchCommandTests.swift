@@ -85,6 +85,13 @@ import Testing
         #expect(ResultsLines.apply(steadyLines.dropFirst(), to: initial(steadyLines)) == final)
         let across = before + resumed.output
         #expect(ResultsLines.apply(across.dropFirst(), to: initial(across)) == final)
+        // Every move and update carries the record as it was, the resumed watcher's too.
+        for lines in [steadyLines, across] {
+            var mismatches: [String] = []
+            _ = ResultsLines.apply(lines.dropFirst(), to: initial(lines), beforeMismatches: &mismatches)
+            #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
+            #expect(lines.contains { $0.contains(#""before":"#) })
+        }
         // No change lost or repeated: changes at the same commits, to the same results after
         // each, as the steady watcher's (a resumed query may spell a change differently).
         let sequences = across.dropFirst().map(ResultsLines.sequence)
@@ -106,12 +113,19 @@ import Testing
         context.delete(Counter(id: 2, value: 2))
         try context.save()
         #expect(watcher.wait { $0.contains("(3 records)") })
+        // In place: one field of one record.
+        context.insert(Counter(id: 1, value: 1, payload: "new"))
+        try context.save()
+        #expect(watcher.wait { $0.filter { $0 == "(3 records)" }.count == 2 })
         #expect(watcher.stop(SIGINT) == 0)
         let text = watcher.output.joined(separator: "\n")
         #expect(text.contains("── commit 2: 1 inserted, 1 removed, 1 moved ──"), "\(text)")
-        #expect(watcher.output.contains { $0.hasPrefix("+ 7 ") })
+        #expect(watcher.output.contains { $0.hasPrefix("+ 7 ") && !$0.contains("changed") })
         #expect(watcher.output.contains { $0.hasPrefix("- 2 ") })
-        #expect(watcher.output.contains { $0.hasPrefix("> 0 ") })
+        // Moved and updated rows name the fields that changed.
+        #expect(watcher.output.contains { $0.hasPrefix("> 0 ") && $0.hasSuffix("  (changed: value)") }, "\(text)")
+        #expect(text.contains("── commit 3: 1 updated ──"), "\(text)")
+        #expect(watcher.output.contains { $0.hasPrefix("~ 1 ") && $0.hasSuffix("  (changed: payload)") }, "\(text)")
         #expect(!text.contains("\u{1B}["), "no colors when the output is not a terminal")
     }
 

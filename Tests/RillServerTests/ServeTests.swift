@@ -115,6 +115,12 @@ import Testing
             #expect(watcher.stop(SIGINT) == 0)
             let lines = watcher.output
             #expect(Self.replay(lines.map { ("", $0) }) == expected)
+            // Every move and update carries the record as it was.
+            var mismatches: [String] = []
+            _ = ResultsLines.apply(
+                lines.dropFirst(), to: Self.replay(lines.prefix(1).map { ("", $0) }), beforeMismatches: &mismatches)
+            #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
+            #expect(lines.contains { $0.contains(#""before":"#) })
         }
         let second = try #require(reconnected)
         #expect(second.wait { $0.last?.id == head })

@@ -40,6 +40,44 @@ import Testing
         #expect(read.insertions.map(\.element.record) == rows.map(\.record))
     }
 
+    @Test func movesAndUpdatesCarryTheRecordBeforeAndReadItBack() throws {
+        func row(_ id: Int64, _ title: String) -> QueryRow {
+            QueryRow(
+                key: [],
+                record: .map([
+                    RecordField(name: "id", value: .int(id)), RecordField(name: "title", value: .string(title)),
+                ]))
+        }
+        let change = ResultsChange<QueryRow>(
+            sequence: 10, removals: [.init(offset: 2, element: row(3, "Gone"))], insertions: [],
+            moves: [.init(from: 0, to: 1, oldElement: row(1, "Dune"), element: row(1, "Emma"))],
+            updates: [.init(oldOffset: 1, offset: 0, oldElement: row(2, "Kim"), element: row(2, "Kiln"))])
+        // Rows without a key have a null id.
+        let data = ServerSentEvent.change(change).data
+        #expect(
+            data.contains(
+                #""updates":[{"oldOffset":1,"offset":0,"id":null,"record":{"id":2,"title":"Kiln"},"before":{"id":2,"title":"Kim"}}]"#
+            ))
+        #expect(
+            data.contains(
+                #""moves":[{"from":0,"to":1,"id":null,"record":{"id":1,"title":"Emma"},"before":{"id":1,"title":"Dune"}}]"#
+            ))
+        #expect(data.contains(#""removals":[{"offset":2,"id":null,"record":{"id":3,"title":"Gone"}}]"#))
+        let read = try #require(RecordLiveQuery.change(fromJSON: try JSONReader.parse(Array(data.utf8))))
+        #expect(read.moves.map(\.oldElement.record) == [row(1, "Dune").record])
+        #expect(read.moves.map(\.element.record) == [row(1, "Emma").record])
+        #expect(read.updates.map(\.oldElement.record) == [row(2, "Kim").record])
+        #expect(read.updates.map(\.element.record) == [row(2, "Kiln").record])
+        #expect(read.removals.map(\.element.record) == [row(3, "Gone").record])
+
+        // A daemon older than `before`: both elements are the record as it is.
+        let older =
+            #"{"seq":10,"removals":[],"insertions":[],"moves":[],"updates":[{"oldOffset":0,"offset":0,"id":2,"record":{"id":2,"title":"Kiln"}}]}"#
+        let readOlder = try #require(RecordLiveQuery.change(fromJSON: try JSONReader.parse(Array(older.utf8))))
+        #expect(readOlder.updates.map(\.oldElement.record) == [row(2, "Kiln").record])
+        #expect(readOlder.updates.map(\.element.record) == [row(2, "Kiln").record])
+    }
+
     @Test func framedEventsParseBackLineByLine() {
         let events = [
             ServerSentEvent.results(rows, sequence: 7), ServerSentEvent.progress(9),

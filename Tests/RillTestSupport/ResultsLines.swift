@@ -14,10 +14,28 @@ package enum ResultsLines {
 
     /// Applies NDJSON change lines to records, as Protocol.md says.
     package static func apply(_ lines: some Sequence<String>, to start: [NSDictionary]) -> [NSDictionary] {
+        var mismatches: [String] = []
+        return apply(lines, to: start, beforeMismatches: &mismatches)
+    }
+
+    /// `apply`, checking that every move's and update's `before` is the record at its old offset
+    /// (`from`, `oldOffset`) in the records before its line; each that is not is told in
+    /// `beforeMismatches`.
+    package static func apply(
+        _ lines: some Sequence<String>, to start: [NSDictionary], beforeMismatches: inout [String]
+    ) -> [NSDictionary] {
         var records = start
         for line in lines {
             let change = object(line)
             func entries(_ name: String) -> [[String: Any]] { change[name] as? [[String: Any]] ?? [] }
+            for (name, offset) in [("moves", "from"), ("updates", "oldOffset")] {
+                for entry in entries(name) {
+                    let old = entry[offset] as! Int
+                    if !records.indices.contains(old) || entry["before"] as? NSDictionary != records[old] {
+                        beforeMismatches.append("seq \(change["seq"] ?? "?"), \(name) from \(old): \(entry)")
+                    }
+                }
+            }
             var taken: [(Int, Int)] = entries("removals").map { ($0["offset"] as! Int, -1) }
             taken += entries("moves").map { ($0["from"] as! Int, -1) }
             for (offset, _) in taken.sorted(by: { $0.0 > $1.0 }) { records.remove(at: offset) }

@@ -87,6 +87,18 @@ final class CommitContext {
             case .none: missing.insert(key)
             }
         }
+        // A record a commit of the batch changes was, before the batch, what the first such
+        // change found: its record before, or none for an insert.
+        // (An entry of format 1 holds no records before: a key it changes first is left to the walk.)
+        var open = missing
+        for entry in entries where !open.isEmpty {
+            for change in entry.changes where change.entity == entity && open.remove(change.key) != nil {
+                guard entry.holdsBeforeImages else { continue }
+                missing.remove(change.key)
+                known[change.key] = .some(change.before)
+                if let record = change.before { found[change.key] = record }
+            }
+        }
         guard !missing.isEmpty, let first = entries.first, first.sequence > 1 else {
             beforeBatch[entity] = known
             return found

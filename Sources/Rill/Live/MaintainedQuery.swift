@@ -152,6 +152,36 @@ final class MaintainedQuery<Source: LiveRowSource> {
         replaceRows(with: loaded)
     }
 
+    /// Loads the results as they were before `context`'s batch of commits — the window and its
+    /// look-ahead only, for a query that is read as of then and not followed through the batch.
+    ///
+    /// The store gives the current first matches, one more for each record the batch changed;
+    /// those records' rows are taken out and put back as they were before the batch (read from
+    /// the batch's records before). A row of a record the batch left alone is where it was, so
+    /// when the store's matches were cut, every match up to the last one given is known: the
+    /// rows are cut there, which keeps at least the window.
+    func loadWindow(before context: CommitContext) throws {
+        var changed: Set<[UInt8]> = []
+        for entry in context.entries {
+            for change in entry.changes where change.entity == source.entityName { changed.insert(change.key) }
+        }
+        let lookahead = self.lookahead
+        let limit = window.end(
+            plus: lookahead.addingReportingOverflow(changed.count).overflow ? .max : lookahead + changed.count)
+        var loaded = try fetch(limit: limit, in: context.transaction, store: context.store)
+        let cut = limit.map { loaded.count >= $0 } ?? false
+        let last = cut ? loaded.last : nil
+        if !changed.isEmpty {
+            try correct(
+                &loaded, keys: changed, records: context.recordsBeforeBatch(of: source.entityName, keys: changed))
+        }
+        if let last, let end = loaded.firstIndex(where: { precedes(last, $0) }) {
+            loaded.removeSubrange(end...)
+        }
+        complete = !cut
+        replaceRows(with: loaded)
+    }
+
     /// Replaces the source and loads the new results; returns the change from the old window
     /// to the new one (nil when they are the same).
     func replaceSource(
@@ -267,9 +297,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
         case (nil, let to?):
             change.insertions = [(to, row!)]
         case (let from?, let to?) where from == to:
-            change.updates = [(from, to, row!)]
+            change.updates = [(from, to, old!, row!)]
         case (let from?, let to?):
-            change.moves = [(from, to, row!)]
+            change.moves = [(from, to, old!, row!)]
         case (nil, nil):
             return nil
         }
@@ -435,14 +465,14 @@ final class MaintainedQuery<Source: LiveRowSource> {
             }
             return offset - low
         }
-        var inPlace: [(old: Int, new: Int, row: LiveEntry)] = []
+        var inPlace: [(old: Int, new: Int, oldRow: LiveEntry, row: LiveEntry)] = []
         for candidate in common {
             let old = candidate.oldOffset!
             let new = candidate.newOffset!
             if stableBefore(old, oldUnstable) == stableBefore(new, newUnstable) {
-                inPlace.append((old, new, candidate.new!))
+                inPlace.append((old, new, candidate.old!, candidate.new!))
             } else {
-                change.moves.append((old, new, candidate.new!))
+                change.moves.append((old, new, candidate.old!, candidate.new!))
             }
         }
         // Touched rows in the same gap between stable rows may have swapped: keep the longest
@@ -451,9 +481,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
         let keep = ResultsDiff.longestIncreasingSubsequence(inPlace.map { $0.new })
         for (index, row) in inPlace.enumerated() {
             if keep.contains(index) {
-                change.updates.append((row.old, row.new, row.row))
+                change.updates.append((row.old, row.new, row.oldRow, row.row))
             } else {
-                change.moves.append((row.old, row.new, row.row))
+                change.moves.append((row.old, row.new, row.oldRow, row.row))
             }
         }
         change.removals.sort { $0.offset < $1.offset }

@@ -8,6 +8,11 @@
 /// the previous results into exactly the new ones. ``apply(to:)->_`` does that (``apply(to:)->()`` in place),
 /// and ``difference(from:)`` gives the same as a `CollectionDifference`.
 ///
+/// Removals carry the element as it was; insertions the element as it is now; moves and updates
+/// both, `oldElement` and `element`, so that an observer can tell what changed in a row without
+/// keeping a copy of the results. Only the delivered change holds the old elements: a live query
+/// keeps one copy of its rows.
+///
 /// For example, keeping a copy of a live query's results up to date:
 ///
 /// ```swift
@@ -25,7 +30,7 @@ public struct ResultsChange<Element: Sendable>: Sendable {
     public var insertions: [Insertion]
     /// Elements that stayed in the results but changed position relative to the others, ascending by `to`.
     public var moves: [Move]
-    /// Elements that stayed in place but whose record changed, ascending by offset.
+    /// Elements that stayed in place but whose record changed, ascending by offset, each before and after.
     public var updates: [Update]
 
     /// A change of its parts (the service layer reads changes back from the wire).
@@ -54,6 +59,7 @@ public struct ResultsChange<Element: Sendable>: Sendable {
     public struct Insertion: Sendable {
         /// Its offset in the new results.
         public var offset: Int
+        /// The element as it is now.
         public var element: Element
 
         package init(offset: Int, element: Element) {
@@ -63,33 +69,52 @@ public struct ResultsChange<Element: Sendable>: Sendable {
     }
 
     /// An element that moved (its record changed in a way that reordered it, or a descriptor change did).
+    ///
+    /// It carries the element before and after the commit, as an ``Update`` does: a commit's
+    /// moves are rows whose record changed (a descriptor change's moves are rows whose record did
+    /// not, and `oldElement` then equals `element`).
     public struct Move: Sendable {
         /// Its offset in the previous results.
         public var from: Int
         /// Its offset in the new results.
         public var to: Int
-        /// The element as it is now.
+        /// The element as it was before the commit: the one at `from` in the previous results.
+        public var oldElement: Element
+        /// The element as it is now: the one at `to` in the new results.
         public var element: Element
 
-        package init(from: Int, to: Int, element: Element) {
+        package init(from: Int, to: Int, oldElement: Element, element: Element) {
             self.from = from
             self.to = to
+            self.oldElement = oldElement
             self.element = element
         }
     }
 
-    /// An element whose record changed without moving it.
+    /// An element whose record changed without moving it: compare `oldElement` with `element`
+    /// to tell what changed.
+    ///
+    /// For example, the titles a commit changed:
+    ///
+    /// ```swift
+    /// for update in change.updates where update.oldElement.title != update.element.title {
+    ///     print("\(update.oldElement.title) → \(update.element.title)")
+    /// }
+    /// ```
     public struct Update: Sendable {
         /// Its offset in the previous results.
         public var oldOffset: Int
         /// Its offset in the new results.
         public var offset: Int
-        /// The element as it is now.
+        /// The element as it was before the commit: the one at `oldOffset` in the previous results.
+        public var oldElement: Element
+        /// The element as it is now: the one at `offset` in the new results.
         public var element: Element
 
-        package init(oldOffset: Int, offset: Int, element: Element) {
+        package init(oldOffset: Int, offset: Int, oldElement: Element, element: Element) {
             self.oldOffset = oldOffset
             self.offset = offset
+            self.oldElement = oldElement
             self.element = element
         }
     }

@@ -1,7 +1,9 @@
 /// The change between two arbitrary result lists (a descriptor change), by identifier.
 enum ResultsDiff {
     /// Rows only in `old` are removed, rows only in `new` inserted; of the rows in both, the
-    /// longest run that keeps its relative order stays, the others move.
+    /// longest run that keeps its relative order stays, the others move, each with its old and
+    /// new model. Both lists are taken to be of one commit, so a row in both is the same record:
+    /// nothing is an update (lists of two commits need their changed rows found too).
     static func between<T>(
         old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T], sequence: UInt64
     ) -> ResultsChange<T> {
@@ -24,7 +26,8 @@ enum ResultsDiff {
         }
         let stay = longestIncreasingSubsequence(common.map { $0.new })
         for (index, pair) in common.enumerated() where !stay.contains(index) {
-            change.moves.append(.init(from: pair.old, to: pair.new, element: newModels[pair.new]))
+            change.moves.append(
+                .init(from: pair.old, to: pair.new, oldElement: oldModels[pair.old], element: newModels[pair.new]))
         }
         change.moves.sort { $0.to < $1.to }
         return change

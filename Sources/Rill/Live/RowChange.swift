@@ -8,8 +8,10 @@ struct RowChange: @unchecked Sendable {
     var sequence: UInt64
     var removals: [(offset: Int, row: LiveEntry)] = []
     var insertions: [(offset: Int, row: LiveEntry)] = []
-    var moves: [(from: Int, to: Int, row: LiveEntry)] = []
-    var updates: [(oldOffset: Int, offset: Int, row: LiveEntry)] = []
+    /// Moves and updates hold the row before the commit (`old`) and after it (`row`): the old
+    /// row is one the query let go of, kept alive by the change only until it is delivered.
+    var moves: [(from: Int, to: Int, old: LiveEntry, row: LiveEntry)] = []
+    var updates: [(oldOffset: Int, offset: Int, old: LiveEntry, row: LiveEntry)] = []
 
     init(sequence: UInt64) { self.sequence = sequence }
 
@@ -21,7 +23,9 @@ struct RowChange: @unchecked Sendable {
             sequence: sequence,
             removals: removals.map { .init(offset: $0.offset, element: element($0.row)) },
             insertions: insertions.map { .init(offset: $0.offset, element: element($0.row)) },
-            moves: moves.map { .init(from: $0.from, to: $0.to, element: element($0.row)) },
-            updates: updates.map { .init(oldOffset: $0.oldOffset, offset: $0.offset, element: element($0.row)) })
+            moves: moves.map { .init(from: $0.from, to: $0.to, oldElement: element($0.old), element: element($0.row)) },
+            updates: updates.map {
+                .init(oldOffset: $0.oldOffset, offset: $0.offset, oldElement: element($0.old), element: element($0.row))
+            })
     }
 }

@@ -39,6 +39,16 @@ package struct Log: Sendable {
         return last + 1
     }
 
+    /// The timestamp of the next commit in `txn`: now, or the last commit's timestamp when the
+    /// clock reads earlier (it stepped back), so that timestamps never decrease along the log and
+    /// a date finds its commit by binary search (``lastSequence(atOrBefore:in:)``).
+    func nextTimestamp(in txn: WriteTransaction) throws -> Date {
+        let now = Date()
+        let last = try txn.withLastEntry(in: database) { _, value in try LogEntry.timestamp(of: value) }
+        guard let last, last > now else { return now }
+        return last
+    }
+
     /// Appends `entry` (whose sequence is `nextSequence(in:)`) in the save's transaction, written
     /// once, straight into the page that keeps it.
     func append(_ entry: LogEntry, in txn: WriteTransaction) throws {
@@ -73,6 +83,46 @@ package struct Log: Sendable {
         try txn.withLastKey(in: database) { try LogEntry.sequence(fromKey: $0) } ?? 0
     }
 
+    /// The sequence number of the first commit `snapshot` sees, nil for an empty log.
+    package func first(in snapshot: StoreSnapshot) throws -> UInt64? {
+        try snapshot.transaction.withFirstKey(in: database) { try LogEntry.sequence(fromKey: $0) }
+    }
+
+    /// The timestamp of commit `sequence`, nil when the log does not hold it.
+    package func timestamp(of sequence: UInt64, in snapshot: StoreSnapshot) throws -> Date? {
+        guard let value = try snapshot.transaction.get(LogEntry.key(for: sequence), in: database) else { return nil }
+        return try LogEntry.timestamp(of: value)
+    }
+
+    /// The last commit made at or before `date`, as `snapshot` sees the log: 0 when the first
+    /// commit the log holds is later (or the log is empty).
+    ///
+    /// A binary search on sequence numbers, which are gapless from the first commit held to the
+    /// head, and on timestamps, which never decrease along the log (``nextTimestamp(in:)``; a log
+    /// written before Rill kept them so is searched the same way, and a clock that stepped back
+    /// then can make the answer a neighbour of the exact one).
+    package func lastSequence(atOrBefore date: Date, in snapshot: StoreSnapshot) throws -> UInt64 {
+        guard let first = try first(in: snapshot) else { return 0 }
+        let head = try head(in: snapshot)
+        func time(_ sequence: UInt64) throws -> Date {
+            guard let time = try timestamp(of: sequence, in: snapshot) else {
+                throw RillError(
+                    .corruptStore,
+                    "the log of \(directory)/data.mdb lacks commit \(sequence), between \(first) and \(head) "
+                        + "(a gap; run rill check)")
+            }
+            return time
+        }
+        guard try time(first) <= date else { return 0 }
+        // Invariant: commit `low` is at or before `date`; every commit past `high` is after it.
+        var (low, high) = (first, head)
+        while low < high {
+            let middle = low + (high - low + 1) / 2
+            if try time(middle) <= date { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
     /// The number of commits `snapshot` sees.
     package func entryCount(in snapshot: StoreSnapshot) throws -> Int {
         try snapshot.transaction.count(of: database)
@@ -84,10 +134,33 @@ package struct Log: Sendable {
     ///   key: LMDB's search then lands anywhere), so that no reader of the log pages through it
     ///   forever or applies a commit twice.
     package func entries(after sequence: UInt64, limit: Int = .max, in snapshot: StoreSnapshot) throws -> [LogEntry] {
-        guard sequence < UInt64.max, limit > 0 else { return [] }
+        try entries(after: sequence, limit: limit, in: snapshot.transaction)
+    }
+
+    func entries(after sequence: UInt64, limit: Int = .max, in txn: some Transaction) throws -> [LogEntry] {
+        guard limit > 0 else { return [] }
         var entries: [LogEntry] = []
+        try forEachEntry(after: sequence, in: txn) { entry in
+            entries.append(entry)
+            return entries.count < limit
+        }
+        return entries
+    }
+
+    /// Calls `body` with each commit after `sequence`, in order, as `snapshot` sees them, until
+    /// `body` returns false.
+    ///
+    /// - Throws: `.corruptStore` as ``entries(after:limit:in:)`` does.
+    package func forEachEntry(
+        after sequence: UInt64, in snapshot: StoreSnapshot, _ body: (LogEntry) throws -> Bool
+    ) throws {
+        try forEachEntry(after: sequence, in: snapshot.transaction, body)
+    }
+
+    func forEachEntry(after sequence: UInt64, in txn: some Transaction, _ body: (LogEntry) throws -> Bool) throws {
+        guard sequence < UInt64.max else { return }
         var previous = sequence
-        try snapshot.transaction.forEachEntry(in: database, from: LogEntry.key(for: sequence + 1)) { key, value in
+        try txn.forEachEntry(in: database, from: LogEntry.key(for: sequence + 1)) { key, value in
             let number = try LogEntry.sequence(fromKey: key)
             guard number > previous else {
                 throw RillError(
@@ -95,11 +168,18 @@ package struct Log: Sendable {
                     "the log of \(directory)/data.mdb is out of order: commit \(number) follows commit \(previous) "
                         + "(a damaged key; run rill check)")
             }
-            entries.append(try LogEntry(sequence: number, bytes: value))
+            let entry: LogEntry
+            do {
+                entry = try LogEntry(sequence: number, bytes: value)
+            } catch {
+                throw RillError(
+                    .corruptStore,
+                    "the log of \(directory)/data.mdb has an unreadable entry after commit \(previous) "
+                        + "(run rill check): \(error)", underlyingError: error)
+            }
             previous = number
-            return entries.count < limit
+            return try body(entry)
         }
-        return entries
     }
 
     /// Calls `body` with each commit before `sequence`, newest first, as `snapshot` sees them,
@@ -110,38 +190,6 @@ package struct Log: Sendable {
         try snapshot.transaction.forEachEntryBackwards(in: database, before: LogEntry.key(for: sequence)) {
             key, value in
             try body(LogEntry(sequence: try LogEntry.sequence(fromKey: key), bytes: value))
-        }
-    }
-
-    /// Calls `body` with every commit of the log as `txn` sees it, from the first, in order: the
-    /// walk of a replay.
-    ///
-    /// - Throws: `.corruptStore` when an entry does not decode, or a key is not the one after the
-    ///   key before it (a gap or a key out of order: a replay of such a log would not give the
-    ///   state the commits made).
-    func forEachEntry(in txn: some Transaction, _ body: (LogEntry) throws -> Void) throws {
-        var previous: UInt64 = 0
-        try txn.forEachEntry(in: database) { key, value in
-            let number: UInt64
-            let entry: LogEntry
-            do {
-                number = try LogEntry.sequence(fromKey: key)
-                entry = try LogEntry(sequence: number, bytes: value)
-            } catch {
-                throw RillError(
-                    .corruptStore,
-                    "the log of \(directory)/data.mdb has an unreadable entry after commit \(previous) "
-                        + "(run rill check): \(error)", underlyingError: error)
-            }
-            guard previous < UInt64.max, number == previous + 1 else {
-                throw RillError(
-                    .corruptStore,
-                    "the log of \(directory)/data.mdb has commit \(number) after commit \(previous) "
-                        + "(a gap or a damaged key; run rill check)")
-            }
-            try body(entry)
-            previous = number
-            return true
         }
     }
 

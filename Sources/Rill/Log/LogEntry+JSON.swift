@@ -4,8 +4,14 @@ extension LogEntry {
     /// The entry as a schema-less value, for JSON output:
     /// `{"seq":…,"timestamp":…,"author":…,"changes":[{"op":…,"entity":…,"id":…,"fields":[…],"record":{…}}]}`.
     ///
-    /// - Throws: `RillError(.corruptStore)` when a record in the entry is unreadable.
-    package func jsonValue() throws -> RecordValue {
+    /// With `beforeAfter`, an update also carries `"before"` and `"after"`, each a map of the
+    /// changed fields to their values on that side (null for a field absent there), and a delete
+    /// `"before"`, the record as it was.
+    ///
+    /// - Throws: `RillError(.corruptStore)` when a record in the entry is unreadable;
+    ///   `.unsupportedFormat` with `beforeAfter` for an entry written before the log kept the
+    ///   records before changes.
+    package func jsonValue(beforeAfter: Bool = false) throws -> RecordValue {
         var fields = [
             RecordField(name: "seq", value: .uint(sequence)),
             RecordField(name: "timestamp", value: .date(timestamp)),
@@ -27,10 +33,36 @@ extension LogEntry {
                 changeFields.append(
                     RecordField(name: "record", value: try Self.recordValue(record, sequence: sequence)))
             }
+            if beforeAfter, change.kind != .insert {
+                changeFields += try beforeAndAfter(of: change)
+            }
             changeValues.append(.map(changeFields))
         }
         fields.append(RecordField(name: "changes", value: .array(changeValues)))
         return .map(fields)
+    }
+
+    /// The `"before"` (and for an update `"after"`) fields of `change`'s JSON.
+    private func beforeAndAfter(of change: Change) throws -> [RecordField] {
+        guard holdsBeforeImages, let bytes = change.before else {
+            throw RillError(
+                .unsupportedFormat,
+                "commit \(sequence) was written before stores kept the record before each change: "
+                    + "open the store once with permission to write, which upgrades its log")
+        }
+        let before = try Self.recordValue(bytes, sequence: sequence)
+        guard change.kind == .update, let record = change.record else {
+            return [RecordField(name: "before", value: before)]
+        }
+        let after = try Self.recordValue(record, sequence: sequence)
+        func changed(_ value: RecordValue) -> RecordValue {
+            guard case .map(let fields) = value else { return value }
+            return .map(
+                change.changedFields.map { name in
+                    RecordField(name: name, value: fields.first { $0.name == name }?.value ?? .null)
+                })
+        }
+        return [RecordField(name: "before", value: changed(before)), RecordField(name: "after", value: changed(after))]
     }
 
     /// An identifier key as a JSON-friendly value: a number, a string, or a UUID.

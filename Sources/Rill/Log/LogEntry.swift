@@ -2,11 +2,13 @@ import Foundation
 
 /// One commit of the log: everything one save changed, under one sequence number.
 ///
-/// Layout (version 1): version byte, timestamp (Double, seconds since 1970, little-endian),
+/// Layout (version 2): version byte, timestamp (Double, seconds since 1970, little-endian),
 /// author (varint length + 1, 0 for none, then UTF-8), change count (varint), then each change:
 /// kind byte, entity name (varint length + UTF-8), identifier key (varint length + bytes), for an
 /// update the changed field names (varint count, then strings), for an insert or update the record
-/// (varint length + bytes). See `Documentation/OnDiskFormat.md`.
+/// after the change (varint length + bytes), for an update or a delete the record before it
+/// (varint length + bytes). Version 1, which stores still hold until they are opened for
+/// writing (`Store.upgradeFormat`), lacks the records before. See `Documentation/OnDiskFormat.md`.
 package struct LogEntry: Sendable, Hashable {
     /// What a change did to its record.
     package enum Kind: UInt8, Sendable {
@@ -33,20 +35,44 @@ package struct LogEntry: Sendable, Hashable {
         package var changedFields: [String]
         /// The record after the change; nil for a delete (a tombstone).
         package var record: [UInt8]?
+        /// The record before the change, for an update or a delete; nil for an insert, and in an
+        /// entry of format 1 (see ``LogEntry/holdsBeforeImages``).
+        package var before: [UInt8]?
+
+        package init(
+            kind: Kind, entity: String, key: [UInt8], changedFields: [String], record: [UInt8]?, before: [UInt8]?
+        ) {
+            self.kind = kind
+            self.entity = entity
+            self.key = key
+            self.changedFields = changedFields
+            self.record = record
+            self.before = before
+        }
     }
 
-    package static let formatVersion: UInt8 = 1
+    /// The format entries are written in.
+    package static let formatVersion: UInt8 = 2
+
+    /// The first format whose updates and deletes carry the record before the change.
+    static let firstFormatWithBeforeImages: UInt8 = 2
 
     package var sequence: UInt64
     package var timestamp: Date
     package var author: String?
     package var changes: [Change]
+    /// True when every update and delete carries the record before it (``Change/before``): an
+    /// entry written in format 2 or later. Entries of format 1 remain only in a store not yet
+    /// opened for writing by a version that upgrades it.
+    package var holdsBeforeImages: Bool
 
-    package init(sequence: UInt64, timestamp: Date, author: String?, changes: [Change]) {
+    package init(sequence: UInt64, timestamp: Date, author: String?, changes: [Change], holdsBeforeImages: Bool = true)
+    {
         self.sequence = sequence
         self.timestamp = timestamp
         self.author = author
         self.changes = changes
+        self.holdsBeforeImages = holdsBeforeImages
     }
 
     // MARK: - Encoding
@@ -75,13 +101,20 @@ package struct LogEntry: Sendable, Hashable {
                 let count = change.record?.count ?? 0
                 size += varintSize(count) + count
             }
+            if change.kind != .insert {
+                let count = change.before?.count ?? 0
+                size += varintSize(count) + count
+            }
         }
         return size
     }
 
     /// Writes the entry into `buffer`, which holds exactly `encodedSize` bytes (for example space
     /// reserved in the log, so that a large commit is written once, where it is stored).
+    ///
+    /// - Precondition: ``holdsBeforeImages``: entries are written in the current format only.
     package func write(into buffer: UnsafeMutableRawBufferPointer) {
+        precondition(holdsBeforeImages, "a log entry without the records before its changes cannot be written")
         var writer = RawByteWriter(buffer)
         writer.append(Self.formatVersion)
         writer.appendLittleEndian(timestamp.timeIntervalSince1970.bitPattern)
@@ -110,6 +143,11 @@ package struct LogEntry: Sendable, Hashable {
                 writer.appendVarint(UInt64(record.count))
                 writer.append(record)
             }
+            if change.kind != .insert {
+                let before = change.before ?? []
+                writer.appendVarint(UInt64(before.count))
+                writer.append(before)
+            }
         }
         precondition(
             writer.offset == buffer.count, "log entry size mismatch: wrote \(writer.offset) of \(buffer.count)")
@@ -122,12 +160,13 @@ package struct LogEntry: Sendable, Hashable {
         var reader = ByteReader(bytes)
         do {
             let version = try reader.readByte()
-            guard version == Self.formatVersion else {
+            guard version >= 1, version <= Self.formatVersion else {
                 throw RillError(
                     .unsupportedFormat,
-                    "log entry \(sequence) has format version \(version); this version of Rill reads \(Self.formatVersion)"
+                    "log entry \(sequence) has format version \(version); this version of Rill reads 1 to \(Self.formatVersion)"
                 )
             }
+            let holdsBeforeImages = version >= Self.firstFormatWithBeforeImages
             let timestamp = Date(timeIntervalSince1970: try reader.readDouble())
             let authorLength = try reader.readVarint()
             var author: String?
@@ -150,12 +189,30 @@ package struct LogEntry: Sendable, Hashable {
                     for _ in 0..<fieldCount { fields.append(try reader.readString()) }
                 }
                 let record = kind == .delete ? nil : Array(try reader.readBlob())
-                changes.append(Change(kind: kind, entity: entity, key: key, changedFields: fields, record: record))
+                let before = kind == .insert || !holdsBeforeImages ? nil : Array(try reader.readBlob())
+                changes.append(
+                    Change(kind: kind, entity: entity, key: key, changedFields: fields, record: record, before: before))
             }
-            self.init(sequence: sequence, timestamp: timestamp, author: author, changes: changes)
+            guard reader.isAtEnd else {
+                throw ByteReader.Malformed(offset: reader.offset, what: "bytes after the last change")
+            }
+            self.init(
+                sequence: sequence, timestamp: timestamp, author: author, changes: changes,
+                holdsBeforeImages: holdsBeforeImages)
         } catch let error as ByteReader.Malformed {
             throw RillError(.corruptStore, "log entry \(sequence) is unreadable: \(error)", underlyingError: error)
         }
+    }
+
+    /// The timestamp of a stored entry, read without decoding the rest.
+    ///
+    /// - Throws: `.corruptStore` when the bytes are too short to hold one.
+    package static func timestamp(of bytes: UnsafeRawBufferPointer) throws -> Date {
+        guard bytes.count >= 9 else {
+            throw RillError(.corruptStore, "a log entry of \(bytes.count) bytes is too short to hold its timestamp")
+        }
+        let bits = (1..<9).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) }
+        return Date(timeIntervalSince1970: Double(bitPattern: bits))
     }
 
     /// The key under which the entry with `sequence` is stored: 8 bytes, big-endian, so the

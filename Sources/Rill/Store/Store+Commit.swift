@@ -142,7 +142,8 @@ extension Store {
                 }
                 guard !applied.isEmpty else { return nil }
                 let sequence = try log.nextSequence(in: txn)
-                let entry = LogEntry(sequence: sequence, timestamp: Date(), author: author, changes: applied)
+                let entry = LogEntry(
+                    sequence: sequence, timestamp: try log.nextTimestamp(in: txn), author: author, changes: applied)
                 try log.append(entry, in: txn)
                 return entry
             }, meanwhile: meanwhile)
@@ -179,27 +180,33 @@ extension Store {
                                 of: entity, id: change.key, old: nil, new: value, changedFields: nil, in: txn)
                         }
                         return LogEntry.Change(
-                            kind: .insert, entity: entity.name, key: change.key, changedFields: [], record: record)
+                            kind: .insert, entity: entity.name, key: change.key, changedFields: [], record: record,
+                            before: nil)
                     }
                     if existing.elementsEqual(value) { return nil }
                     let fields = try changedFields(from: existing, to: value, entity: entity.name)
                     // `existing` points into the map: use it before the next write moves pages.
+                    let before = Array(existing)
                     if hasIndexes {
                         try updateIndexes(
                             of: entity, id: change.key, old: existing, new: value, changedFields: fields, in: txn)
                     }
                     try txn.put(value, for: key, in: database)
                     return LogEntry.Change(
-                        kind: .update, entity: entity.name, key: change.key, changedFields: fields, record: record)
+                        kind: .update, entity: entity.name, key: change.key, changedFields: fields, record: record,
+                        before: before)
                 }
             }
         case .delete:
+            // The log keeps the record as it was; read before the delete frees its pages.
+            guard let old = try txn.get(change.key, in: database) else { return nil }
+            let before = Array(old)
             if hasIndexes {
-                guard let old = try txn.get(change.key, in: database) else { return nil }
                 try updateIndexes(of: entity, id: change.key, old: old, new: nil, changedFields: nil, in: txn)
             }
             guard try txn.delete(change.key, in: database) else { return nil }
-            return LogEntry.Change(kind: .delete, entity: entity.name, key: change.key, changedFields: [], record: nil)
+            return LogEntry.Change(
+                kind: .delete, entity: entity.name, key: change.key, changedFields: [], record: nil, before: before)
         }
     }
 

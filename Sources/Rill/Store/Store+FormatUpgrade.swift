@@ -2,61 +2,44 @@ import Foundation
 import RillStorage
 
 extension Store {
-    /// Raises a store of format 1 to format 2, in one write transaction.
+    /// Raises a store of an older format to the current one, in one write transaction.
     ///
     /// Format 2 cuts long strings, URLs and data in index keys to a prefix, and lists the
     /// identifiers of entries whose key cannot hold them whole (see `IndexEntry`). A format-1
     /// index holds only whole values, so every key whose values are short enough is already a
     /// format-2 key; an index with a longer value (one format 2 would cut) is rebuilt from its
-    /// entity's records. The other indexes are only read. Nothing else changes.
+    /// entity's records. The other indexes are only read.
+    ///
+    /// Format 3 keeps, in each update and delete of the log, the record before it (log entries
+    /// of format 2, see `LogEntry`). The log of an older store is replayed from the start into its
+    /// projections, each older entry written again with the records before its changes, and
+    /// every index is rebuilt: the work of `rill rebuild`, done once.
     static func upgradeFormat(
-        environment: Environment, meta: Database, directory: String, progress: (@Sendable (StoreProgress) -> Void)?
+        environment: Environment, meta: Database, directory: String, log: Log,
+        progress: (@Sendable (StoreProgress) -> Void)?
     ) throws {
         let formatKey = Array("format".utf8)
         func storedFormat(_ txn: some Transaction) throws -> UInt32? {
             guard let raw = try txn.get(formatKey, in: meta), raw.count == 4 else { return nil }
             return raw.reduce(0) { $0 << 8 | UInt32($1) }
         }
-        guard try environment.read({ try storedFormat($0) }) == 1 else { return }
-        // Databases are opened outside the write transaction (opening one runs on the writer).
-        var indexes: [(entity: String, records: Database, index: IndexStorage)] = []
-        let entityNames = try environment.read { txn in
-            try keys(withPrefix: EntityStorage.catalogPrefix, in: meta, txn: txn)
-        }
-        for entity in entityNames {
-            let names = try environment.read { txn in
-                try keys(withPrefix: IndexStorage.catalogPrefix(entity: entity), in: meta, txn: txn)
-            }
-            guard !names.isEmpty,
-                let records = try environment.database(named: EntityStorage.databaseName(for: entity), create: false)
-            else { continue }
-            for name in names {
-                guard
-                    let database = try environment.database(
-                        named: IndexStorage.databaseName(entity: entity, index: name), create: false)
-                else { continue }
-                let index = IndexStorage(
-                    name: name, fieldPaths: IndexStorage.fieldPaths(fromName: name), database: database)
-                indexes.append((entity, records, index))
-            }
-        }
+        guard let stored = try environment.read({ try storedFormat($0) }), stored < formatVersion else { return }
         do {
             try environment.write { txn in
                 // Another process may have upgraded the store meanwhile.
-                guard try storedFormat(txn) == 1 else { return }
-                for (entity, records, index) in indexes {
-                    guard try holdsLongerValues(index, txn: txn) else { continue }
-                    try txn.removeAll(from: index.database)
-                    let phase = StoreProgress.Phase.rebuildingIndex(entity: entity, index: index.name)
-                    try fill(
-                        index, from: records, entity: entity, txn: txn, progress: .init(phase: phase, handler: progress)
-                    )
-                }
+                guard let current = try storedFormat(txn), current < formatVersion else { return }
+                // The rebuild that rewrites the log also rebuilds every index, in format 2.
+                _ = try rebuild(
+                    in: txn, meta: meta, log: log, directory: directory, progress: progress, rewritingOldEntries: true)
                 try txn.put(withUnsafeBytes(of: formatVersion.bigEndian) { Array($0) }, for: formatKey, in: meta)
             }
         } catch let error as LMDBError where [EACCES, EPERM, EROFS].contains(error.code) {
-            // Without write permission the store stays format 1, which is readable as format 2
-            // unless an index holds a value format 2 cuts.
+            // Without write permission the store stays as it is: its log reads, without the
+            // records before older changes (history and as-of queries that need them say so),
+            // and a format-1 store is readable as format 2 unless an index holds a value format
+            // 2 cuts.
+            guard stored == 1 else { return }
+            let indexes = try formatOneIndexes(environment: environment, meta: meta)
             let stale = try environment.read { txn in try indexes.first { try holdsLongerValues($0.index, txn: txn) } }
             guard let stale else { return }
             throw RillError(
@@ -65,6 +48,31 @@ extension Store {
                     + "must be rebuilt for format 2: open the store once with permission to write",
                 underlyingError: error)
         }
+    }
+
+    /// Every index of the catalog, opened outside a write transaction (opening one runs on the writer).
+    private static func formatOneIndexes(
+        environment: Environment, meta: Database
+    ) throws -> [(entity: String, index: IndexStorage)] {
+        var indexes: [(entity: String, index: IndexStorage)] = []
+        let entityNames = try environment.read { txn in
+            try keys(withPrefix: EntityStorage.catalogPrefix, in: meta, txn: txn)
+        }
+        for entity in entityNames {
+            let names = try environment.read { txn in
+                try keys(withPrefix: IndexStorage.catalogPrefix(entity: entity), in: meta, txn: txn)
+            }
+            for name in names {
+                guard
+                    let database = try environment.database(
+                        named: IndexStorage.databaseName(entity: entity, index: name), create: false)
+                else { continue }
+                let index = IndexStorage(
+                    name: name, fieldPaths: IndexStorage.fieldPaths(fromName: name), database: database)
+                indexes.append((entity, index))
+            }
+        }
+        return indexes
     }
 
     /// Whether some key of `index` holds a value longer than format 2 keeps whole.

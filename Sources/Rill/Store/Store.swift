@@ -15,9 +15,9 @@ import Synchronization
 /// types.
 package final class Store: Sendable {
     /// The store format this version of Rill writes and reads. Format 2 cuts long values in index
-    /// keys (format 1 could not index them); a format-1 store is raised to it when opened (see
-    /// `upgradeFormat`).
-    package static let formatVersion: UInt32 = 2
+    /// keys (format 1 could not index them); format 3 keeps in the log the record before each
+    /// update and delete. An older store is raised to it when opened (see `upgradeFormat`).
+    package static let formatVersion: UInt32 = 3
 
     /// The storage under the store; nothing above `Store` and `Log` reaches it.
     let environment: Environment
@@ -91,7 +91,8 @@ package final class Store: Sendable {
             }
             log = Log(database: logDatabase, directory: directory, file: StoreFileID(environment.fileID))
             let meta = self.meta
-            try Self.upgradeFormat(environment: environment, meta: meta, directory: directory, progress: progress)
+            try Self.upgradeFormat(
+                environment: environment, meta: meta, directory: directory, log: log, progress: progress)
             let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }
             if !marked {
                 // A store whose creation committed `meta` alone (Rill before creation took one transaction).

@@ -22,16 +22,14 @@ public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
         /// Building a newly declared index of `entity` (named by its field paths, `author,pages`) from the records
         /// it holds.
         case buildingIndex(entity: String, index: String)
-        /// Rebuilding an index of `entity` that a store written by an older Rill holds in an older format.
-        case rebuildingIndex(entity: String, index: String)
-        /// Replaying the log into every entity's records (`rill rebuild`); it counts commits, not records.
+        /// Replaying the log into every entity's records (`rill rebuild`, and once when a store written by
+        /// an older Rill is raised to the current format); it counts commits, not records.
         case replayingLog
 
-        /// `building index Book(author,pages)`, or `rebuilding index Book(title) for store format 2`.
+        /// `building index Book(author,pages)`, or `replaying the log`.
         public var description: String {
             switch self {
             case .buildingIndex(let entity, let index): "building index \(entity)(\(index))"
-            case .rebuildingIndex(let entity, let index): "rebuilding index \(entity)(\(index)) for store format 2"
             case .replayingLog: "replaying the log"
             }
         }

@@ -63,4 +63,16 @@ extension Transaction {
     func withLastKey<R>(in database: Database, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         try withCursor(database) { cursor in try cursor.last().map { try body($0.key) } }
     }
+
+    /// `body` of the last entry of `database` (its key and value), or nil when it is empty.
+    func withLastEntry<R>(
+        in database: Database, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        try withCursor(database) { cursor in try cursor.last().map { try body($0.key, $0.value) } }
+    }
+
+    /// `body` of the first key of `database`, or nil when it is empty.
+    func withFirstKey<R>(in database: Database, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        try withCursor(database) { cursor in try cursor.first().map { try body($0.key) } }
+    }
 }

@@ -1,3 +1,6 @@
+import Foundation
+import Rill
+
 /// An option with a value, as a command's options declare it: its line in the help, and how the
 /// text given becomes a `Value` — or the usage error that says why it cannot.
 ///
@@ -54,6 +57,33 @@ extension ValueOption where Value == Double {
                 throw UsageError("--\(name) takes a number of seconds \(lowest), at most 86400; got '\(text)'")
             }
             return seconds
+        }
+    }
+}
+
+extension ValueOption where Value == LogPosition {
+    /// An option whose value is a commit's sequence number or an ISO-8601 date.
+    static func logPosition(_ name: String, help: String) -> Self {
+        Self(name, valueName: "seq|date", help: help) { text in
+            guard let position = LogPosition(parsing: text) else {
+                throw UsageError("--\(name) takes \(LogPosition.expected); got '\(text)'")
+            }
+            return position
+        }
+    }
+}
+
+extension ValueOption where Value == Set<String> {
+    /// An option whose value is a comma-separated list of names, none empty.
+    static func names(_ name: String, valueName: String, help: String) -> Self {
+        Self(name, valueName: valueName, help: help) { text in
+            let names = text.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard !names.contains(where: \.isEmpty) else {
+                throw UsageError("--\(name) takes names separated by commas, none empty; got '\(text)'")
+            }
+            return Set(names)
         }
     }
 }

@@ -10,6 +10,12 @@ struct Output {
         if buffer.count > 1 << 16 { flush() }
     }
 
+    /// Writes `text` as it is (whole lines, each with its newline).
+    mutating func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count > 1 << 16 { flush() }
+    }
+
     mutating func flush() {
         guard !buffer.isEmpty else { return }
         do {

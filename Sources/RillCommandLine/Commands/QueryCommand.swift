@@ -14,6 +14,10 @@ struct QueryCommand: Command {
               predicates: == != < <= > >=, and or not, ( ), nil, in [..], between a and b,
                           contains beginswith endswith like, each with [c] [d] [cd],
                           any <path> <test>, all <path> <test>, count(<path>), ??, + - * / %
+
+            --as-of reads the results as they were after a commit (a sequence number) or at a date
+            (ISO 8601: the last commit made at or before it; 0, the empty store, before the first),
+            with the query's sort, limit and offset. Its cost follows how far back it reaches.
             """
     )
 
@@ -25,12 +29,23 @@ struct QueryCommand: Command {
             output.line(plan)
             return ExitStatus.success
         }
-        guard let rows = try reportingBadQuery({ try store.run(query) }) else { return ExitStatus.usage }
+        var rows: [QueryRow]
+        var asOf: UInt64?
+        if let position = options.asOf {
+            guard let past = try reportingBadQuery({ try store.run(query, asOf: position) }) else {
+                return ExitStatus.usage
+            }
+            (rows, asOf) = (past.rows, past.sequence)
+        } else {
+            guard let current = try reportingBadQuery({ try store.run(query) }) else { return ExitStatus.usage }
+            rows = current
+        }
         if options.json {
             for row in rows { output.line(row.record.jsonString()) }
         } else {
             for line in RecordTable(rows.map(\.record)).render() { output.line(line) }
-            output.line("(\(rows.count) \(rows.count == 1 ? "record" : "records"))")
+            let count = "\(rows.count) \(rows.count == 1 ? "record" : "records")"
+            output.line(asOf.map { "(\(count) as of commit \($0))" } ?? "(\(count))")
         }
         return ExitStatus.success
     }

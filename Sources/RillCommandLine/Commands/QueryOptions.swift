@@ -1,3 +1,5 @@
+import Rill
+
 /// What `rill query` is given.
 struct QueryOptions: CommandOptions {
     static let store = CommandDescription.Argument.store
@@ -5,9 +7,11 @@ struct QueryOptions: CommandOptions {
         name: "query", help: "A query, e.g. 'Book where pages > 300 sort by title limit 10'.")
     static let json = Flag("json", help: "Print one JSON object per record (NDJSON) instead of a table.")
     static let explain = Flag("explain", help: "Print how the query would run instead of its results.")
+    static let asOf = ValueOption.logPosition(
+        "as-of", help: "Print the results as they were after this commit, or at this date.")
 
     static let arguments = [store, query]
-    static let options = [json.option, explain.option]
+    static let options = [json.option, explain.option, asOf.option]
 
     /// The store directory.
     var store: String
@@ -17,11 +21,17 @@ struct QueryOptions: CommandOptions {
     var json: Bool
     /// The plan, not the results.
     var explain: Bool
+    /// The point in the past to read the results at; nil for now.
+    var asOf: LogPosition?
 
     init(_ arguments: ParsedArguments) throws {
         query = try QueryArgument(arguments[Self.query])
         store = arguments[Self.store]
         json = arguments[Self.json]
         explain = arguments[Self.explain]
+        asOf = try arguments[Self.asOf]
+        if explain, asOf != nil {
+            throw UsageError("--explain prints how the query runs now: it does not take --as-of")
+        }
     }
 }

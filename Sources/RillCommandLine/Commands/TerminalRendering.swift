@@ -25,9 +25,16 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
         change.apply(to: &rows)
         self.rows = rows
         var marks: [Int: Mark] = [:]
+        var notes: [Int: String] = [:]
         for insertion in change.insertions { marks[insertion.offset] = .inserted }
-        for move in change.moves { marks[move.to] = .moved }
-        for update in change.updates { marks[update.offset] = .updated }
+        for move in change.moves {
+            marks[move.to] = .moved
+            notes[move.to] = Self.note(move.oldElement, move.element)
+        }
+        for update in change.updates {
+            marks[update.offset] = .updated
+            notes[update.offset] = Self.note(update.oldElement, update.element)
+        }
         // Small results are shown whole; larger ones only as their changed rows, so a change
         // costs what it changed, not the size of the results.
         let showAll = rows.count <= Self.fullTableLimit
@@ -44,7 +51,7 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
         }
         for (index, offset) in shown.enumerated() {
             let mark = marks[offset] ?? .none
-            out.append(paint(mark, mark.symbol + " " + lines[2 + removed.count + index]))
+            out.append(paint(mark, mark.symbol + " " + lines[2 + removed.count + index] + (notes[offset] ?? "")))
         }
         if !showAll {
             out.append("  (\(Self.count(rows.count - marks.count)) unchanged not shown)")
@@ -55,15 +62,15 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
 
     /// A change whose results before it are not known: its rows, marked.
     private func changedRows(_ change: ResultsChange<QueryRow>) -> String {
-        var marked: [(Mark, QueryRow)] = change.removals.map { (.removed, $0.element) }
-        marked += change.insertions.map { (.inserted, $0.element) }
-        marked += change.moves.map { (.moved, $0.element) }
-        marked += change.updates.map { (.updated, $0.element) }
+        var marked: [(Mark, QueryRow, String)] = change.removals.map { (.removed, $0.element, "") }
+        marked += change.insertions.map { (.inserted, $0.element, "") }
+        marked += change.moves.map { (.moved, $0.element, Self.note($0.oldElement, $0.element)) }
+        marked += change.updates.map { (.updated, $0.element, Self.note($0.oldElement, $0.element)) }
         let lines = RecordTable(marked.map(\.1.record)).render()
         guard lines.count >= 2 else { return header(change) + "\n\n" }
         var out = [header(change), "  " + lines[0], "  " + lines[1]]
-        for (index, (mark, _)) in marked.enumerated() {
-            out.append(paint(mark, mark.symbol + " " + lines[2 + index]))
+        for (index, (mark, _, note)) in marked.enumerated() {
+            out.append(paint(mark, mark.symbol + " " + lines[2 + index] + note))
         }
         return out.joined(separator: "\n") + "\n\n"
     }
@@ -109,4 +116,20 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
     }
 
     private static func count(_ n: Int) -> String { n == 1 ? "1 record" : "\(n) records" }
+
+    /// `  (changed: a, b)` after the row of a record that changed, naming its top-level fields
+    /// that differ; empty when none does (a row a descriptor change moved).
+    private static func note(_ old: QueryRow, _ new: QueryRow) -> String {
+        let fields = changedFields(from: old.record, to: new.record)
+        return fields.isEmpty ? "" : "  (changed: \(fields.joined(separator: ", ")))"
+    }
+
+    /// The top-level fields whose values differ between two versions of a record, in the new
+    /// version's order, then those the new version no longer has (as `rill log` names them).
+    static func changedFields(from old: RecordValue, to new: RecordValue) -> [String] {
+        guard case .map(let before) = old, case .map(let after) = new else { return [] }
+        var changed = after.filter { field in before.first { $0.name == field.name }?.value != field.value }
+        changed += before.filter { field in !after.contains { $0.name == field.name } }
+        return changed.map(\.name)
+    }
 }

@@ -6,17 +6,19 @@ import RillHTTP
 import RillService
 
 /// `rill watch`: a query's results, then every change to them as saves land — from this machine's
-/// other processes, through the store file.
+/// other processes, through the store file; or, with `--from`/`--to`, the same for a range of
+/// commits of the log, replayed, and then the end.
 struct WatchCommand: Command {
     let description = CommandDescription(
         name: "watch",
-        abstract: "Print a query's results, then each change to them as saves land, until interrupted.",
+        abstract: "Print a query's results, then each change to them as saves land; or replay a range of the log.",
         arguments: WatchOptions.arguments,
         options: WatchOptions.options,
         discussion: """
             On a terminal, the results are a table; after each commit that changes them, the
             table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
-            on a terminal unless NO_COLOR is set). Results over \(TerminalRendering.fullTableLimit) rows show the changed
+            on a terminal unless NO_COLOR is set); an updated or moved row ends with the fields
+            that changed, "(changed: title, pages)". Results over \(TerminalRendering.fullTableLimit) rows show the changed
             rows only. Ctrl-C (SIGINT) or SIGTERM ends the watch at once with status 0, even
             when its reader has stopped reading; the lines written are whole, except the one
             being written when its output was blocked.
@@ -30,13 +32,24 @@ struct WatchCommand: Command {
             --json prints one JSON object per line: first {"seq":N,"results":[…]} (not with
             --since), then for each commit that changed the results
             {"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}; each entry
-            has its offset(s), "id" and "record". When commits went by without changing the
-            results and nothing was printed for --progress seconds (5 by default; 0: never), it
-            prints {"seq":N}: the results are as they were up to commit N. `--since` with any
-            "seq" printed earlier resumes with no change lost or repeated, and from a progress
-            line without replaying the commits before it; a "seq" past the log's last commit is
-            an error (status 1), as for rill log --since. The tables print nothing for commits
-            that leave the results as they were.
+            has its offset(s), "id" and "record" (a removal's as it was, the others' as it is
+            now); a move or update also has "before", the record as it was. When commits went by
+            without changing the results and nothing was printed for --progress seconds (5 by
+            default; 0: never), it prints {"seq":N}: the results are as they were up to commit
+            N. `--since` with any "seq" printed earlier resumes with no change lost or repeated,
+            and from a progress line without going through the commits before it; a "seq" past
+            the log's last commit is an error (status 1), as for rill log --since. The tables
+            print nothing for commits that leave the results as they were.
+
+            With --from A and/or --to B the watch replays the log instead of following it: the
+            results as they were at commit A, printed as a watch prints its first results (the
+            table, or {"seq":A,"results":[…]}), then the change of each commit after A up to B
+            that changed them, as a live watch prints changes; then it exits with status 0.
+            --from alone replays to the log's last commit; --to alone from 0, the empty store.
+            A and B are sequence numbers or ISO-8601 dates (the last commit made at or before
+            the date; 0 before the first). A after B is a usage error
+            (status 64); B past the log's last commit (or A, without --to) is an error (status 1)
+            naming it. Not with --since, --progress or --connect.
             """
     )
 
@@ -58,6 +71,20 @@ struct WatchCommand: Command {
         _ = try store.existingEntity(query.entity)
         // A query that does not fit the entity fails at once (the live query would refuse it too).
         guard try reportingBadQuery({ try store.check(query) }) != nil else { return ExitStatus.usage }
+        if let range = options.replay {
+            // Worked out in one read of the store, then written: no read stays open while the
+            // output waits for its reader.
+            let (from, to) = try store.read { snapshot in
+                (
+                    try range.from.sequence(in: store, snapshot: snapshot),
+                    try range.to.map { try $0.sequence(in: store, snapshot: snapshot) }
+                )
+            }
+            let replay = try RecordReplay(query, store: store, from: from, to: to)
+            output.write(rendering.results(replay.initial, sequence: replay.start))
+            for change in replay.changes { output.write(rendering.change(change)) }
+            return ExitStatus.success
+        }
         Terminal.endOnInterrupt()
         let progress = WatchProgress(
             interval: options.json ? options.progress ?? ProgressSchedule.defaultSeconds : nil, sequence: since ?? 0)

@@ -10,7 +10,8 @@ import Testing
 /// Live queries against brute force: many random live queries (predicates, multi-key sorts,
 /// windows) over a store receiving random saves (`make oracle`: 200 queries, 5,000 saves). After each save, for every query: a change was
 /// delivered if and only if its results changed, the previous results with the change applied
-/// equal the brute-force results and the query's own, and sequences only grow.
+/// equal the brute-force results and the query's own, every element a change carries is the one
+/// at its offset in the results before or after it (``ChangeElements``), and sequences only grow.
 @Suite struct LiveQueryOracleTests {
     let directory = TemporaryDirectory()
 
@@ -121,6 +122,7 @@ import Testing
         }
 
         var failures = 0
+        var elements = ChangeElements()
         for round in 0..<saves {
             let before = records
             var touched: Set<Int> = []
@@ -190,10 +192,19 @@ import Testing
                         changes.count == (changed ? 1 : 0), "\(label): \(changes.count) changes, changed: \(changed)")
                 }
                 var applied = item.previous
-                for change in changes {
+                for (number, change) in changes.enumerated() {
                     #expect(change.sequence >= item.lastSequence, "\(label): sequence went back")
                     #expect(!change.isEmpty, "\(label): an empty change")
-                    applied = change.apply(to: applied)
+                    let next = change.apply(to: applied)
+                    // The last change leads to the brute-force results; a descriptor change before
+                    // it, to the results it gives.
+                    let mismatches = elements.mismatches(
+                        of: change, previous: applied, next: number == changes.count - 1 ? expected : next, equal: ==)
+                    if !mismatches.isEmpty {
+                        failures += 1
+                        Issue.record("\(label): \(change)\n\(mismatches.joined(separator: "\n"))")
+                    }
+                    applied = next
                     followed[index].lastSequence = change.sequence
                 }
                 if applied != expected || Array(item.query) != expected {
@@ -215,6 +226,7 @@ import Testing
             }
             if failures > 5 { break }
         }
+        #expect(elements.changed > 0, "no update or move of a changed record was delivered (\(elements.checked))")
         _ = followed.map(\.observation)
         let follower = try LogFollowers.retain(for: container.store)
         LogFollowers.release(follower)
@@ -253,6 +265,7 @@ import Testing
         let follower = try LogFollowers.retain(for: container.store)
         defer { LogFollowers.release(follower) }
 
+        var elements = ChangeElements()
         for round in 0..<40 {
             // Hold the follower in a job while several saves land.
             let release = follower.holdForTesting()
@@ -293,6 +306,8 @@ import Testing
                             break
                         }
                         #expect(change.sequence == sequence, "round \(round), query \(index)")
+                        let mismatches = elements.mismatches(of: change, previous: current, next: expected, equal: ==)
+                        #expect(mismatches.isEmpty, "round \(round), query \(index), commit \(sequence): \(mismatches)")
                         current = change.apply(to: current)
                         #expect(current == expected, "round \(round), query \(index), commit \(sequence): \(change)")
                         current = expected

@@ -65,6 +65,33 @@ import Testing
         observation.cancel()
     }
 
+    @Test func updatesAndMovesCarryTheElementBeforeAndAfter() throws {
+        let container = try container()
+        let context = ModelContext(container)
+        try save(context, (0..<5).map { Counter(id: $0, value: $0 * 10) })
+        let query = try LiveQuery(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.value)]), in: container)
+        let queue = DispatchQueue(label: "observer")
+        let inbox = Inbox()
+        let observation = query.observe(on: queue) { inbox.changes.append($0) }
+
+        // In place: the payload, and a value that keeps the order.
+        try save(context, [Counter(id: 1, value: 10, payload: "new"), Counter(id: 3, value: 31)])
+        // Reordered: 4 goes first.
+        try save(context, [Counter(id: 4, value: -1, payload: "first")])
+        try query.catchUp()
+        queue.sync {}
+        #expect(inbox.changes.count == 2)
+        let updates = try #require(inbox.changes.first).updates
+        #expect(updates.map(\.offset) == [1, 3])
+        #expect(updates.map(\.oldElement) == [Counter(id: 1, value: 10), Counter(id: 3, value: 30)])
+        #expect(updates.map(\.element) == [Counter(id: 1, value: 10, payload: "new"), Counter(id: 3, value: 31)])
+        let moves = try #require(inbox.changes.last).moves
+        #expect(moves.map { [$0.from, $0.to] } == [[4, 0]])
+        #expect(moves.map(\.oldElement) == [Counter(id: 4, value: 40)])
+        #expect(moves.map(\.element) == [Counter(id: 4, value: -1, payload: "first")])
+        observation.cancel()
+    }
+
     @Test func aCancelledObserverHearsNothingMoreAndIsReleased() throws {
         let container = try container()
         let context = ModelContext(container)
@@ -198,6 +225,17 @@ import Testing
         try query.setDescriptor(descriptor)
         queue.sync {}
         #expect(inbox.changes.count == 1)
+        // The other order: the rows it moves are the same records before and after.
+        descriptor.sortBy = [SortDescriptor(\.value)]
+        descriptor.fetchLimit = nil
+        try query.setDescriptor(descriptor)
+        queue.sync {}
+        let reordered = try context.fetch(descriptor)
+        let change = try #require(inbox.changes.last)
+        #expect(change.moves.count == 5)
+        var elements = ChangeElements()
+        #expect(elements.mismatches(of: change, previous: fresh, next: reordered, equal: ==).isEmpty)
+        #expect(elements.checked == 5 && elements.changed == 0)
         observation.cancel()
     }
 

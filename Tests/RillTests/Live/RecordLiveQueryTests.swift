@@ -54,12 +54,22 @@ import Testing
         return query
     }
 
-    /// Applies the changes of `events` to `rows`; fails on an initial event or a failure.
+    /// Applies the changes of `events` to `rows`; fails on an initial event or a failure, or on
+    /// a change whose elements are not those of the results before it and after it (those of
+    /// `resultsAt` its commit when known, else `rows` with it applied).
     static func apply(
-        _ events: [RecordLiveQuery.Event], to rows: [Row], after sequence: inout UInt64, label: String
-    )
-        -> [Row]
-    {
+        _ events: [RecordLiveQuery.Event], to rows: [Row], after sequence: inout UInt64, label: String,
+        resultsAt: (UInt64) -> [Row]? = { _ in nil }
+    ) -> [Row] {
+        var elements = ChangeElements()
+        return apply(events, to: rows, after: &sequence, label: label, resultsAt: resultsAt, elements: &elements)
+    }
+
+    /// `apply`, counting in `elements` the moves and updates checked.
+    static func apply(
+        _ events: [RecordLiveQuery.Event], to rows: [Row], after sequence: inout UInt64, label: String,
+        resultsAt: (UInt64) -> [Row]?, elements: inout ChangeElements
+    ) -> [Row] {
         var rows = rows
         for event in events {
             switch event {
@@ -67,7 +77,14 @@ import Testing
                 #expect(change.sequence > sequence, "\(label): sequence \(change.sequence) after \(sequence)")
                 #expect(!change.isEmpty, "\(label): an empty change")
                 sequence = change.sequence
-                rows = change.apply(to: rows.map { QueryRow(key: $0.key, record: $0.record) }).map(Row.init)
+                let previous = rows.map { QueryRow(key: $0.key, record: $0.record) }
+                let next = change.apply(to: previous)
+                let mismatches = elements.mismatches(
+                    of: change, previous: previous,
+                    next: resultsAt(change.sequence)?.map { QueryRow(key: $0.key, record: $0.record) } ?? next
+                ) { Row($0) == Row($1) }
+                #expect(mismatches.isEmpty, "\(label), commit \(change.sequence): \(mismatches)")
+                rows = next.map(Row.init)
             case .initial:
                 Issue.record("\(label): a second initial event")
             case .failed(let error):
@@ -108,6 +125,7 @@ import Testing
         let resumed = queries.prefix(6).map(\.query)
         var history: [UInt64: [[Row]]] = [try store.head(): try resumed.map { try store.run($0).map(Row.init) }]
         var failures = 0
+        var elements = ChangeElements()
         for round in 0..<OracleScale.value("RILL_RECORD_LIVE_SAVES", default: 150) {
             for _
                 in 0..<(Int.random(in: 0..<4, using: &generator.random) == 0
@@ -135,8 +153,10 @@ import Testing
                 let item = queries[index]
                 let label = "round \(round), \(item.query)"
                 var sequence = item.sequence
-                let applied = Self.apply(item.events.take(), to: item.previous, after: &sequence, label: label)
                 let expected = try store.run(item.query).map(Row.init)
+                let applied = Self.apply(
+                    item.events.take(), to: item.previous, after: &sequence, label: label,
+                    resultsAt: { $0 == head ? expected : nil }, elements: &elements)
                 if applied != expected || item.live.results.rows.map(Row.init) != expected {
                     failures += 1
                     Issue.record(
@@ -147,6 +167,7 @@ import Testing
             }
             if failures > 5 { break }
         }
+        #expect(elements.changed > 0, "no update or move of a changed record was told (\(elements.checked))")
 
         // Resuming after an earlier commit: the results then, plus the changes told, are the
         // results now.
@@ -160,7 +181,8 @@ import Testing
                 let live = try RecordLiveQuery(query, store: store, since: since) { events.append($0) }
                 var sequence = since
                 let applied = Self.apply(
-                    events.take(), to: history[since]![index], after: &sequence, label: "since \(since), \(query)")
+                    events.take(), to: history[since]![index], after: &sequence, label: "since \(since), \(query)",
+                    resultsAt: { history[$0]?[index] })
                 #expect(applied == final[index], "resumed after \(since): \(query)")
                 #expect(live.results.rows.map(Row.init) == final[index])
             }

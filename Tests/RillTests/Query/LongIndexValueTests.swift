@@ -350,7 +350,7 @@ import Testing
         }
     }
 
-    @Test func aFormatOneStoreIsRaisedToFormatTwo() throws {
+    @Test func aFormatOneStoreIsRaisedToTheCurrentFormat() throws {
         // Values as long as a format-1 key could hold them.
         let titles = ["short", String(repeating: "w", count: 300), String(repeating: "v", count: 480), "other"]
         try Self.makeFormatOneStore(at: url, titles: titles)
@@ -358,7 +358,7 @@ import Testing
         let format = try container.store.withReadTransaction { txn in
             try txn.get(Array("format".utf8), in: container.store.meta).map(Array.init)
         }
-        #expect(format == [0, 0, 0, 2])
+        #expect(format == [0, 0, 0, 3])
         try checkIndexes(container.store)
         let context = container.mainContext
         for title in titles {
@@ -405,7 +405,7 @@ import Testing
         }
     }
 
-    @Test func aFormatOneStoreOfShortValuesKeepsItsIndexes() throws {
+    @Test func aFormatOneStoreOfShortValuesIsRaisedWithItsIndexes() throws {
         do {
             let container = try ModelContainer(for: Memo.self, configurations: ModelConfiguration(url: url))
             for number in 0..<50 {
@@ -420,7 +420,7 @@ import Testing
         let format = try container.store.withReadTransaction { txn in
             try txn.get(Array("format".utf8), in: container.store.meta).map(Array.init)
         }
-        #expect(format == [0, 0, 0, 2])
+        #expect(format == [0, 0, 0, 3])
         try checkIndexes(container.store)
         #expect(
             try container.mainContext.fetchCount(FetchDescriptor<Memo>(predicate: #Predicate { $0.title == "t3" })) == 7

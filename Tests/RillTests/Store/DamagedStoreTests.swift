@@ -101,9 +101,9 @@ import Testing
         let data = try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
         for round in 0..<16 {
             // A log entry's leaf node: key size 8 (little-endian), the big-endian sequence, then
-            // the entry, which starts with its format version 1.
+            // the entry, which starts with its format version.
             let sequence = UInt64.random(in: 1...12, using: &random)
-            let pattern = Data([8, 0] + LogEntry.key(for: sequence) + [1])
+            let pattern = Data([8, 0] + LogEntry.key(for: sequence) + [LogEntry.formatVersion])
             // Earlier versions of the page (copies made on write) hold the key too: damage each.
             var found: [Int] = []
             var start = data.startIndex

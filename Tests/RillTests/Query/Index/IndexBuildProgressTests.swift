@@ -37,8 +37,8 @@ import Testing
         let first = StoreProgress(phase: .buildingIndex(entity: "Book", index: "author,pages"), completed: 0, total: 9)
         #expect(first.description == "building index Book(author,pages): 0 of 9 records")
         #expect(!first.isFinished)
-        let last = StoreProgress(phase: .rebuildingIndex(entity: "Book", index: "title"), completed: 9, total: 9)
-        #expect(last.phase.description == "rebuilding index Book(title) for store format 2")
+        let last = StoreProgress(phase: .replayingLog, completed: 9, total: 9)
+        #expect(last.description == "replaying the log: 9 of 9 commits")
         #expect(last.isFinished)
     }
 }
