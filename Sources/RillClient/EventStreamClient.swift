@@ -10,6 +10,11 @@ import RillService
 /// when the connection drops, connects again with the last event's id, so that no change is
 /// lost or repeated.
 ///
+/// Every event with an id moves the resume position: a change, results, and the `progress`
+/// events a daemon sends while the results stay as they are and the log moves on — handed to
+/// `handle` like the others (their data is `{"seq":N}`), so that a subscriber of a quiet query
+/// reconnects after the commits that changed nothing for it rather than replaying them.
+///
 /// No daemon answering is a failure, at the start or when connecting again after a drop,
 /// unless the client is `retrying`: a watch of an address where nothing listens must say so,
 /// not wait in silence.
@@ -50,8 +55,12 @@ package struct EventStreamClient {
     package var query: String
     /// The bearer token, for TCP.
     package var token: String?
-    /// The id of the last event received: the next connection resumes after it.
+    /// The id of the last event received (a `progress` event's too): the next connection
+    /// resumes after it.
     package var lastEventID: String?
+    /// How often to be sent progress while the results stay as they are (`?progress=`, seconds;
+    /// 0: never); nil for the daemon's own interval.
+    package var progressSeconds: Double?
     /// Whether to keep connecting when no daemon answers, rather than fail.
     package var retrying = false
     /// Told, in a sentence, of a lost connection or a daemon not answering yet, once per outage.
@@ -60,12 +69,13 @@ package struct EventStreamClient {
     /// A client of `query` at `address`, resuming after `lastEventID` when given.
     package init(
         address: SocketAddress, query: String, token: String? = nil, lastEventID: String? = nil,
-        retrying: Bool = false, notice: @escaping (String) -> Void = { _ in }
+        progressSeconds: Double? = nil, retrying: Bool = false, notice: @escaping (String) -> Void = { _ in }
     ) {
         self.address = address
         self.query = query
         self.token = token
         self.lastEventID = lastEventID
+        self.progressSeconds = progressSeconds
         self.retrying = retrying
         self.notice = notice
     }
@@ -129,7 +139,9 @@ package struct EventStreamClient {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&+=?#")
         let encoded = query.addingPercentEncoding(withAllowedCharacters: allowed) ?? query
-        var request = "GET /v1/subscribe?q=\(encoded) HTTP/1.1\r\nHost: rill\r\nAccept: text/event-stream\r\n"
+        let progress = progressSeconds.map { "&progress=\($0)" } ?? ""
+        var request =
+            "GET /v1/subscribe?q=\(encoded)\(progress) HTTP/1.1\r\nHost: rill\r\nAccept: text/event-stream\r\n"
         if let token { request += "Authorization: Bearer \(token)\r\n" }
         if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
         request += "\r\n"

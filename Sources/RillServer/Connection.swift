@@ -317,6 +317,7 @@ final class Connection: @unchecked Sendable {
             }
             since = value
         }
+        let progressSeconds = try Self.progressSeconds(request.parameters["progress"]) ?? server.options.progressSeconds
         // Resuming replays the commits since then from the log, held in memory: past a bound,
         // the subscriber is sent a reset (the current results) instead.
         var resetInstead = false
@@ -343,7 +344,9 @@ final class Connection: @unchecked Sendable {
         guard Socket.write(fd, Array(head.utf8)) else { return }
         let text = request.parameters["q"] ?? query.entity
         Log.info("subscriber \(fd) follows '\(text)'\(since.map { " from commit \($0)" } ?? "")")
-        var lastSent = since ?? 0
+        // What was last sent, and when progress is next looked for (Protocol.md, "Progress").
+        var schedule = ProgressSchedule(interval: progressSeconds, sequence: since ?? 0, now: Self.now())
+        var lastWrite = Self.now()
         var resets = 0
         defer {
             Log.info("subscriber \(fd) ended\(resets > 0 ? " (\(resets) reset(s))" : "")")
@@ -353,21 +356,31 @@ final class Connection: @unchecked Sendable {
         }
         while true {
             var text = ""
-            switch subscription.next(watching: fd, timeout: server.options.keepAliveSeconds) {
+            let keepAliveAt = lastWrite + Self.nanoseconds(server.options.keepAliveSeconds)
+            let wakeAt = min(keepAliveAt, schedule.deadline ?? .max)
+            let waitFrom = Self.now()
+            let timeout = wakeAt > waitFrom ? Double(wakeAt - waitFrom) / 1e9 : 0
+            switch subscription.next(watching: fd, timeout: timeout) {
             case .ended:
                 return
             case .idle:
-                text = ServerSentEvent.keepAlive
+                let now = Self.now()
+                // The report comes through the queue, after every change up to its commit.
+                if schedule.shouldAsk(published: live.sequence, now: now) { live.reportProgress() }
+                if now >= keepAliveAt { text = ServerSentEvent.keepAlive }
             case .items(let items):
+                let now = Self.now()
                 for item in items {
                     switch item {
                     case .event(.initial(let rows, let sequence)):
                         text += ServerSentEvent.results(rows, sequence: sequence, reset: resetInstead).framed
-                        lastSent = sequence
+                        schedule.restart(at: sequence, now: now)
                     case .event(.change(let change)):
-                        guard change.sequence > lastSent else { continue }
+                        guard schedule.send(change.sequence, at: now) else { continue }
                         text += ServerSentEvent.change(change).framed
-                        lastSent = change.sequence
+                    case .event(.progress(let sequence)):
+                        guard schedule.send(sequence, at: now) else { continue }
+                        text += ServerSentEvent.progress(sequence).framed
                     case .event(.failed(let error)):
                         _ = Socket.write(fd, Array((text + ServerSentEvent.failure(error).framed).utf8))
                         return
@@ -376,12 +389,24 @@ final class Connection: @unchecked Sendable {
                         resets += 1
                         let (rows, sequence) = live.results
                         text += ServerSentEvent.results(rows, sequence: sequence, reset: true).framed
-                        lastSent = sequence
+                        schedule.restart(at: sequence, now: now)
                     }
                 }
             }
-            guard text.isEmpty || Socket.write(fd, Array(text.utf8)) else { return }
+            guard !text.isEmpty else { continue }
+            guard Socket.write(fd, Array(text.utf8)) else { return }
+            lastWrite = Self.now()
         }
     }
 
+    /// The `progress` parameter of a subscription: seconds, 0 for never; nil when not given.
+    private static func progressSeconds(_ text: String?) throws(HTTPError) -> Double? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let seconds = Double(text), seconds == 0 || (0.1...86_400).contains(seconds) else {
+            throw HTTPError(
+                status: 400, code: "badParameter",
+                message: "progress takes a number of seconds: 0 (never) or from 0.1 to 86400; got '\(text)'")
+        }
+        return seconds
+    }
 }

@@ -1,4 +1,5 @@
 import RillHTTP
+import RillService
 
 /// How `rill serve` is set up.
 package struct ServerOptions: Sendable {
@@ -34,6 +35,10 @@ package struct ServerOptions: Sendable {
     package var sendSeconds = 30.0
     /// An event stream sends a comment after this long without events.
     package var keepAliveSeconds = 15.0
+    /// An event stream whose results stay as they are while the log moves on sends a `progress`
+    /// event after this long without events (0: never); a subscription may ask for another
+    /// interval (`?progress=`).
+    package var progressSeconds = ProgressSchedule.defaultSeconds
 
     /// The defaults, on the Unix socket at `socketPath`.
     package init(socketPath: String) { self.socketPath = socketPath }

@@ -4,11 +4,12 @@ import Rill
 // The JSON shapes of a text live query's results and changes, shared by `rill watch --json` and
 // `rill serve`'s subscriptions (Documentation/Protocol.md):
 //
-//   results: {"seq":N,"results":[{…record…}, …]}
-//   change:  {"seq":N,"removals":[{"offset":i,"id":…,"record":{…}}],
-//             "insertions":[{"offset":i,"id":…,"record":{…}}],
-//             "moves":[{"from":i,"to":j,"id":…,"record":{…},"before":{…}}],
-//             "updates":[{"oldOffset":i,"offset":j,"id":…,"record":{…},"before":{…}}]}
+//   results:  {"seq":N,"results":[{…record…}, …]}
+//   change:   {"seq":N,"removals":[{"offset":i,"id":…,"record":{…}}],
+//              "insertions":[{"offset":i,"id":…,"record":{…}}],
+//              "moves":[{"from":i,"to":j,"id":…,"record":{…},"before":{…}}],
+//              "updates":[{"oldOffset":i,"offset":j,"id":…,"record":{…},"before":{…}}]}
+//   progress: {"seq":N}   (the results are unchanged up to commit N)
 //
 // Removals carry the record as it was; the others the record as it is, and moves and updates the
 // record as it was too (`before`, an addition older readers ignore). Applying a change to the
@@ -29,6 +30,11 @@ extension RecordLiveQuery {
             RecordField(name: "seq", value: .uint(sequence)),
             RecordField(name: "results", value: .array(rows.map(\.record))),
         ])
+    }
+
+    /// `{"seq":N}`: the results are as they were, up to commit N.
+    package static func progressJSON(sequence: UInt64) -> RecordValue {
+        .map([RecordField(name: "seq", value: .uint(sequence))])
     }
 
     /// `{"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}`.

@@ -1,7 +1,8 @@
 import Rill
 
 /// One event of a subscription's stream (Documentation/Protocol.md, "Subscriptions"): `results`,
-/// `change`, `reset` or `error`, its id the commit it reflects, its data one line of JSON.
+/// `change`, `reset`, `progress` or `error`, its id the commit it reflects, its data one line of
+/// JSON.
 ///
 /// The daemon frames the events it sends with it, and the client reads them back into it.
 package struct ServerSentEvent: Sendable, Equatable {
@@ -45,6 +46,13 @@ package struct ServerSentEvent: Sendable, Equatable {
     package static func change(_ change: ResultsChange<QueryRow>) -> ServerSentEvent {
         ServerSentEvent(
             name: "change", id: String(change.sequence), data: RecordLiveQuery.changeJSON(change).jsonString())
+    }
+
+    /// The results the subscriber holds are those as of commit `sequence`: the commits since the
+    /// last event left them as they were (Documentation/Protocol.md, "Progress").
+    package static func progress(_ sequence: UInt64) -> ServerSentEvent {
+        ServerSentEvent(
+            name: "progress", id: String(sequence), data: RecordLiveQuery.progressJSON(sequence: sequence).jsonString())
     }
 
     /// The end of a subscription whose live query failed: the error's code and message.

@@ -65,4 +65,38 @@ import Testing
         #expect(notices.count == 1)
         #expect(notices.first?.hasPrefix("lost the connection to unix:\(path)") == true)
     }
+
+    @Test func aProgressEventMovesTheResumePosition() throws {
+        let path = directory.path("rill.sock")
+        let listener = try Socket.listen(.unix(path))
+        defer { close(listener) }
+        let requests = Mutex<[String]>([])
+        let events = [ServerSentEvent.results([], sequence: 4), ServerSentEvent.progress(9)]
+        let refusal = ServiceError(status: 404, code: "unknownEntity", message: "gone").json
+        let responses = [
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + ServerSentEvent.streamStart
+                + events.map(\.framed).joined(),
+            "HTTP/1.1 404 Not Found\r\nContent-Length: \(refusal.utf8.count)\r\n\r\n" + refusal,
+        ]
+        let server = Thread {
+            for response in responses {
+                let fd = Socket.accept(listener, tcp: false)
+                guard fd >= 0 else { return }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = recv(fd, &buffer, buffer.count, 0)
+                requests.withLock { $0.append(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)) }
+                _ = Socket.write(fd, Array(response.utf8))
+                close(fd)
+            }
+        }
+        server.start()
+        var received: [ServerSentEvent] = []
+        var client = EventStreamClient(address: .unix(path), query: "Book", progressSeconds: 0.5)
+        #expect(throws: EventStreamClient.Refused.self) { try client.run { received.append($0) } }
+        #expect(received == events, "the progress event is handed on, not taken for an error")
+        #expect(client.lastEventID == "9")
+        let sent = requests.withLock { $0 }
+        #expect(sent.first?.hasPrefix("GET /v1/subscribe?q=Book&progress=0.5 HTTP/1.1\r\n") == true)
+        #expect(sent.last?.contains("Last-Event-ID: 9\r\n") == true, "the reconnection resumes after the progress id")
+    }
 }

@@ -181,6 +181,7 @@ import Testing
         #expect(defaults.server.socketPath == "store/rill.sock")
         #expect(defaults.server.tcp == nil && defaults.server.token == nil)
         #expect(defaults.server.allowedOrigins.isEmpty)
+        #expect(defaults.server.progressSeconds == 5)
 
         let tokenFile = directory.path("token")
         try Data("  secret\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
@@ -191,6 +192,7 @@ import Testing
                 "--allow-origin", "https://a.example, https://b.example", "--max-body", "1024", "--queue", "8",
                 "--max-connections", "9", "--max-unauthenticated", "2", "--request-timeout", "0.5",
                 "--idle-timeout", "30", "--keep-alive", "5", "--resume-limit", "0", "--log-level", "debug",
+                "--progress", "0.5",
             ])
         #expect(given.logLevel == .debug)
         let server = given.server
@@ -202,6 +204,8 @@ import Testing
         #expect(server.maxConnections == 9 && server.maxUnauthenticated == 2)
         #expect(server.requestSeconds == 0.5 && server.idleSeconds == 30 && server.keepAliveSeconds == 5)
         #expect(server.resumeLimit == 0)
+        #expect(server.progressSeconds == 0.5)
+        #expect(try decode(ServeCommand(), ["store", "--progress", "0"]).server.progressSeconds == 0)
     }
 
     // MARK: - Bad values
@@ -231,9 +235,22 @@ import Testing
             WatchCommand(), ["--connect", "http://host:port", "Book"],
             "--connect takes a socket path, a store directory or http://host:port; got 'http://host:port'")
 
+        expectRefusal(
+            WatchCommand(), ["store", "Book", "--progress", "1"],
+            "--progress is for --json: the tables print only the changes")
+        expectRefusal(
+            WatchCommand(), ["--json", "store", "Book", "--progress", "-1"],
+            "--progress takes a number of seconds 0 (never) or above, at most 86400; got '-1'")
+        expectRefusal(
+            WatchCommand(), ["--json", "store", "Book", "--from", "3", "--progress", "1"],
+            "--progress is for a live watch: a replay of a range prints its changes, then ends")
+
         let serve = ServeCommand()
         expectRefusal(
             serve, ["store", "--log-level", "loud"], "--log-level takes debug, info, warning or error; got 'loud'")
+        expectRefusal(
+            serve, ["store", "--progress", "soon"],
+            "--progress takes a number of seconds 0 (never) or above, at most 86400; got 'soon'")
         expectRefusal(
             serve, ["store", "--listen", "nowhere"], "--listen takes host:port, [v6]:port or :port; got 'nowhere'")
         for (option, range, bad) in [

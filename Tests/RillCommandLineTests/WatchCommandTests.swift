@@ -10,11 +10,12 @@ import Testing
 @Suite struct WatchCommandTests {
     let directory = TemporaryDirectory()
 
-    /// The results after each change of an NDJSON watch (its first line the results), by commit.
+    /// The results after each change of an NDJSON watch (its first line the results), by commit;
+    /// progress lines, which change nothing, left out.
     static func states(_ lines: [String]) -> [UInt64: [NSDictionary]] {
         var states: [UInt64: [NSDictionary]] = [:]
         var records = (ResultsLines.object(lines[0])["results"] as? [NSDictionary]) ?? []
-        for line in lines.dropFirst() {
+        for line in lines.dropFirst() where !ResultsLines.isProgress(line) {
             records = ResultsLines.apply([line], to: records)
             states[ResultsLines.sequence(line)] = records
         }
@@ -185,6 +186,8 @@ import Testing
             (["watch", path], 64, "missing <query>"),
             (["watch", path, "Counter", "--connect", path], 64, "not both"),
             (["watch"], 64, "missing <store> and <query>"),
+            (["watch", path, "Counter", "--progress", "1"], 64, "--progress is for --json"),
+            (["watch", "--json", path, "Counter", "--progress", "-1"], 64, "--progress takes a number of seconds"),
         ] {
             let run = try runBuilt("rill", arguments)
             #expect(run.status == status, "\(arguments): \(run.error)")
@@ -276,5 +279,43 @@ import Testing
         #expect(watching.wait { $0.first?.contains(#""results""#) == true }, "\(watching.output)")
         #expect(daemon.stop() == 0)
         #expect(Self.exitStatus(of: watching.process) == 1)
+    }
+
+    @Test func aJSONWatchPrintsProgressThroughQuietCommits() throws {
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = ModelContext(container)
+        for id in 0..<5 { context.insert(Counter(id: id, value: id)) }
+        try context.save()
+        let query = "Counter where value >= 1000 sort by value"
+        let watcher = try RillProcess(["watch", "--json", "--progress", "0.1", path, query])
+        let silent = try RillProcess(["watch", "--json", "--progress", "0", path, query])
+        #expect(watcher.wait { !$0.isEmpty } && silent.wait { !$0.isEmpty })
+        var head: UInt64 = 0
+        for round in 0..<15 {
+            context.insert(Counter(id: round % 5, value: 100 + round))
+            head = try context.save() ?? head
+            usleep(20_000)
+        }
+        #expect(watcher.wait { $0.last == #"{"seq":\#(head)}"# }, "\(watcher.output)")
+        let lines = watcher.output
+        #expect(lines.dropFirst().allSatisfy(ResultsLines.isProgress), "\(lines)")
+        let sequences = lines.map(ResultsLines.sequence)
+        #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count, "\(sequences)")
+        #expect(watcher.stop(SIGTERM) == 0)
+
+        // Resumed from the progress line, the watch starts with the next change.
+        let resumed = try RillProcess(["watch", "--json", "--since", String(head), path, query])
+        context.insert(Counter(id: 2, value: 5_000))
+        let entered = try context.save()
+        #expect(resumed.wait { !$0.isEmpty })
+        #expect(resumed.output.first.map(ResultsLines.sequence) == entered)
+        #expect(resumed.output.first?.contains(#""insertions":[{"offset":0,"id":2"#) == true, "\(resumed.output)")
+        // With --progress 0, the same commits printed no progress.
+        #expect(silent.wait { $0.count == 2 })
+        #expect(silent.output.count == 2 && ResultsLines.sequence(silent.output[1]) == entered, "\(silent.output)")
+        #expect(resumed.stop(SIGTERM) == 0)
+        #expect(silent.stop(SIGTERM) == 0)
     }
 }

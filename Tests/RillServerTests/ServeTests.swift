@@ -136,7 +136,8 @@ import Testing
         func states(_ lines: [(name: String, data: String)]) -> [UInt64: [NSDictionary]] {
             var states: [UInt64: [NSDictionary]] = [:]
             var records = Self.replay(Array(lines.prefix(1)))
-            for line in lines.dropFirst() {
+            // Progress events and lines change nothing, and come at moments of their own.
+            for line in lines.dropFirst() where line.name != "progress" && !ResultsLines.isProgress(line.data) {
                 records = Self.replay([line], startingFrom: records)
                 states[(ResultsLines.object(line.data)["seq"] as? NSNumber)?.uint64Value ?? 0] = records
             }

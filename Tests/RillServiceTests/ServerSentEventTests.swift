@@ -20,6 +20,10 @@ import Testing
         #expect(event.framed.hasPrefix("event: change\nid: 8\ndata: {\"seq\":8,\"removals\":[{\"offset\":0,"))
     }
 
+    @Test func progressCarriesItsCommitAsIdAndSeq() {
+        #expect(ServerSentEvent.progress(12).framed == "event: progress\nid: 12\ndata: {\"seq\":12}\n\n")
+    }
+
     @Test func aFailureHasNoIdAndTheErrorBody() {
         #expect(
             ServerSentEvent.failure(RillError(.storage, "gone")).framed
@@ -76,7 +80,8 @@ import Testing
 
     @Test func framedEventsParseBackLineByLine() {
         let events = [
-            ServerSentEvent.results(rows, sequence: 7), ServerSentEvent.failure(RillError(.storage, "gone")),
+            ServerSentEvent.results(rows, sequence: 7), ServerSentEvent.progress(9),
+            ServerSentEvent.failure(RillError(.storage, "gone")),
         ]
         let stream = ServerSentEvent.streamStart + events.map(\.framed).joined(separator: ServerSentEvent.keepAlive)
         var parser = ServerSentEventParser()

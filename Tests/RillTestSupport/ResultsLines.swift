@@ -9,6 +9,9 @@ package enum ResultsLines {
 
     package static func sequence(_ line: String) -> UInt64 { (object(line)["seq"] as? NSNumber)?.uint64Value ?? 0 }
 
+    /// Whether `line` is a progress line, `{"seq":N}`: commits up to N left the results as they were.
+    package static func isProgress(_ line: String) -> Bool { Array(object(line).keys) == ["seq"] }
+
     /// Applies NDJSON change lines to records, as Protocol.md says.
     package static func apply(_ lines: some Sequence<String>, to start: [NSDictionary]) -> [NSDictionary] {
         var mismatches: [String] = []

@@ -161,6 +161,13 @@ final class LogFollower: @unchecked Sendable {
         try completion.wait()
     }
 
+    /// Runs `body` on the follower thread once it has applied every commit up to the last one,
+    /// as ``perform(_:)`` does, and publishes what it returns, after the changes of every commit
+    /// up to the one it is given; returns at once, and may be called on the follower thread.
+    func schedule(_ body: @escaping (StoreSnapshot, UInt64) throws -> LivePublication?) {
+        enqueue(Job(run: body, completion: nil))
+    }
+
     private func enqueue(_ job: Job) {
         shared.withLock { $0.jobs.append(job) }
         poke()

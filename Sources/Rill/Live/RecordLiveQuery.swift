@@ -11,7 +11,8 @@ import Synchronization
 /// and must not wait for the follower (a save and its `catchUp`, for example): it holds up every
 /// live query of the store while it runs.
 package final class RecordLiveQuery: @unchecked Sendable {
-    // Sendable: `current` is guarded by `follower.publication`; the rest is immutable.
+    // Sendable: `current` is guarded by `follower.publication`; the link's `failed` is used on the
+    // follower thread only; the rest is immutable.
 
     /// What the handler is told.
     package enum Event: Sendable {
@@ -22,6 +23,11 @@ package final class RecordLiveQuery: @unchecked Sendable {
         case change(ResultsChange<QueryRow>)
         /// The query stopped following the store (an unreadable record, for example).
         case failed(RillError)
+        /// The results are as of this commit, and the handler has been told of every change up
+        /// to it: the commits since the last event left them as they were. Sent only when asked
+        /// for (``reportProgress()``), so that a subscriber of a quiet query can move its resume
+        /// position forward.
+        case progress(UInt64)
     }
 
     private let follower: LogFollower
@@ -99,6 +105,24 @@ package final class RecordLiveQuery: @unchecked Sendable {
         }
     }
 
+    /// The commit the published results reflect (cheaply, without copying them); the handler may
+    /// not have been told of its change yet.
+    package var sequence: UInt64 { follower.publishedSequence }
+
+    /// Asks for a ``Event/progress(_:)`` event; returns at once. Once the follower has applied
+    /// every commit made before the call, the handler is told of the commit it reached — after
+    /// the changes of every commit up to it, so that the sequence it carries never names a
+    /// commit whose change the handler has still to be told of. A query that stopped (or is
+    /// gone) reports nothing.
+    package func reportProgress() {
+        let link = self.link
+        follower.schedule { _, sequence in
+            guard link.owner != nil, !link.failed else { return nil }
+            let handler = link.handler
+            return ClosurePublication(deliver: { handler(.progress(sequence)) })
+        }
+    }
+
     /// Returns once the query reflects every commit made before the call, and the handler has
     /// been told of the changes up to it.
     package func catchUp() throws {
@@ -110,6 +134,8 @@ package final class RecordLiveQuery: @unchecked Sendable {
         let query: MaintainedQuery<RecordRowSource>
         let handler: @Sendable (Event) -> Void
         weak var owner: RecordLiveQuery?
+        /// Set when the query stopped: it reports no progress then. Used on the follower thread only.
+        var failed = false
 
         init(query: MaintainedQuery<RecordRowSource>, handler: @escaping @Sendable (Event) -> Void) {
             self.query = query
@@ -130,6 +156,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
         }
 
         func fail(_ error: any Error) -> LivePublication {
+            failed = true
             let failure = Self.failure(error)
             let handler = self.handler
             return ClosurePublication(deliver: { handler(.failed(failure)) })

@@ -48,11 +48,13 @@ extension ValueOption where Value == Int {
 }
 
 extension ValueOption where Value == Double {
-    /// An option whose value is a number of seconds (fractions allowed) above 0, at most a day.
-    static func seconds(_ name: String, valueName: String, help: String) -> Self {
+    /// An option whose value is a number of seconds (fractions allowed) above 0, at most a day;
+    /// `orZero`: 0 too, for an option where 0 means never.
+    static func seconds(_ name: String, valueName: String, help: String, orZero: Bool = false) -> Self {
         Self(name, valueName: valueName, help: help) { text in
-            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
-                throw UsageError("--\(name) takes a number of seconds above 0, at most 86400; got '\(text)'")
+            guard let seconds = Double(text), seconds > 0 || (orZero && seconds == 0), seconds <= 86_400 else {
+                let lowest = orZero ? "0 (never) or above" : "above 0"
+                throw UsageError("--\(name) takes a number of seconds \(lowest), at most 86400; got '\(text)'")
             }
             return seconds
         }

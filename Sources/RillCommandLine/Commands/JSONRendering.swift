@@ -10,4 +10,9 @@ struct JSONRendering: WatchRendering {
     func change(_ change: ResultsChange<QueryRow>) -> String {
         RecordLiveQuery.changeJSON(change).jsonString() + "\n"
     }
+
+    /// `{"seq":N}`: commits up to N went by without changing the results.
+    func progress(_ sequence: UInt64) -> String {
+        RecordLiveQuery.progressJSON(sequence: sequence).jsonString() + "\n"
+    }
 }

@@ -50,6 +50,11 @@ struct ServeOptions: CommandOptions {
     static let keepAlive = ValueOption.seconds(
         "keep-alive", valueName: "seconds",
         help: "An event stream sends a comment after this long without events (default: 15).")
+    static let progress = ValueOption.seconds(
+        "progress", valueName: "seconds",
+        help: "A subscription whose results stay as they are while the log moves on sends a progress event, "
+            + "its resume id, after this long without events (default: 5; 0: never).",
+        orZero: true)
     static let resumeLimit = ValueOption.wholeNumber(
         "resume-limit", valueName: "commits",
         help: "The most commits a subscription resumes across; further behind, a reset (default: 100000).")
@@ -66,7 +71,7 @@ struct ServeOptions: CommandOptions {
     static let options = [
         socket.option, listen.option, tokenFile.option, allowOrigin.option, maxBody.option, queue.option,
         maxConnections.option, maxUnauthenticated.option, requestTimeout.option, idleTimeout.option,
-        keepAlive.option, resumeLimit.option, logLevel.option,
+        keepAlive.option, progress.option, resumeLimit.option, logLevel.option,
     ]
 
     /// The store directory.
@@ -99,5 +104,6 @@ struct ServeOptions: CommandOptions {
         if let seconds = try arguments[Self.requestTimeout] { server.requestSeconds = seconds }
         if let seconds = try arguments[Self.idleTimeout] { server.idleSeconds = seconds }
         if let seconds = try arguments[Self.keepAlive] { server.keepAliveSeconds = seconds }
+        if let seconds = try arguments[Self.progress] { server.progressSeconds = seconds }
     }
 }

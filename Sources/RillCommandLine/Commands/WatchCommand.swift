@@ -33,9 +33,13 @@ struct WatchCommand: Command {
             --since), then for each commit that changed the results
             {"seq":N,"removals":[…],"insertions":[…],"moves":[…],"updates":[…]}; each entry
             has its offset(s), "id" and "record" (a removal's as it was, the others' as it is
-            now); a move or update also has "before", the record as it was. `--since` with a "seq" printed earlier resumes
-            with no change lost or repeated; a "seq" past the log's last commit is an error
-            (status 1), as for rill log --since.
+            now); a move or update also has "before", the record as it was. When commits went by
+            without changing the results and nothing was printed for --progress seconds (5 by
+            default; 0: never), it prints {"seq":N}: the results are as they were up to commit
+            N. `--since` with any "seq" printed earlier resumes with no change lost or repeated,
+            and from a progress line without going through the commits before it; a "seq" past
+            the log's last commit is an error (status 1), as for rill log --since. The tables
+            print nothing for commits that leave the results as they were.
 
             With --from A and/or --to B the watch replays the log instead of following it: the
             results as they were at commit A, printed as a watch prints its first results (the
@@ -45,7 +49,7 @@ struct WatchCommand: Command {
             A and B are sequence numbers or ISO-8601 dates (the last commit made at or before
             the date; 0 before the first). A after B is a usage error
             (status 64); B past the log's last commit (or A, without --to) is an error (status 1)
-            naming it. Not with --since or --connect.
+            naming it. Not with --since, --progress or --connect.
             """
     )
 
@@ -58,7 +62,7 @@ struct WatchCommand: Command {
         switch options.source {
         case .daemon(let address):
             return try watchRemotely(
-                address: address, query: options.query.text, since: since,
+                address: address, query: options.query.text, since: since, progress: options.progress,
                 token: ServeCommand.token(file: options.tokenFile), retrying: options.retry, rendering: rendering)
         case .store(let directory):
             path = directory
@@ -82,36 +86,48 @@ struct WatchCommand: Command {
             return ExitStatus.success
         }
         Terminal.endOnInterrupt()
+        let progress = WatchProgress(
+            interval: options.json ? options.progress ?? ProgressSchedule.defaultSeconds : nil, sequence: since ?? 0)
         // The tables show the results, so a resumed watch starts from the results at `since`.
         let live = try RecordLiveQuery(
             query, store: store, since: since, reportingResultsAtSince: rendering is TerminalRendering
         ) { event in
             let text: String
             switch event {
-            case .initial(let rows, let sequence): text = rendering.results(rows, sequence: sequence)
-            case .change(let change): text = rendering.change(change)
+            case .initial(let rows, let sequence):
+                text = rendering.results(rows, sequence: sequence)
+                progress.printed(resultsAt: sequence)
+            case .change(let change):
+                text = rendering.change(change)
+                progress.printed(changeAt: change.sequence)
+            case .progress(let sequence):
+                guard let json = rendering as? JSONRendering, progress.admits(sequence) else { return }
+                text = json.progress(sequence)
             case .failed(let error):
                 Output.error("the watch stopped: \(error.message)")
                 exit(ExitStatus.failure)
             }
             Terminal.write(text)
         }
+        progress.start(asking: live)
         withExtendedLifetime(live) { dispatchMain() }
     }
 
     /// `--connect`: the same output, from the daemon's event stream.
     private func watchRemotely(
-        address: SocketAddress, query: String, since: UInt64?, token: String?, retrying: Bool,
+        address: SocketAddress, query: String, since: UInt64?, progress: Double?, token: String?, retrying: Bool,
         rendering: any WatchRendering
     ) throws -> Int32 {
         Terminal.endOnInterrupt()
         let worker = Thread {
+            // The daemon's progress events move the resume position of the tables too; they print
+            // nothing there. With --progress, the daemon is asked for that interval.
             var client = EventStreamClient(
-                address: address, query: query, token: token, lastEventID: since.map(String.init), retrying: retrying,
-                notice: { Output.error($0) })
+                address: address, query: query, token: token, lastEventID: since.map(String.init),
+                progressSeconds: progress, retrying: retrying, notice: { Output.error($0) })
             do {
                 try client.run { event in
-                    if rendering is JSONRendering, ["results", "reset", "change"].contains(event.name) {
+                    if rendering is JSONRendering, ["results", "reset", "change", "progress"].contains(event.name) {
                         // The stream's data is already the NDJSON line (the same shapes).
                         Terminal.write(event.data + "\n")
                         return

@@ -37,12 +37,18 @@ struct WatchOptions: CommandOptions {
     }
     static let tokenFile = ValueOption(
         "token-file", valueName: "path", help: "With --connect over TCP: the bearer token's file (or set RILL_TOKEN).")
+    static let progress = ValueOption.seconds(
+        "progress", valueName: "seconds",
+        help: "With --json: print {\"seq\":N} when commits went by without changing the results and nothing "
+            + "was printed for this long (default: 5; 0: never).",
+        orZero: true)
     static let retry = Flag(
         "retry", help: "With --connect: wait for the daemon when none answers, and reconnect whenever it goes away.")
 
     static let arguments = [store, query]
     static let options = [
-        json.option, since.option, from.option, to.option, connect.option, tokenFile.option, retry.option,
+        json.option, since.option, from.option, to.option, progress.option, connect.option, tokenFile.option,
+        retry.option,
     ]
 
     /// The commits a bounded replay (`--from`, `--to`) runs between.
@@ -62,6 +68,8 @@ struct WatchOptions: CommandOptions {
     var replay: Replay?
     /// NDJSON, not tables.
     var json: Bool
+    /// The interval of progress lines, when given (only with `--json`; 0: never).
+    var progress: Double?
     /// Wait for the daemon, and reconnect (only with `--connect`).
     var retry: Bool
     var source: Source
@@ -99,6 +107,13 @@ struct WatchOptions: CommandOptions {
             replay = Replay(from: from ?? .sequence(0), to: to)
         }
         json = arguments[Self.json]
+        progress = try arguments[Self.progress]
+        if progress != nil, !json {
+            throw UsageError("--progress is for --json: the tables print only the changes")
+        }
+        if progress != nil, replay != nil {
+            throw UsageError("--progress is for a live watch: a replay of a range prints its changes, then ends")
+        }
         retry = arguments[Self.retry]
         let connecting = arguments.text(of: Self.connect) != nil
         if retry, !connecting {

@@ -89,6 +89,8 @@ import Testing
                 Issue.record("\(label): a second initial event")
             case .failed(let error):
                 Issue.record("\(label): failed: \(error)")
+            case .progress(let progress):
+                #expect(progress >= sequence, "\(label): progress \(progress) after \(sequence)")
             }
         }
         return rows
