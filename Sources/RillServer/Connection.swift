@@ -319,11 +319,19 @@ final class Connection: @unchecked Sendable {
         }
         let progressSeconds = try Self.progressSeconds(request.parameters["progress"]) ?? server.options.progressSeconds
         // Resuming replays the commits since then from the log, held in memory: past a bound,
-        // the subscriber is sent a reset (the current results) instead.
+        // or from before the horizon of a compacted log (those commits are gone), the
+        // subscriber is sent a reset (the current results) instead.
         var resetInstead = false
-        if let resumeAfter = since, try server.store.head() > resumeAfter + server.options.resumeLimit {
-            since = nil
-            resetInstead = true
+        if let resumeAfter = since {
+            let store = server.store
+            let (head, horizon) = try store.read { (try store.log.head(in: $0), try store.log.horizon(in: $0)) }
+            // (Subtracted, not added: an id near the largest number must not overflow.)
+            if (head > resumeAfter && head - resumeAfter > server.options.resumeLimit)
+                || resumeAfter < horizon?.sequence ?? 0
+            {
+                since = nil
+                resetInstead = true
+            }
         }
         _ = try server.store.existingEntity(query.entity)
         let subscription = try Subscription(limit: server.options.subscriberQueue)

@@ -129,9 +129,10 @@ package final class Environment: Sendable {
 
     /// The size of `data.mdb` on disk, in bytes.
     package var fileSize: Int {
-        var info = stat()
-        guard stat(core.directory + "/data.mdb", &info) == 0 else { return 0 }
-        return Int(info.st_size)
+        let fd = open(core.directory + "/data.mdb", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        return max(0, Int(lseek(fd, 0, SEEK_END)))
     }
 
     /// Frees the reader slots of processes that died holding them; returns how many were freed.

@@ -27,8 +27,37 @@ final class EnvironmentCore: @unchecked Sendable {
     /// The file's last page in use when stale reader slots were last cleared (see
     /// `clearStaleReadersIfGrown`); only the writer thread touches it.
     private let lastPageAtReaderCheck = Atomic<Int>(0)
+    /// `lock.mdb`, held with a shared `flock` while the environment is open (-1 when it could
+    /// not be opened): a rewrite of the file (`OpenLock`) takes it exclusively, so that it never
+    /// replaces `data.mdb` under a process that has it mapped.
+    private let openLock: Int32
 
     init(directory: String, fileID: FileID, options: EnvironmentOptions) throws {
+        // Taken before LMDB maps the file: a rewrite under way ends before this process maps it.
+        let lock = OpenLock.acquireShared(
+            directory: directory, creating: options.createIfMissing && !options.readOnly)
+        openLock = lock
+        do {
+            (env, isReadOnly) = try Self.openChoosingMode(directory: directory, options: options)
+        } catch {
+            if lock >= 0 { Glibc.close(lock) }
+            throw error
+        }
+        self.directory = directory
+        self.options = options
+        self.fileID = fileID
+        self.maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        self.writer = WriterThread(name: "rill.writer")
+        // Reader slots left behind by killed processes would pin old pages forever.
+        _ = try? checkReaders()
+        lastPageAtReaderCheck.store(lastPageInUse(), ordering: .relaxed)
+    }
+
+    /// Opens the `MDB_env`, read-only when the process may not write it and `options` allow.
+    private static func openChoosingMode(directory: String, options: EnvironmentOptions) throws -> (OpaquePointer, Bool)
+    {
+        let env: OpaquePointer
+        let isReadOnly: Bool
         do {
             (env, isReadOnly) = (
                 try Self.openEnvironment(directory: directory, options: options, readOnly: false), false
@@ -48,14 +77,7 @@ final class EnvironmentCore: @unchecked Sendable {
                         + "reuse the pages they read")
             }
         }
-        self.directory = directory
-        self.options = options
-        self.fileID = fileID
-        self.maxKeySize = Int(mdb_env_get_maxkeysize(env))
-        self.writer = WriterThread(name: "rill.writer")
-        // Reader slots left behind by killed processes would pin old pages forever.
-        _ = try? checkReaders()
-        lastPageAtReaderCheck.store(lastPageInUse(), ordering: .relaxed)
+        return (env, isReadOnly)
     }
 
     /// Whether the process may open `lock.mdb` for writing, or create it.
@@ -105,7 +127,7 @@ final class EnvironmentCore: @unchecked Sendable {
     /// 64 bytes a slot); a lock file that already has a size belongs to LMDB and is left alone,
     /// since other processes may use it. Failing to create it (a read-only directory) is left
     /// for LMDB to report.
-    private static func allocateLockFile(directory: String, readers: UInt32) throws {
+    static func allocateLockFile(directory: String, readers: UInt32) throws {
         let path = directory + "/lock.mdb"
         var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         let created = fd >= 0
@@ -128,6 +150,7 @@ final class EnvironmentCore: @unchecked Sendable {
     func close() {
         writer.stop()
         mdb_env_close(env)
+        if openLock >= 0 { Glibc.close(openLock) }
     }
 
     func checkReaders() throws -> Int {

@@ -9,7 +9,8 @@ extension Store {
     /// it did not exist then. The cost follows the commits walked (those after `sequence`) and
     /// the window, not the size of the store; a query without a limit reads every current match.
     ///
-    /// - Throws: `.misuse` when `sequence` is past the log's last commit; the errors of a fetch.
+    /// - Throws: `.misuse` when `sequence` is past the log's last commit, `.historyCompacted`
+    ///   when it is before the horizon of a compacted log; the errors of a fetch.
     func rows<Source: LiveRowSource>(
         of source: Source, asOf sequence: UInt64, in snapshot: StoreSnapshot
     ) throws -> [Source.Element] {
@@ -17,6 +18,7 @@ extension Store {
         guard sequence <= head else {
             throw RillError(.misuse, "cannot read the store as of commit \(sequence): the log's last commit is \(head)")
         }
+        try log.requireRetained(sequence, for: "read the store as of commit \(sequence)", in: snapshot)
         let query = MaintainedQuery(source)
         if sequence == head {
             try query.load(in: snapshot, store: self)

@@ -9,12 +9,25 @@ extension Store {
     /// that range, whatever the store's size.
     ///
     /// - Throws: `.misuse` when `after` is past the log's last commit (a token of another store,
-    ///   or of a store restored from an older backup).
+    ///   or of a store restored from an older backup); `.historyCompacted` when `after`, or
+    ///   `since`, is before the horizon of a compacted log (without them, the history starts
+    ///   after the horizon).
     package func history(_ descriptor: HistoryDescriptor, in snapshot: StoreSnapshot) throws -> [LogEntry] {
         let head = try log.head(in: snapshot)
         if let after = descriptor.after, after.sequence > head {
             throw RillError(
                 .misuse, "cannot read the history after commit \(after.sequence): the log's last commit is \(head)")
+        }
+        // A compacted log answers from its horizon on; a bound before it is refused.
+        if let horizon = try log.horizon(in: snapshot) {
+            if let after = descriptor.after, after.sequence < horizon.sequence {
+                throw log.compacted(
+                    horizon, asking: after.sequence, for: "read the history after commit \(after.sequence)")
+            }
+            if let since = descriptor.since, since < horizon.timestamp {
+                throw log.compacted(
+                    horizon, asking: 0, for: "read the history since \(ISO8601Time.string(since))")
+            }
         }
         let limit = descriptor.fetchLimit ?? .max
         guard limit > 0, let first = try log.first(in: snapshot) else { return [] }

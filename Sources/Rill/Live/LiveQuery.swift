@@ -105,6 +105,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     /// rows whose records a commit since the token wrote.
     ///
     /// - Throws: ``RillError`` with `.misuse` when the token is past the store's last commit,
+    ///   `.historyCompacted` when it is before the horizon of a compacted log (`rill compact`),
     ///   `.unknownEntity` when `T` is not one of the container's model types, or the errors of a fetch.
     public convenience init(
         _ descriptor: FetchDescriptor<T>, in container: ModelContainer, since token: HistoryToken
@@ -136,6 +137,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
                 }
                 if token < sequence {
                     let store = follower.store
+                    try store.log.requireRetained(token, for: "resume after commit \(token)", in: txn)
                     let query = MaintainedQuery(ModelRowSource(descriptor))
                     let entries = try store.log.entries(after: token, in: txn)
                     try query.loadWindow(

@@ -73,6 +73,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 )
             }
             // The results as they were at `since`, then each later commit applied in turn.
+            try store.log.requireRetained(since, for: "resume after commit \(since)", in: txn)
             let entries = try store.log.entries(after: since, in: txn)
             let context = CommitContext(
                 store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)

@@ -78,6 +78,7 @@ package struct RecordReplay: Sendable {
         let head = try store.log.head(in: snapshot)
         // The batch runs to the head the snapshot sees, not to `end`: the rows it loads are the
         // head's, and every record a later commit changed must be put back as it was at `start`.
+        try store.log.requireRetained(start, for: "replay from commit \(start)", in: snapshot)
         let entries = try store.log.entries(after: start, in: snapshot)
         let context = CommitContext(store: store, transaction: snapshot, entries: entries, index: 0, snapshot: head)
         try maintained.load(before: context)

@@ -97,8 +97,9 @@ package struct Log: Sendable {
         return try LogEntry.timestamp(of: value)
     }
 
-    /// The last commit made at or before `date`, as `snapshot` sees the log: 0 when the first
-    /// commit the log holds is later (or the log is empty).
+    /// The last commit made at or before `date`, as `snapshot` sees the log: the horizon of a
+    /// compacted log when the date is between it and the first commit held, and 0 when the date
+    /// is earlier (or the log is empty).
     ///
     /// A binary search on sequence numbers, which are gapless from the first commit held to the
     /// head, and on timestamps, which never decrease along the log (``nextTimestamp(in:)``; a log
@@ -116,7 +117,11 @@ package struct Log: Sendable {
             }
             return time
         }
-        guard try time(first) <= date else { return 0 }
+        guard try time(first) <= date else {
+            // Before the first commit held: the horizon's state, when the date is after it.
+            if let horizon = try horizon(in: snapshot), date >= horizon.timestamp { return horizon.sequence }
+            return 0
+        }
         // Invariant: commit `low` is at or before `date`; every commit past `high` is after it.
         var (low, high) = (first, head)
         while low < high {

@@ -167,3 +167,34 @@ extension Store {
         }
     }
 }
+
+/// What reclaiming a store's file space did.
+package enum StoreFileRewrite: Sendable, Hashable {
+    /// `data.mdb` was replaced by a compacted copy; its sizes before and after, in bytes.
+    case rewritten(before: Int, after: Int)
+    /// A process has the store open (this one too, while it holds a `Store` of it): the file
+    /// was left as it is.
+    case busy
+}
+
+extension Store {
+    /// Shrinks the store's `data.mdb` to the pages in use, when no process has the store open.
+    ///
+    /// LMDB never shrinks its file: pages freed (by a compaction of the log, deletes) are
+    /// reused by later saves, but the file keeps its size. This writes a compacted copy beside
+    /// it and renames it over it, under an exclusive lock that every process opening the store
+    /// holds shared (see `OpenLock`): never under a process that has the file mapped.
+    ///
+    /// - Throws: `.diskFull` when there is no room for the copy (the file is untouched), and
+    ///   the other errors of the copy.
+    package static func reclaimSpace(directory: String) throws -> StoreFileRewrite {
+        do {
+            switch try OpenLock.rewriteCompacted(directory: directory) {
+            case .rewritten(let before, let after): return .rewritten(before: before, after: after)
+            case .busy: return .busy
+            }
+        } catch {
+            throw translate(error, directory: directory)
+        }
+    }
+}

@@ -8,6 +8,7 @@ enum Commands {
     static let all: [any Command] = [
         QueryCommand(), WatchCommand(), WriteCommand(operation: .insert), WriteCommand(operation: .update),
         WriteCommand(operation: .delete), ImportCommand(), ExportCommand(), LogCommand(), GetCommand(),
-        StatsCommand(), CheckCommand(), RebuildCommand(), BackupCommand(), RestoreCommand(), ServeCommand(),
+        StatsCommand(), CheckCommand(), RebuildCommand(), CompactCommand(), BackupCommand(), RestoreCommand(),
+        ServeCommand(),
     ]
 }

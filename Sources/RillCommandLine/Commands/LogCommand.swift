@@ -31,7 +31,8 @@ struct LogCommand: Command {
         var remaining = options.limit
         let store = try openStore(options.store, readOnly: true)
         var descriptor = HistoryDescriptor(entityNames: options.entities, authors: options.authors)
-        var after: UInt64 = 0
+        // Without --since, from the beginning: the first commit, or the horizon of a compacted log.
+        var after: UInt64 = try store.read { try store.log.horizon(in: $0)?.sequence ?? 0 }
         switch options.since {
         case .sequence(let sequence)?:
             // As `rill watch --since`: a commit the log has not reached is a mistake, not an empty log.
