@@ -279,6 +279,20 @@ final class Connection: @unchecked Sendable {
                 (try store.head(in: txn), try store.run(query, in: txn))
             }
             return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
+        case "/v1/subscriptions":
+            guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+            let entries = try store.subscriptions().sorted { $0.key < $1.key }.map {
+                RecordValue.map([RecordField(name: "name", value: .string($0.key)), RecordField(name: "seq", value: .uint($0.value))])
+            }
+            return .json(200, RecordValue.map([RecordField(name: "subscriptions", value: .array(entries))]).jsonString())
+        case let path where path.hasPrefix("/v1/subscriptions/"):
+            guard request.method == "DELETE" else { throw methodNotAllowed(request, "DELETE") }
+            let raw = String(path.dropFirst("/v1/subscriptions/".count))
+            let name = raw.removingPercentEncoding ?? raw
+            guard try store.removeSubscription(name) else {
+                throw HTTPError(status: 404, code: "notFound", message: "no subscription named \"\(name)\"")
+            }
+            return .json(200, #"{"removed":true}"#)
         case "/v1/history":
             guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
             return .json(200, try HistoryRequest(parameters: request.parameters).answer(from: store))
@@ -334,6 +348,16 @@ final class Connection: @unchecked Sendable {
             }
         }
         _ = try server.store.existingEntity(query.entity)
+        // A durable subscription keeps the commits after what it was last sent from compaction.
+        let durableName = request.parameters["subscription"]
+        if let name = durableName {
+            guard !name.isEmpty, name.utf8.count <= 200 else {
+                throw HTTPError(
+                    status: 400, code: "badParameter",
+                    message: "subscription takes a name of 1 to 200 bytes; got \(name.utf8.count) bytes")
+            }
+            if let since { try server.store.setSubscription(name, at: since) }
+        }
         let subscription = try Subscription(limit: server.options.subscriberQueue)
         let live = try RecordLiveQuery(query, store: server.store, since: since) { event in
             subscription.push(event)
@@ -356,6 +380,10 @@ final class Connection: @unchecked Sendable {
         var schedule = ProgressSchedule(interval: progressSeconds, sequence: since ?? 0, now: Self.now())
         var lastWrite = Self.now()
         var resets = 0
+        // The durable subscription's position: the last commit sent, written at most once a second.
+        var sent = since ?? 0
+        var registered = since
+        var registeredAt: UInt64 = 0
         defer {
             Log.info("subscriber \(fd) ended\(resets > 0 ? " (\(resets) reset(s))" : "")")
             withExtendedLifetime(live) {}
@@ -383,12 +411,15 @@ final class Connection: @unchecked Sendable {
                     case .event(.initial(let rows, let sequence)):
                         text += ServerSentEvent.results(rows, sequence: sequence, reset: resetInstead).framed
                         schedule.restart(at: sequence, now: now)
+                        sent = sequence
                     case .event(.change(let change)):
                         guard schedule.send(change.sequence, at: now) else { continue }
                         text += ServerSentEvent.change(change).framed
+                        sent = change.sequence
                     case .event(.progress(let sequence)):
                         guard schedule.send(sequence, at: now) else { continue }
                         text += ServerSentEvent.progress(sequence).framed
+                        sent = sequence
                     case .event(.failed(let error)):
                         _ = Socket.write(fd, Array((text + ServerSentEvent.failure(error).framed).utf8))
                         return
@@ -398,12 +429,23 @@ final class Connection: @unchecked Sendable {
                         let (rows, sequence) = live.results
                         text += ServerSentEvent.results(rows, sequence: sequence, reset: true).framed
                         schedule.restart(at: sequence, now: now)
+                        sent = sequence
                     }
                 }
             }
             guard !text.isEmpty else { continue }
             guard Socket.write(fd, Array(text.utf8)) else { return }
             lastWrite = Self.now()
+            if let name = durableName, registered.map({ sent > $0 }) ?? true,
+                registered == nil || lastWrite >= registeredAt + 1_000_000_000
+            {
+                do {
+                    try server.store.setSubscription(name, at: sent)
+                    (registered, registeredAt) = (sent, lastWrite)
+                } catch {
+                    Log.warning("subscription \(name) of subscriber \(fd) stays at \(registered ?? 0): \(error)")
+                }
+            }
         }
     }
 

@@ -175,6 +175,15 @@ import Testing
             "--from 1 --to 2 replays the store's own log: give the store directory, not --connect")
     }
 
+    @Test func compactDecodesItsHorizon() throws {
+        let given = try decode(CompactCommand(), ["store", "--before", "12", "--keep-file", "--json"])
+        #expect(given.store == "store" && given.before == .sequence(12) && given.keepFile && given.json)
+        let byDate = try decode(CompactCommand(), ["store", "--before=2026-03-01"])
+        #expect(byDate.before == .date(Date(timeIntervalSince1970: 1_772_323_200)) && !byDate.keepFile)
+        expectRefusal(
+            CompactCommand(), ["store"], "rill compact needs --before <seq|date>: the first commit to keep, or a date")
+    }
+
     @Test func serveDecodesTheServersConfiguration() throws {
         let defaults = try decode(ServeCommand(), ["store"])
         #expect(defaults.store == "store" && defaults.logLevel == nil)
