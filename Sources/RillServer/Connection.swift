@@ -282,9 +282,12 @@ final class Connection: @unchecked Sendable {
         case "/v1/subscriptions":
             guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
             let entries = try store.subscriptions().sorted { $0.key < $1.key }.map {
-                RecordValue.map([RecordField(name: "name", value: .string($0.key)), RecordField(name: "seq", value: .uint($0.value))])
+                RecordValue.map([
+                    RecordField(name: "name", value: .string($0.key)), RecordField(name: "seq", value: .uint($0.value)),
+                ])
             }
-            return .json(200, RecordValue.map([RecordField(name: "subscriptions", value: .array(entries))]).jsonString())
+            return .json(
+                200, RecordValue.map([RecordField(name: "subscriptions", value: .array(entries))]).jsonString())
         case let path where path.hasPrefix("/v1/subscriptions/"):
             guard request.method == "DELETE" else { throw methodNotAllowed(request, "DELETE") }
             let raw = String(path.dropFirst("/v1/subscriptions/".count))
