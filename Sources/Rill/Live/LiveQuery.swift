@@ -84,8 +84,8 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     /// current from there: for an app that kept the results (or what it made of them) and the
     /// token of the last commit it processed, and comes back after a restart.
     ///
-    /// The query's results are the current ones. Its first observer (``observe(on:_:)``,
-    /// ``observe(on:_:)-(A,_)`` or ``changes``) is first told of one change that turns the
+    /// The query's results are the current ones. Its first observer (either `observe(on:_:)` or
+    /// ``changes``) is first told of one change that turns the
     /// results at the token into the results it starts from (nothing when they are the same),
     /// then of each later commit's change, as for any live query. Later observers start from
     /// the results as they are then.
