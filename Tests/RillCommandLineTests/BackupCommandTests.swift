@@ -1,5 +1,6 @@
 import Foundation
 import RillTestSupport
+import RillWorkloads
 import Testing
 
 @testable import Rill
@@ -39,6 +40,61 @@ import Testing
         #expect(try rill("backup", "--help").output.contains("read transaction of its own"))
         #expect(try rill("restore", "--help").output.contains("move it aside"))
         #expect(try rill("backup", "only-one").status == 64)
+    }
+
+    /// A backup killed at a random moment leaves no copy that is not whole: no `data.mdb` in a
+    /// directory destination, no file at a file destination; at most the hidden staging
+    /// directory, which is removed by hand (as Architecture.md says) before backing up there
+    /// again. The store is untouched.
+    @Test func aBackupCutShortLeavesNoCopyThatIsNotWhole() throws {
+        var random = SeededGenerator(label: "backup cut short")
+        let path = directory.path("store")
+        let container = try ModelContainer(
+            for: Counter.self,
+            configurations: ModelConfiguration(url: URL(fileURLWithPath: path), durability: .unsynced))
+        for index in 0..<4_000 {
+            container.mainContext.insert(
+                Counter(id: index, value: index, payload: String(repeating: "p", count: 4_000)))
+        }
+        try container.mainContext.save()
+        var interrupted = 0
+        for round in 0..<12 {
+            let destination = directory.path(round % 2 == 0 ? "backup-\(round)" : "backup-\(round).mdb")
+            let process = Process()
+            process.executableURL = buildProductsDirectory.appendingPathComponent("rill")
+            process.arguments = ["backup", path, destination]
+            process.standardOutput = Pipe()
+            process.standardError = Pipe()
+            try process.run()
+            usleep(UInt32.random(in: 0...60_000, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let killed = process.terminationReason == .uncaughtSignal
+            if killed { interrupted += 1 }
+            let whole = round % 2 == 0 ? destination + "/data.mdb" : destination
+            if FileManager.default.fileExists(atPath: whole) {
+                // It finished before the kill: then it is whole.
+                let copy = round % 2 == 0 ? destination : directory.path("restored-\(round)")
+                if round % 2 == 1 { _ = try Store.restore(backup: destination, to: copy) }
+                let store = try Store(directory: copy, options: StoreOptions(readOnly: true), create: false)
+                #expect(try store.check().isHealthy, "round \(round)")
+            }
+            // Whatever is left is the hidden staging directory alone.
+            let parent = round % 2 == 0 ? destination : directory.path("")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+            for name in left where name.hasPrefix(".rill-copy-") {
+                try FileManager.default.removeItem(atPath: parent + "/" + name)
+            }
+            if round % 2 == 0, !FileManager.default.fileExists(atPath: whole) {
+                let rest = (try? FileManager.default.contentsOfDirectory(atPath: destination)) ?? []
+                #expect(rest.isEmpty, "round \(round): \(rest)")
+                // Emptied, the destination takes a backup again.
+                #expect(try rill("backup", path, destination).status == 0)
+            }
+        }
+        print("[backup cut short] \(interrupted) of 12 backups killed before they finished")
+        #expect(interrupted > 0, "no backup was cut short (seed \(random.seed))")
+        #expect(try Store(directory: path, options: StoreOptions(), create: false).check().isHealthy)
     }
 
     @Test func aBackupUnderFourWriterProcessesPassesCheckAndEqualsTheSourceAtItsSequence() throws {

@@ -16,9 +16,15 @@ extension Store {
     ///
     /// - Throws: `.destinationNotEmpty` naming `destination` when it holds anything (a store, or other files):
     ///   nothing is written then.
+    ///
+    /// A destination whose name ends in `.mdb` (and that does not exist) is a single file
+    /// instead: the copy is written in a hidden staging directory beside it, flushed, and linked
+    /// to that name, which is never replaced. Such a file is a store's `data.mdb`, which
+    /// ``restore(backup:to:)`` takes too.
     @discardableResult
     package func backup(to destination: String) throws -> UInt64 {
-        try Self.copy(environment, to: destination)
+        if Self.isFileDestination(destination) { return try Self.copy(environment, toFile: destination) }
+        return try Self.copy(environment, to: destination)
     }
 
     /// Restores the backup in `backup` as a new store at `destination`, after checking it.
@@ -33,7 +39,25 @@ extension Store {
     @discardableResult
     package static func restore(backup: String, to destination: String) throws -> UInt64 {
         try refuseNonEmpty(destination, restoring: true)
-        let source = try Store(directory: backup, options: StoreOptions(readOnly: true), create: false)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: backup, isDirectory: &isDirectory), !isDirectory.boolValue {
+            // A backup of one file: read as a store from a staging directory that links it.
+            let staging = try stagingDirectory(beside: destination)
+            defer { try? FileManager.default.removeItem(atPath: staging) }
+            guard link(backup, staging + "/data.mdb") == 0 || copyFile(backup, to: staging + "/data.mdb") else {
+                throw copyError(errno, backup)
+            }
+            return try restoreChecked(from: staging, named: backup, to: destination)
+        }
+        return try restoreChecked(from: backup, named: backup, to: destination)
+    }
+
+    /// Restores the store in `directory` (the backup `name`) to `destination`, after checking it.
+    private static func restoreChecked(from directory: String, named name: String, to destination: String) throws
+        -> UInt64
+    {
+        let backup = name
+        let source = try Store(directory: directory, options: StoreOptions(readOnly: true), create: false)
         let report = try source.check()
         guard report.isHealthy else {
             throw RillError(
@@ -99,6 +123,68 @@ extension Store {
         }
     }
 
+    /// Whether a backup to `destination` is one file: a name ending in `.mdb` that does not exist.
+    static func isFileDestination(_ destination: String) -> Bool {
+        destination.hasSuffix(".mdb") && access(destination, F_OK) != 0
+    }
+
+    /// A new hidden directory beside `path` (in its parent), for staging a copy.
+    private static func stagingDirectory(beside path: String) throws -> String {
+        let parent = (path as NSString).deletingLastPathComponent
+        var template = Array(((parent.isEmpty ? "." : parent) + "/.rill-copy-XXXXXX").utf8CString)
+        guard mkdtemp(&template) != nil else { throw copyError(errno, path) }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Copies the file at `source` to `destination` (which must not exist), flushed; false on failure.
+    private static func copyFile(_ source: String, to destination: String) -> Bool {
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: destination)
+        } catch {
+            return false
+        }
+        let descriptor = open(destination, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
+    }
+
+    /// Writes the copy to the single file `destination` (see ``backup(to:)``).
+    private static func copy(_ environment: Environment, toFile destination: String) throws -> UInt64 {
+        let staging = try stagingDirectory(beside: destination)
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+        do {
+            let descriptor = open(staging + "/data.mdb", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw copyError(errno, destination) }
+            do {
+                defer { close(descriptor) }
+                do { try environment.copyCompacted(to: descriptor) } catch {
+                    throw translate(error, directory: destination)
+                }
+                guard fsync(descriptor) == 0 else { throw copyError(errno, destination) }
+            }
+            let sequence = try {
+                let copy = try Store(directory: staging, options: StoreOptions(readOnly: true), create: false)
+                return try copy.read { try copy.log.head(in: $0) }
+            }()
+            // link(2) never replaces a file: one that appeared meanwhile stays.
+            guard link(staging + "/data.mdb", destination) == 0 else {
+                if errno == EEXIST {
+                    throw RillError(.destinationNotEmpty, "\(destination) exists; give a file name that does not")
+                }
+                throw copyError(errno, destination)
+            }
+            let parent = (destination as NSString).deletingLastPathComponent
+            syncDirectory(parent.isEmpty ? "." : parent)
+            return sequence
+        } catch let error as RillError {
+            throw RillError(
+                error.code, error.message.replacingOccurrences(of: staging + "/data.mdb", with: destination)
+                    .replacingOccurrences(of: staging, with: destination),
+                underlyingError: error.underlyingError)
+        }
+    }
+
     /// Throws unless `path` is missing or an empty directory.
     private static func refuseNonEmpty(_ path: String, restoring: Bool) throws {
         var info = stat()
@@ -112,6 +198,10 @@ extension Store {
     }
 
     private static func notEmptyError(_ path: String, restoring: Bool) -> RillError {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return RillError(.destinationNotEmpty, "\(path) exists (a file); give a path that does not exist")
+        }
         let holdsStore = access(path + "/data.mdb", F_OK) == 0
         let what = holdsStore ? "holds a store" : "is not an empty directory"
         let advice =

@@ -14,6 +14,11 @@ struct BackupCommand: Command {
             (its parent must) or be an empty directory; a store there is never overwritten. The
             copy is written under a hidden name, flushed, then put in place, so an interrupted
             backup leaves no data.mdb. The copy passes rill check; rill restore brings it back.
+
+            A destination whose name ends in .mdb (and that does not exist) is one file instead of
+            a directory: the store's data.mdb alone, written under a hidden staging directory
+            beside it and linked to that name, never over a file. rill restore takes such a file
+            as well as a directory.
             """
     )
 

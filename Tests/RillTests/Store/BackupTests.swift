@@ -71,6 +71,40 @@ import Testing
         #expect(try copy.read { try copy.log.head(in: $0) } == sequence)
     }
 
+    @Test func aBackupToOneFileUnderFourWritersRestoresToTheSourceAtItsSequence() throws {
+        let source = try makeStore(saves: 1)
+        var writers: [Process] = []
+        for author in ["alpha", "beta", "gamma", "delta"] {
+            let process = Process()
+            process.executableURL = helper
+            process.arguments = ["write", source.directory, author, "150"]
+            process.standardOutput = Pipe()
+            try process.run()
+            writers.append(process)
+        }
+        while try source.entries(after: 0).count < 30 { usleep(2_000) }
+        let file = directory.path("nightly.mdb")
+        let sequence = try source.backup(to: file)
+        for writer in writers {
+            writer.waitUntilExit()
+            #expect(writer.terminationStatus == 0)
+        }
+        var isDirectory: ObjCBool = true
+        #expect(FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) && !isDirectory.boolValue)
+        // Nothing is left beside it.
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path(""))
+        #expect(!names.contains { $0.hasPrefix(".rill-copy-") }, "\(names)")
+        let restored = directory.path("restored")
+        #expect(try Store.restore(backup: file, to: restored) == sequence)
+        let copy = try Store(directory: restored, options: StoreOptions(readOnly: true), create: false)
+        #expect(try copy.check().isHealthy)
+        #expect(try copy.entries(after: 0) == (try source.entries(after: 0, limit: Int(sequence))))
+        // A file that exists is never replaced.
+        let again = #expect(throws: RillError.self) { try source.backup(to: file) }
+        #expect(again?.code == .destinationNotEmpty && again?.message.contains("exists (a file)") == true)
+        #expect(try Store.restore(backup: file, to: directory.path("second")) == sequence)
+    }
+
     @Test func aBackupOfAQuietStoreHoldsItsRecords() throws {
         let source = try makeStore()
         let backup = directory.path("backup")
