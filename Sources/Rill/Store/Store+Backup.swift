@@ -53,7 +53,9 @@ extension Store {
     }
 
     /// Restores the store in `directory` (the backup `name`) to `destination`, after checking it.
-    private static func restoreChecked(from directory: String, named name: String, to destination: String) throws
+    private static func restoreChecked(
+        from directory: String, named name: String, to destination: String
+    ) throws
         -> UInt64
     {
         let backup = name
@@ -179,7 +181,8 @@ extension Store {
             return sequence
         } catch let error as RillError {
             throw RillError(
-                error.code, error.message.replacingOccurrences(of: staging + "/data.mdb", with: destination)
+                error.code,
+                error.message.replacingOccurrences(of: staging + "/data.mdb", with: destination)
                     .replacingOccurrences(of: staging, with: destination),
                 underlyingError: error.underlyingError)
         }
