@@ -14,8 +14,8 @@ extension HistoryBenchmark {
         var random = SeededGenerator(seed: 7)
         var table = ComparisonTable(title: "as-of fetch beside the same fetch now", baselineName: "now")
         table.rillName = "as of"
-        // For each measure, its cost per commit back at the longer distances.
-        var perCommit: [(name: String, figures: [String])] = []
+        // For each measure, its cost per commit back at the longer distances, beyond its cost 1 commit back.
+        var perCommit: [(name: String, oneBack: Double, figures: [String])] = []
         for distance in distances {
             let token = HistoryToken(sequence: head - UInt64(distance))
             // Commit `i` of the build (sequence i + 2) gave a player the lap time commits − i.
@@ -58,22 +58,19 @@ extension HistoryBenchmark {
                         rill: Self.milliseconds(samples.medianMeasured),
                         baseline: Self.milliseconds(samples.medianBaseline), unit: "ms", higherIsBetter: false,
                         target: "reported", ratio: samples.medianRatio))
-                if distance >= 10_000 {
-                    let microseconds = (samples.medianMeasured - samples.medianBaseline) / Double(distance) * 1e6
-                    let figure = String(format: "%.2f µs at %d", microseconds, distance)
-                    if let index = perCommit.firstIndex(where: { $0.name == name }) {
-                        perCommit[index].figures.append(figure)
-                    } else {
-                        perCommit.append((name, [figure]))
-                    }
+                if distance == 1 { perCommit.append((name, samples.medianMeasured, [])) }
+                if distance >= 10_000, let index = perCommit.firstIndex(where: { $0.name == name }) {
+                    let microseconds = (samples.medianMeasured - perCommit[index].oneBack) / Double(distance - 1) * 1e6
+                    perCommit[index].figures.append(String(format: "%.2f µs at %d", microseconds, distance))
                 }
             }
         }
         table.note =
             "ratio: median over pairs of as-of ÷ now, back to back (at least 3 pairs and 0.3 s a row); "
             + "every commit since the token changed the top 50\n"
-            + "cost per commit back, (as of − now) ÷ distance:"
-            + perCommit.map { "\n  \($0.name): \($0.figures.joined(separator: ", "))" }.joined()
+            + "cost per commit back, (as of at the distance − as of 1 back) ÷ (distance − 1):"
+            + perCommit.filter { !$0.figures.isEmpty }.map { "\n  \($0.name): \($0.figures.joined(separator: ", "))" }
+            .joined()
         return table
     }
 }

@@ -3,14 +3,14 @@ import Rill
 
 extension HistoryBenchmark {
     /// `Store.backup(to:)` beside a plain copy of the same `data.mdb`, while nothing writes:
-    /// medians of three rounds, each a pair back to back, for the file as it is at `point`.
+    /// medians of five rounds, each a pair back to back, for the file as it is at `point`.
     func backupRows(
         of store: Store, file: URL, at point: BuildPoint, _ scratch: URL
     ) throws -> [ComparisonTable.Row] {
         let fileSize = store.fileSize
         var backupSize = 0
         var round = 0
-        let samples = try PairedSamples.collect(rounds: 3, seconds: 0) {
+        let samples = try PairedSamples.collect(rounds: 5, seconds: 0) {
             round += 1
             let destination = scratch.appendingPathComponent("backup-\(round)")
             defer { try? FileManager.default.removeItem(at: destination) }
