@@ -12,7 +12,7 @@ import RillWorkloads
 struct HistoryBenchmark {
     var records = 200_000
     var commits = 100_000
-    /// The measures to run, in this order; `rill-bench history … as-of resume` runs some of them.
+    /// The measures to run; `rill-bench history … as-of resume` runs only those.
     var measures = Measure.allCases
 
     /// How many commits back the as-of and resume measures reach (those within `commits`).
@@ -138,6 +138,6 @@ struct HistoryBenchmark {
         String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
 
-    /// `value` in milliseconds, as a table cell.
+    /// `seconds` in milliseconds, as a table cell.
     static func milliseconds(_ seconds: Double) -> Double { seconds * 1000 }
 }
