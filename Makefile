@@ -76,7 +76,7 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Samples
 
-## Benchmarks (release build): make bench BENCH=save (or query, live, serve, resume)
+## Benchmarks (release build): make bench BENCH=save (or query, live, serve, resume, history)
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/rill-bench $(BENCH)

@@ -5,9 +5,10 @@
 //   swift run -c release rill-bench live
 //   swift build -c release && .build/release/rill-bench serve
 //   swift build -c release && .build/release/rill-bench resume
+//   swift build -c release && .build/release/rill-bench history
 import Foundation
 
-let benchmarks = ["save", "query", "live", "serve", "resume"]
+let benchmarks = ["save", "query", "live", "serve", "resume", "history"]
 let name = CommandLine.arguments.dropFirst().first ?? ""
 switch name {
 case "save":
@@ -38,6 +39,27 @@ case "resume":
     let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     if arguments.count > 0 { benchmark.records = arguments[0] }
     if arguments.count > 1 { benchmark.savesPerWriter = arguments[1] }
+    try benchmark.run()
+case "history":
+    // rill-bench history [records] [commits] [measure…] (measures: backup, replay, as-of, resume; all by default)
+    var benchmark = HistoryBenchmark()
+    let arguments = CommandLine.arguments.dropFirst(2)
+    let sizes = arguments.compactMap { Int($0) }
+    if sizes.count > 0 { benchmark.records = sizes[0] }
+    if sizes.count > 1 { benchmark.commits = sizes[1] }
+    let names = arguments.filter { Int($0) == nil }
+    if !names.isEmpty {
+        benchmark.measures = names.map { name in
+            guard let measure = HistoryBenchmark.Measure(rawValue: name) else {
+                FileHandle.standardError.write(
+                    Data(
+                        ("rill-bench history: no measure \(name); measures: "
+                            + HistoryBenchmark.Measure.allCases.map(\.rawValue).joined(separator: ", ") + "\n").utf8))
+                exit(64)
+            }
+            return measure
+        }
+    }
     try benchmark.run()
 case "live-writer":
     // The other process of `live`.
