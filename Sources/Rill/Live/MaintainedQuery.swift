@@ -134,26 +134,10 @@ final class MaintainedQuery<Source: LiveRowSource> {
     }
 
     /// Loads the results as they were before `context`'s batch of commits (the transaction sees
-    /// the batch's last one): every match, so that the batch can then be applied commit by commit.
-    ///
-    /// Rows of records the batch changes are taken out of what the store gives, and put back as
-    /// they were before the batch, read from the log.
-    func load(before context: CommitContext) throws {
-        var loaded = try fetch(limit: nil, in: context.transaction, store: context.store)
-        var changed: Set<[UInt8]> = []
-        for entry in context.entries {
-            for change in entry.changes where change.entity == source.entityName { changed.insert(change.key) }
-        }
-        if !changed.isEmpty {
-            try correct(
-                &loaded, keys: changed, records: context.recordsBeforeBatch(of: source.entityName, keys: changed))
-        }
-        complete = true
-        replaceRows(with: loaded)
-    }
-
-    /// Loads the results as they were before `context`'s batch of commits — the window and its
-    /// look-ahead only, for a query that is read as of then and not followed through the batch.
+    /// the batch's last one): the window and its look-ahead only, as a live query holds them, for
+    /// a query read as of then or then applied commit by commit (a refill at one of the batch's
+    /// commits reads the store at the snapshot and corrects for the later commits, see
+    /// `CommitContext`).
     ///
     /// The store gives the current first matches, one more for each record the batch changed;
     /// those records' rows are taken out and put back as they were before the batch (read from

@@ -77,7 +77,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
             let entries = try store.log.entries(after: since, in: txn)
             let context = CommitContext(
                 store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)
-            try link.query.load(before: context)
+            try link.query.loadWindow(before: context)
             var events: [Event] = []
             if reportingResultsAtSince {
                 events.append(.initial(link.query.results().map(RecordRowSource.element), sequence: since))

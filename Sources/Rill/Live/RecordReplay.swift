@@ -81,7 +81,7 @@ package struct RecordReplay: Sendable {
         try store.log.requireRetained(start, for: "replay from commit \(start)", in: snapshot)
         let entries = try store.log.entries(after: start, in: snapshot)
         let context = CommitContext(store: store, transaction: snapshot, entries: entries, index: 0, snapshot: head)
-        try maintained.load(before: context)
+        try maintained.loadWindow(before: context)
         let initial = maintained.results().map(RecordRowSource.element)
         var changes: [ResultsChange<QueryRow>] = []
         for (index, entry) in entries.enumerated() {
