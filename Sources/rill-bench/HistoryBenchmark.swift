@@ -18,9 +18,7 @@ struct HistoryBenchmark {
     /// How many commits back the as-of and resume measures reach (those within `commits`).
     static let distances = [1, 100, 10_000, 100_000]
 
-    /// What the benchmark measures. Compaction (`rill compact`) becomes a case of its own, timed
-    /// at the same points of the build as backup (``BuildPoint``) against the same plain copy of
-    /// `data.mdb`, and after it the measures that read history again, to show they keep their cost.
+    /// What the benchmark measures.
     enum Measure: String, CaseIterable {
         /// `Store.backup(to:)` against a plain copy of the file, at each point of the build.
         case backup
@@ -30,6 +28,8 @@ struct HistoryBenchmark {
         case asOf = "as-of"
         /// Resumed live queries against starting them afresh.
         case resume
+        /// Compaction's fold and file rewrite against a plain copy of the file.
+        case compact
     }
 
     /// The points of the build at which the file is backed up: its size differs at each.
@@ -93,6 +93,9 @@ struct HistoryBenchmark {
         }
         if measures.contains(.resume) {
             print(try resume(container, head: head, distances: distances).render())
+        }
+        if measures.contains(.compact) {
+            print(try compactionTable(of: container.store, head: head, scratch: scratch).render())
         }
         print(String(format: "rill-bench history: %.0f s in all", now() - start))
     }

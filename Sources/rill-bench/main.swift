@@ -41,7 +41,7 @@ case "resume":
     if arguments.count > 1 { benchmark.savesPerWriter = arguments[1] }
     try benchmark.run()
 case "history":
-    // rill-bench history [records] [commits] [measure…] (measures: backup, replay, as-of, resume; all by default)
+    // rill-bench history [records] [commits] [measure…] (measures: backup, replay, as-of, resume, compact; all by default)
     var benchmark = HistoryBenchmark()
     let arguments = CommandLine.arguments.dropFirst(2)
     let sizes = arguments.compactMap { Int($0) }
