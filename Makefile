@@ -19,15 +19,17 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev lmdb-utils pkg-config >/dev/null; \
 	fi
 
-## Run the sample library on an embedded store in $(DEMO_STORE)/, then show its log.
+## Run the sample library on an embedded store in $(DEMO_STORE)/, then show its history and a query of the past.
 demo: deps
 	$(SWIFT) build --product library-demo
 	$(SWIFT) build --product rill
 	@bin=$$($(SWIFT) build --show-bin-path); \
 	echo; echo "\$$ library-demo $(DEMO_STORE)/library"; \
 	$$bin/library-demo $(DEMO_STORE)/library && \
-	echo && echo "\$$ rill log $(DEMO_STORE)/library" && \
-	$$bin/rill log $(DEMO_STORE)/library && \
+	echo && echo "\$$ rill log $(DEMO_STORE)/library --since 1 --before-after" && \
+	$$bin/rill log $(DEMO_STORE)/library --since 1 --before-after && \
+	echo && echo "\$$ rill query $(DEMO_STORE)/library 'Book where isRead == true' --as-of 2" && \
+	$$bin/rill query $(DEMO_STORE)/library 'Book where isRead == true' --as-of 2 && \
 	echo && echo "\$$ rill stats $(DEMO_STORE)/library" && \
 	$$bin/rill stats $(DEMO_STORE)/library
 
