@@ -22,24 +22,35 @@ struct StatsCommand: Command {
         let commits = try store.entryCount()
         let mapSize = store.mapSize
         let fileSize = store.fileSize
+        let horizon = try store.read { try store.log.horizon(in: $0) }
+        let subscriptions = try store.subscriptions().sorted { $0.key < $1.key }
         if options.json {
-            let value = RecordValue.map([
+            // logHorizon: the last commit compacted into the snapshot, 0 for a log never compacted.
+            let fields = [
                 RecordField(name: "store", value: .string(path)),
                 RecordField(name: "formatVersion", value: .uint(UInt64(Store.formatVersion))),
                 RecordField(name: "logHead", value: .uint(head)),
                 RecordField(name: "commits", value: .uint(UInt64(commits))),
+                RecordField(name: "logHorizon", value: .uint(horizon?.sequence ?? 0)),
+                RecordField(
+                    name: "subscriptions",
+                    value: .map(subscriptions.map { RecordField(name: $0.key, value: .uint($0.value)) })),
                 RecordField(name: "mapSize", value: .uint(UInt64(mapSize))),
                 RecordField(name: "fileSize", value: .uint(UInt64(fileSize))),
                 RecordField(
                     name: "entities",
                     value: .map(entities.map { RecordField(name: $0.0, value: .uint(UInt64($0.1))) })),
-            ])
-            output.line(value.jsonString())
+            ]
+            output.line(RecordValue.map(fields).jsonString())
             return ExitStatus.success
         }
         output.line("store:     \(path)")
         output.line("format:    \(Store.formatVersion)")
         output.line("log head:  \(head) (\(commits) commits)")
+        if let horizon {
+            output.line("horizon:   \(horizon.sequence) (commits up to it are compacted into a snapshot)")
+        }
+        for (name, sequence) in subscriptions { output.line("subscription \(name): at commit \(sequence)") }
         output.line("map size:  \(byteCount(mapSize))")
         output.line("file size: \(byteCount(fileSize))")
         output.line(entities.isEmpty ? "entities:  none" : "entities:")
