@@ -94,20 +94,7 @@ extension Store {
             try? FileManager.default.removeItem(atPath: staging)
         }
         do {
-            let descriptor = open(staging + "/data.mdb", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw copyError(errno, destination) }
-            do {
-                defer { close(descriptor) }
-                do { try environment.copyCompacted(to: descriptor) } catch {
-                    throw translate(error, directory: destination)
-                }
-                guard fsync(descriptor) == 0 else { throw copyError(errno, destination) }
-            }
-            // The sequence is read from the copy itself, so it is exactly the commit the copy holds.
-            let sequence = try {
-                let copy = try Store(directory: staging, options: StoreOptions(readOnly: true), create: false)
-                return try copy.read { try copy.log.head(in: $0) }
-            }()
+            let sequence = try writeCopy(of: environment, into: staging, for: destination)
             // link(2) never replaces a file: a store that appeared meanwhile stays.
             guard link(staging + "/data.mdb", destination + "/data.mdb") == 0 else {
                 if errno == EEXIST { throw notEmptyError(destination, restoring: restoring) }
@@ -156,19 +143,7 @@ extension Store {
         let staging = try stagingDirectory(beside: destination)
         defer { try? FileManager.default.removeItem(atPath: staging) }
         do {
-            let descriptor = open(staging + "/data.mdb", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw copyError(errno, destination) }
-            do {
-                defer { close(descriptor) }
-                do { try environment.copyCompacted(to: descriptor) } catch {
-                    throw translate(error, directory: destination)
-                }
-                guard fsync(descriptor) == 0 else { throw copyError(errno, destination) }
-            }
-            let sequence = try {
-                let copy = try Store(directory: staging, options: StoreOptions(readOnly: true), create: false)
-                return try copy.read { try copy.log.head(in: $0) }
-            }()
+            let sequence = try writeCopy(of: environment, into: staging, for: destination)
             // link(2) never replaces a file: one that appeared meanwhile stays.
             guard link(staging + "/data.mdb", destination) == 0 else {
                 if errno == EEXIST {
@@ -186,6 +161,25 @@ extension Store {
                     .replacingOccurrences(of: staging, with: destination),
                 underlyingError: error.underlyingError)
         }
+    }
+
+    /// Writes the compacted copy of `environment` to `staging/data.mdb`, flushed, and returns the
+    /// sequence of the last commit it holds — read from the copy itself, so it is exactly the
+    /// commit the copy holds. Errors name `destination`.
+    private static func writeCopy(
+        of environment: Environment, into staging: String, for destination: String
+    ) throws -> UInt64 {
+        let descriptor = open(staging + "/data.mdb", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw copyError(errno, destination) }
+        do {
+            defer { close(descriptor) }
+            do { try environment.copyCompacted(to: descriptor) } catch {
+                throw translate(error, directory: destination)
+            }
+            guard fsync(descriptor) == 0 else { throw copyError(errno, destination) }
+        }
+        let copy = try Store(directory: staging, options: StoreOptions(readOnly: true), create: false)
+        return try copy.read { try copy.log.head(in: $0) }
     }
 
     /// Throws unless `path` is missing or an empty directory.
