@@ -279,6 +279,10 @@ final class Connection: @unchecked Sendable {
                 (try store.head(in: txn), try store.run(query, in: txn))
             }
             return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
+        case "/v1/schema":
+            guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+            let entities = try SchemaDescription.entities(of: store, named: request.parameters["entity"])
+            return .json(200, SchemaDescription.json(entities).jsonString())
         case "/v1/subscriptions":
             guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
             let entries = try store.subscriptions().sorted { $0.key < $1.key }.map {

@@ -98,6 +98,15 @@ import Testing
             }
             #expect(try Self.canonical(response.json["results"] as! [Any]) == Self.canonical(lines))
         }
+        // The schema, as rill schema --json prints it.
+        let schema = try #require(client.request("GET", "/v1/schema?entity=Counter"))
+        let printedSchema = try runBuilt("rill", ["schema", "--json", path, "Counter"])
+        #expect(schema.status == 200)
+        #expect(
+            schema.body.trimmingCharacters(in: .whitespacesAndNewlines)
+                == printedSchema.output.trimmingCharacters(in: .whitespacesAndNewlines), "\(printedSchema.output)")
+        #expect(schema.body.contains(#""schema":{"version":1"#))
+        #expect(client.request("GET", "/v1/schema?entity=Nope")?.status == 404)
         let late = try #require(client.request("GET", "/v1/query?as_of=\(head + 1)&q=Counter"))
         #expect(late.status == 400 && late.body.contains("misuse"))
         let bad = try #require(client.request("GET", "/v1/query?as_of=later&q=Counter"))

@@ -96,7 +96,9 @@ public final class ModelContainer: Sendable {
             }
             entities[type.entityName] =
                 configuration.allowsSave
-                ? try store.registerEntity(named: type.entityName, identifierKind: kind, indexes: type.indexFieldPaths)
+                ? try store.registerEntity(
+                    named: type.entityName, identifierKind: kind, indexes: type.indexFieldPaths,
+                    schema: type.probedSchema)
                 : try store.entity(named: type.entityName)
         }
         self.store = store
@@ -143,6 +145,14 @@ public final class ModelContainer: Sendable {
 extension PersistentModel {
     /// The field paths of each declared index.
     static var indexFieldPaths: [[[String]]] { indexes.map(\.fieldPaths) }
+
+    /// The schema the model type's `init(from:)` reads (see `ModelSchemaProbe`), with its
+    /// indexes; nil when the probe cannot decode the type.
+    static var probedSchema: EntitySchema? {
+        guard let probed = ModelSchemaProbe.schema(of: Self.self) else { return nil }
+        let indexNames = indexFieldPaths.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
+        return EntitySchema(kinds: probed.kinds, optional: probed.optional, indexes: indexNames)
+    }
 
     /// The name of the model's identifier type, for messages.
     static var identifierTypeName: String { "\(ID.self)" }

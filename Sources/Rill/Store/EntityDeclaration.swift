@@ -15,6 +15,8 @@ package struct EntityDeclaration: Sendable {
     package var fields: RecordShape?
     /// Where the declaration came from, for errors (`line 3 of books.ndjson`); nil when there is nothing to name.
     package var source: String?
+    /// The schema of the model type that declares the entity (see `EntitySchema`); nil for none.
+    package var schema: EntitySchema?
 
     /// A declaration of `name`.
     ///

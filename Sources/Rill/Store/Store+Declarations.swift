@@ -88,6 +88,9 @@ extension Store {
             if let fields = declaration.fields {
                 try keepDeclaredShape(fields, of: name, in: txn, meta: meta)
             }
+            if let schema = declaration.schema {
+                _ = try keepSchema(schema, of: name, in: txn, meta: meta)
+            }
             return storage
         } catch {
             throw Self.error(error, at: declaration.source, directory: directory)

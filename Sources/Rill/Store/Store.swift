@@ -135,9 +135,10 @@ package final class Store: Sendable {
     ///
     /// - Throws: `.invalidConfiguration` when the store already holds the entity with another kind of identifier.
     package func registerEntity(
-        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]] = []
+        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]] = [], schema: EntitySchema? = nil
     ) throws -> EntityStorage {
-        let declaration = try EntityDeclaration(name: name, identifierKind: identifierKind, indexes: indexes)
+        var declaration = try EntityDeclaration(name: name, identifierKind: identifierKind, indexes: indexes)
+        declaration.schema = schema
         if let stored = try entity(named: name) {
             guard stored.identifierKind == identifierKind else {
                 throw RillError(
@@ -147,7 +148,9 @@ package final class Store: Sendable {
                 )
             }
             let missing = declaration.indexNames.filter { index in !stored.indexes.contains { $0.name == index } }
-            if missing.isEmpty { return stored }
+            // Nothing is written when the store has the indexes and the same schema already.
+            let sameSchema = try schema.map { schema in try self.schema(of: name)?.describesSame(as: schema) == true }
+            if missing.isEmpty, sameSchema ?? true { return stored }
         }
         guard let storage = try declare([declaration])[name] else {
             throw RillError(.corruptStore, "entity \(name) vanished while it was registered")

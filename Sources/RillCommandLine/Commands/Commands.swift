@@ -8,7 +8,8 @@ enum Commands {
     static let all: [any Command] = [
         QueryCommand(), WatchCommand(), WriteCommand(operation: .insert), WriteCommand(operation: .update),
         WriteCommand(operation: .delete), ImportCommand(), ExportCommand(), LogCommand(), GetCommand(),
-        StatsCommand(), CheckCommand(), RebuildCommand(), CompactCommand(), BackupCommand(), RestoreCommand(),
+        StatsCommand(), SchemaCommand(), CheckCommand(), RebuildCommand(), CompactCommand(), BackupCommand(),
+        RestoreCommand(),
         ServeCommand(),
     ]
 }

@@ -1,0 +1,91 @@
+import Rill
+
+/// The schemas of a store's entities, as `rill schema` and `GET /v1/schema` give them
+/// (Documentation/Protocol.md, "GET /v1/schema").
+package enum SchemaDescription {
+    /// One entity: its identifier kind, the schema its model type registered (nil when none
+    /// did), and the field kinds writes are checked against (the schema's, an import's
+    /// description, or what stored records show).
+    package struct Entity: Sendable {
+        package var name: String
+        package var identifier: String
+        package var schema: EntitySchema?
+        package var fields: RecordValue
+    }
+
+    /// Every entity of `store`, or only `name`.
+    ///
+    /// - Throws: `RillError(.unknownEntity)` when `name` is not one of the store's entities.
+    package static func entities(of store: Store, named name: String? = nil) throws -> [Entity] {
+        let names = try name.map { [try store.existingEntity($0).name] } ?? store.entityNames()
+        return try names.compactMap { name in
+            guard let entity = try store.entity(named: name) else { return nil }
+            return Entity(
+                name: name, identifier: entity.identifierKind.name, schema: try store.schema(of: name),
+                fields: try store.recordShape(of: entity).jsonValue)
+        }
+    }
+
+    /// `{"entities":[{"name":…,"identifier":…,"schema":{"version":…,"fields":…,"optional":…,"indexes":…}|null,"fields":…}]}`.
+    package static func json(_ entities: [Entity]) -> RecordValue {
+        .map([
+            RecordField(
+                name: "entities",
+                value: .array(
+                    entities.map { entity in
+                        .map([
+                            RecordField(name: "name", value: .string(entity.name)),
+                            RecordField(name: "identifier", value: .string(entity.identifier)),
+                            RecordField(name: "schema", value: entity.schema?.jsonValue ?? .null),
+                            RecordField(name: "fields", value: entity.fields),
+                        ])
+                    }))
+        ])
+    }
+
+    /// Lines for a person: each entity, its version, then each field with its kind (`?` when
+    /// optional), then its indexes.
+    package static func lines(_ entities: [Entity]) -> [String] {
+        var lines: [String] = []
+        for entity in entities {
+            if !lines.isEmpty { lines.append("") }
+            if let schema = entity.schema {
+                lines.append("\(entity.name) (\(entity.identifier) identifiers), schema version \(schema.version)")
+            } else {
+                lines.append(
+                    "\(entity.name) (\(entity.identifier) identifiers), no schema registered by a model type: "
+                        + "the fields declared or seen in records")
+            }
+            let optional = Set(entity.schema?.optional ?? [])
+            guard case .map(let fields) = entity.schema?.kinds ?? entity.fields else { continue }
+            let width = fields.map(\.name.count).max() ?? 0
+            for field in fields {
+                let mark = optional.contains(field.name) ? "?" : ""
+                let padding = String(repeating: " ", count: width - field.name.count)
+                lines.append(
+                    "  \(field.name)\(padding)  \(describe(field.value, path: field.name, optional: optional))\(mark)")
+            }
+            if let indexes = entity.schema?.indexes, !indexes.isEmpty {
+                lines.append("  indexes: " + indexes.map { "(\($0))" }.joined(separator: " "))
+            }
+        }
+        return lines
+    }
+
+    /// A kind as a person reads it: `int`, `[string]`, `{weight: int, color: string?}`.
+    private static func describe(_ kind: RecordValue, path: String, optional: Set<String>) -> String {
+        switch kind {
+        case .string(let name): return name
+        case .array(let elements):
+            return "[" + (elements.first.map { describe($0, path: path + ".[]", optional: optional) } ?? "any") + "]"
+        case .map(let fields):
+            return "{"
+                + fields.map { field in
+                    let inner = path + "." + field.name
+                    return "\(field.name): \(describe(field.value, path: inner, optional: optional))"
+                        + (optional.contains(inner) ? "?" : "")
+                }.joined(separator: ", ") + "}"
+        default: return "any"
+        }
+    }
+}
