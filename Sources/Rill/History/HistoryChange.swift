@@ -101,9 +101,17 @@ public struct HistoryChange: Sendable {
         return before
     }
 
+    private static func decodeModel<M: PersistentModel>(_ type: M.Type, _ record: [UInt8]) throws -> Any {
+        try M.decodeStored(from: record)
+    }
+
     private func decode<T: Decodable>(_ record: [UInt8]?, as type: T.Type, what: String) throws -> T? {
         guard let record else { return nil }
         do {
+            // A model type reads records of its earlier versions through its evolution.
+            if let model = T.self as? any PersistentModel.Type, let value = try Self.decodeModel(model, record) as? T {
+                return value
+            }
             return try RecordCoder.decode(T.self, from: record)
         } catch {
             throw RillError(

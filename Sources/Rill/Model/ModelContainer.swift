@@ -88,6 +88,9 @@ public final class ModelContainer: Sendable {
             directory: configuration.url.path, options: options, create: configuration.allowsSave, progress: progress)
         var entities: [String: EntityStorage] = [:]
         for type in forTypes {
+            if let problem = type.evolutionProblems.first {
+                throw RillError(.invalidConfiguration, "\(type.entityName)'s evolution: \(problem)")
+            }
             guard let kind = type.identifierKind else {
                 throw RillError(
                     .invalidConfiguration,
@@ -145,6 +148,9 @@ public final class ModelContainer: Sendable {
 extension PersistentModel {
     /// The field paths of each declared index.
     static var indexFieldPaths: [[[String]]] { indexes.map(\.fieldPaths) }
+
+    /// What is wrong with the model's ``PersistentModel/evolution``, for the container to refuse it.
+    static var evolutionProblems: [String] { evolution.problems }
 
     /// The schema the model type's `init(from:)` reads (see `ModelSchemaProbe`), with its
     /// indexes; nil when the probe cannot decode the type.

@@ -48,7 +48,7 @@ extension ModelContext {
             let bytes = try store.record(of: entity, key: key)
         else { return nil }
         do {
-            return try bytes.withUnsafeBytes { try RecordCoder.decode(T.self, from: $0) }
+            return try T.decodeStored(from: bytes)
         } catch {
             throw RillError(
                 .decodingFailed,

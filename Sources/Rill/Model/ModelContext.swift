@@ -262,7 +262,11 @@ public final class ModelContext: Sendable {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
             var text = "\(path(context.codingPath)): \(context.debugDescription)"
-            if case DecodingError.keyNotFound(let key, _) = error { text += " (missing `\(key.stringValue)`)" }
+            if case DecodingError.keyNotFound(let key, _) = error {
+                text +=
+                    " (missing `\(key.stringValue)`: a field the model gained? make it optional, or declare its "
+                    + "default with .added in the model's `static let evolution`)"
+            }
             return text
         default:
             return String(describing: error)

@@ -28,12 +28,18 @@ public protocol PersistentModel: Codable, Identifiable, Sendable where ID: Model
 
     /// The model's indexes. Default: none. See ``ModelIndex``.
     static var indexes: [ModelIndex<Self>] { get }
+
+    /// How records written by earlier versions of the model read as this one: fields added
+    /// with a default value, fields renamed. Default: none. See ``ModelEvolution``.
+    static var evolution: ModelEvolution<Self> { get }
 }
 
 extension PersistentModel {
     public static var entityName: String { EntityNames.name(of: Self.self) }
 
     public static var indexes: [ModelIndex<Self>] { [] }
+
+    public static var evolution: ModelEvolution<Self> { ModelEvolution() }
 }
 
 /// Type names, computed once: `String(describing:)` is too slow for every insert.

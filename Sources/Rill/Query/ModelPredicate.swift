@@ -21,7 +21,16 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
 
     init(_ predicate: Predicate<T>?) {
         self.predicate = predicate
-        let translation = predicate.map { PredicateTranslator.translate($0) }
+        var translation = predicate.map { PredicateTranslator.translate($0) }
+        // A field the model's evolution adds or renames is not in the records of earlier
+        // versions as the model reads it: a predicate that reads one is evaluated on the models
+        // (each read through the evolution), not on the stored records or an index.
+        let evolved = T.evolution.fields
+        if !evolved.isEmpty, let node = translation?.node,
+            node.topLevelFields.map({ !$0.isDisjoint(with: evolved) }) ?? true
+        {
+            translation = nil
+        }
         self.translation = translation
         let exact = translation.flatMap { $0.isComplete ? $0.node : nil }
         self.exact = exact

@@ -181,10 +181,13 @@ struct QueryExecutor<T: PersistentModel> {
     /// strings) nor decimals (keyed approximately); nil when some sort descriptor is not.
     static func orderPreservingSortKeys(_ sortBy: [SortDescriptor<T>]) -> [QuerySortKey]? {
         var keys: [QuerySortKey] = []
+        // A field the evolution adds or renames sorts by the models, not by stored bytes.
+        let evolved = T.evolution.fields
         for sort in sortBy {
             guard let keyPath = sort.keyPath, sort.stringComparator == nil,
                 let path = FieldPath.components(of: keyPath, root: T.self)
             else { return nil }
+            if let first = path.first, evolved.contains(first) { return nil }
             let valueType = type(of: keyPath).valueType
             if valueType == String.self || valueType == String?.self || valueType == Decimal.self
                 || valueType == Decimal?.self
@@ -254,7 +257,7 @@ struct QueryExecutor<T: PersistentModel> {
 
     private func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> T {
         do {
-            return try RecordCoder.decode(T.self, from: bytes)
+            return try T.decodeStored(from: bytes)
         } catch {
             let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
             throw RillError(

@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+
+/// How records written by earlier versions of a model read as the current one.
+///
+/// Synthesized `Codable` ignores a property's default value: a record written before `rank`
+/// existed does not decode as a model declaring `var rank: Int = 0`. Say so once, on the
+/// model, and every read of such a record — fetches, live queries, history, as-of queries —
+/// sees it as the current version would have written it:
+///
+/// ```swift
+/// struct Book: PersistentModel {
+///     var id: String
+///     var title: String        // was `name` in version 1
+///     var rank: Int = 0        // new in version 2
+///     var note: String?        // new in version 2: optional, nothing to declare
+///
+///     static let evolution = ModelEvolution<Book>(
+///         .added(\.rank, default: 0),
+///         .renamed(\.title, from: "name"))
+/// }
+/// ```
+///
+/// A field removed from the model needs nothing: the stored value is left unread. An optional
+/// field added needs nothing either: a record without it reads as `nil`. The steps apply to a
+/// record only when it lacks the current field, so reading a record the current version wrote
+/// costs nothing more. Records are not rewritten: the next save of a model stores it whole, in
+/// the current shape.
+public struct ModelEvolution<Model: PersistentModel>: Sendable {
+    /// One difference between an earlier version of the model and this one.
+    public struct Step: Sendable {
+        enum Kind: Sendable {
+            case added(field: String, value: RecordValue)
+            case renamed(field: String, from: String)
+            case invalid(String)
+        }
+
+        let kind: Kind
+
+        /// A field the model gained, read as `value` from a record that lacks it.
+        public static func added<Value: Encodable & Sendable>(
+            _ keyPath: KeyPath<Model, Value>, default value: Value
+        ) -> Step {
+            guard let field = Self.field(of: keyPath) else {
+                return Step(kind: .invalid("an added field's key path is not a stored property of \(Model.self)"))
+            }
+            do {
+                let bytes = try RecordCoder.encode(value)
+                return Step(
+                    kind: .added(field: field, value: try bytes.withUnsafeBytes { try RecordValue(record: $0) }))
+            } catch {
+                return Step(kind: .invalid("the default value of \(Model.self).\(field) does not encode: \(error)"))
+            }
+        }
+
+        /// A field the model renamed: a record that lacks it reads it from `oldName`.
+        public static func renamed<Value>(_ keyPath: KeyPath<Model, Value>, from oldName: String) -> Step {
+            guard let field = Self.field(of: keyPath) else {
+                return Step(kind: .invalid("a renamed field's key path is not a stored property of \(Model.self)"))
+            }
+            return Step(kind: .renamed(field: field, from: oldName))
+        }
+
+        /// The top-level stored field `keyPath` reads; nil for a nested or computed one.
+        private static func field(of keyPath: AnyKeyPath) -> String? {
+            guard let path = FieldPath.components(of: keyPath, root: Model.self), path.count == 1 else { return nil }
+            return path[0]
+        }
+    }
+
+    let steps: [Step]
+
+    /// The differences from earlier versions, in any order.
+    public init(_ steps: Step...) {
+        self.steps = steps
+    }
+
+    /// The current names of the fields the steps add or rename: a record of an earlier version
+    /// may lack them as stored, so predicates and sorts that read them go by the models.
+    var fields: Set<String> {
+        Set(
+            steps.compactMap { step in
+                switch step.kind {
+                case .added(let field, _), .renamed(let field, _): field
+                case .invalid: nil
+                }
+            })
+    }
+
+    /// The problems of the steps (a key path that is not a stored property, a default that
+    /// does not encode), for the container to refuse the model with.
+    var problems: [String] {
+        steps.compactMap { step in
+            if case .invalid(let problem) = step.kind { return problem }
+            return nil
+        }
+    }
+
+    /// `record` as the current version reads it: each added field it lacks set to its default,
+    /// each renamed field it lacks read from its old name; nil when no step changes it.
+    func evolve(_ record: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard !steps.isEmpty, case .map(var fields)? = try? RecordValue(record: record) else { return nil }
+        var changed = false
+        for step in steps {
+            switch step.kind {
+            case .added(let field, let value) where !fields.contains(where: { $0.name == field }):
+                fields.append(RecordField(name: field, value: value))
+                changed = true
+            case .renamed(let field, let oldName) where !fields.contains(where: { $0.name == field }):
+                guard let index = fields.firstIndex(where: { $0.name == oldName }) else { continue }
+                fields[index].name = field
+                changed = true
+            default: continue
+            }
+        }
+        return changed ? RecordValue.map(fields).recordBytes() : nil
+    }
+}
+
+extension PersistentModel {
+    /// Decodes a stored record of this model, reading a record of an earlier version through
+    /// ``evolution`` when it lacks a field the model reads (the only case that pays for it).
+    static func decodeStored(from bytes: UnsafeRawBufferPointer) throws -> Self {
+        do {
+            return try RecordCoder.decode(Self.self, from: bytes)
+        } catch DecodingError.keyNotFound(let key, let context) {
+            guard let evolved = evolution.evolve(bytes) else {
+                throw DecodingError.keyNotFound(key, context)
+            }
+            return try RecordCoder.decode(Self.self, from: evolved)
+        }
+    }
+
+    static func decodeStored(from bytes: [UInt8]) throws -> Self {
+        try bytes.withUnsafeBytes { try decodeStored(from: $0) }
+    }
+}

@@ -1,0 +1,148 @@
+import Dispatch
+import Foundation
+import RillTestSupport
+import RillWorkloads
+import Testing
+
+@testable import Rill
+
+/// A store written by version 1 of a model, read by version 2 — a field renamed, one added with a
+/// default, one added optional, one removed — through its `evolution`: fetches, predicates and
+/// sorts on the changed fields, live queries (also while a version-1 writer goes on), as-of
+/// queries and history all see every record as version 2 reads it.
+@Suite struct ModelEvolutionTests {
+    let directory = TemporaryDirectory()
+
+    struct BookV1: PersistentModel, Equatable {
+        static let entityName = "Book"
+        var id: String
+        var name: String
+        var legacy: Int
+    }
+
+    struct BookV2: PersistentModel, Equatable {
+        static let entityName = "Book"
+        var id: String
+        var title: String
+        var rank: Int = 7
+        var note: String?
+
+        static let evolution = ModelEvolution<BookV2>(.added(\.rank, default: 7), .renamed(\.title, from: "name"))
+    }
+
+    /// Version 2 without its evolution: records of version 1 lack `title` and `rank`.
+    struct BookV2Undeclared: PersistentModel {
+        static let entityName = "Book"
+        var id: String
+        var title: String
+        var rank: Int = 7
+    }
+
+    static func v2(_ book: BookV1) -> BookV2 { BookV2(id: book.id, title: book.name, rank: 7, note: nil) }
+
+    final class Received: @unchecked Sendable {
+        // Written on the observer's queue, read after draining it.
+        var changes: [ResultsChange<BookV2>] = []
+    }
+
+    @Test func aStoreOfVersionOneReadsAsVersionTwoEverywhere() throws {
+        var random = SeededGenerator(label: "model evolution")
+        let url = directory.url.appendingPathComponent("store")
+        var books: [String: BookV1] = [:]
+        var states: [[String: BookV1]] = [[:]]
+        do {
+            let container = try ModelContainer(for: BookV1.self, configurations: ModelConfiguration(url: url))
+            for _ in 0..<60 {
+                let id = "b\(Int.random(in: 0..<20, using: &random))"
+                if let old = books[id], Bool.random(using: &random) {
+                    container.mainContext.delete(old)
+                    books[id] = nil
+                } else {
+                    let book = BookV1(id: id, name: "n\(Int.random(in: 0..<9, using: &random))", legacy: 1)
+                    container.mainContext.insert(book)
+                    books[id] = book
+                }
+                if try container.mainContext.save() != nil { states.append(books) }
+            }
+        }
+        let container = try ModelContainer(for: BookV2.self, configurations: ModelConfiguration(url: url))
+        let context = container.mainContext
+        func expected(_ state: [String: BookV1], _ include: (BookV2) -> Bool = { _ in true }) -> [BookV2] {
+            state.values.map(Self.v2).filter(include).sorted { ($0.title, $0.id) < ($1.title, $1.id) }
+        }
+        let sorted = [SortDescriptor(\BookV2.title), SortDescriptor(\BookV2.id)]
+        #expect(try context.fetch(FetchDescriptor<BookV2>(sortBy: sorted)) == expected(books))
+        // Predicates and sorts on the renamed and the added fields.
+        let renamed = FetchDescriptor<BookV2>(predicate: #Predicate { $0.title == "n3" }, sortBy: sorted)
+        #expect(try context.fetch(renamed) == expected(books) { $0.title == "n3" })
+        let added = FetchDescriptor<BookV2>(predicate: #Predicate { $0.rank == 7 && $0.note == nil }, sortBy: sorted)
+        #expect(try context.fetch(added).count == books.count)
+        var byRank = FetchDescriptor<BookV2>(sortBy: [SortDescriptor(\.rank, order: .reverse), SortDescriptor(\.title)])
+        byRank.fetchLimit = 3
+        context.insert(BookV2(id: "top", title: "zz", rank: 99, note: "new"))
+        try context.save()
+        #expect(try context.fetch(byRank).first?.id == "top")
+
+        // As of every commit of version 1, and their history, read as version 2.
+        for sequence in 0..<states.count {
+            #expect(
+                try context.fetch(
+                    FetchDescriptor<BookV2>(sortBy: sorted), asOf: HistoryToken(sequence: UInt64(sequence)))
+                    == expected(states[sequence]), "as of \(sequence)")
+        }
+        for transaction in try context.fetchHistory(
+            HistoryDescriptor(through: HistoryToken(sequence: UInt64(states.count - 1))))
+        {
+            for change in transaction.changes {
+                let id = try #require(change.identifier(as: String.self))
+                let before = states[Int(transaction.sequence) - 1][id].map(Self.v2)
+                let after = states[Int(transaction.sequence)][id].map(Self.v2)
+                #expect(try change.before(as: BookV2.self) == before && change.after(as: BookV2.self) == after)
+            }
+        }
+
+        // A live query of version 2 follows a version-1 writer and never stops.
+        let live = try LiveQuery(renamed, in: container)
+        let received = Received()
+        let queue = DispatchQueue(label: "evolution")
+        let observation = live.observe(on: queue) { received.changes.append($0) }
+        var previous = Array(live)
+        let writer = try ModelContainer(for: BookV1.self, configurations: ModelConfiguration(url: url))
+        for round in 0..<20 {
+            writer.mainContext.insert(BookV1(id: "w\(round % 5)", name: ["n3", "n4"][round % 2], legacy: round))
+            try writer.mainContext.save()
+        }
+        try live.catchUp()
+        queue.sync {}
+        for change in received.changes { previous = change.apply(to: previous) }
+        #expect(live.error == nil)
+        #expect(previous == (try context.fetch(renamed)))
+        #expect(Array(live) == previous)
+        observation.cancel()
+
+        // Without the evolution, the error says what to do.
+        let undeclared = try ModelContainer(for: BookV2Undeclared.self, configurations: ModelConfiguration(url: url))
+        let error = #expect(throws: RillError.self) {
+            _ = try undeclared.mainContext.fetch(FetchDescriptor<BookV2Undeclared>())
+        }
+        #expect(
+            error?.code == .decodingFailed && error?.message.contains("static let evolution") == true,
+            "\(String(describing: error))")
+    }
+
+    struct Nested: PersistentModel {
+        struct Inner: Codable, Sendable { var depth: Int }
+        var id: Int
+        var inner: Inner
+        static let evolution = ModelEvolution<Nested>(.added(\.inner.depth, default: 1))
+    }
+
+    @Test func anEvolutionStepOnANestedFieldIsRefusedByTheContainer() throws {
+        let error = #expect(throws: RillError.self) {
+            _ = try ModelContainer(
+                for: Nested.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store"))
+            )
+        }
+        #expect(error?.code == .invalidConfiguration && error?.message.contains("Nested") == true)
+    }
+}
