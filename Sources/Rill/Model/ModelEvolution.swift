@@ -69,22 +69,21 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
     }
 
     let steps: [Step]
+    /// The current names of the fields the steps add or rename: a record of an earlier version
+    /// may lack them as stored, so predicates and sorts that read them go by the models.
+    let fields: Set<String>
 
     /// The differences from earlier versions, in any order.
     public init(_ steps: Step...) {
         self.steps = steps
-    }
-
-    /// The current names of the fields the steps add or rename: a record of an earlier version
-    /// may lack them as stored, so predicates and sorts that read them go by the models.
-    var fields: Set<String> {
-        Set(
-            steps.compactMap { step in
-                switch step.kind {
-                case .added(let field, _), .renamed(let field, _): field
-                case .invalid: nil
-                }
-            })
+        var fields: Set<String> = []
+        for step in steps {
+            switch step.kind {
+            case .added(let field, _), .renamed(let field, _): fields.insert(field)
+            case .invalid: continue
+            }
+        }
+        self.fields = fields
     }
 
     /// The problems of the steps (a key path that is not a stored property, a default that

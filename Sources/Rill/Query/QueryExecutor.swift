@@ -181,6 +181,7 @@ struct QueryExecutor<T: PersistentModel> {
     /// strings) nor decimals (keyed approximately); nil when some sort descriptor is not.
     static func orderPreservingSortKeys(_ sortBy: [SortDescriptor<T>]) -> [QuerySortKey]? {
         var keys: [QuerySortKey] = []
+        guard !sortBy.isEmpty else { return keys }
         // A field the evolution adds or renames sorts by the models, not by stored bytes.
         let evolved = T.evolution.fields
         for sort in sortBy {
