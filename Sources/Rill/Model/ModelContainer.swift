@@ -157,7 +157,9 @@ extension PersistentModel {
     static var probedSchema: EntitySchema? {
         guard let probed = ModelSchemaProbe.schema(of: Self.self) else { return nil }
         let indexNames = indexFieldPaths.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
-        return EntitySchema(kinds: probed.kinds, optional: probed.optional, indexes: indexNames)
+        var schema = EntitySchema(kinds: probed.kinds, optional: probed.optional, indexes: indexNames)
+        (schema.defaulted, schema.renamed) = evolution.schemaFields
+        return schema
     }
 
     /// The name of the model's identifier type, for messages.

@@ -86,6 +86,21 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
         self.fields = fields
     }
 
+    /// The fields given a default, and the renamed ones (current name → earlier name), as the
+    /// catalog's schema records them.
+    var schemaFields: (defaulted: [String], renamed: [String: String]) {
+        var defaulted: [String] = []
+        var renamed: [String: String] = [:]
+        for step in steps {
+            switch step.kind {
+            case .added(let field, _): defaulted.append(field)
+            case .renamed(let field, let old): renamed[field] = old
+            case .invalid: continue
+            }
+        }
+        return (defaulted, renamed)
+    }
+
     /// The problems of the steps (a key path that is not a stored property, a default that
     /// does not encode), for the container to refuse the model with.
     var problems: [String] {

@@ -16,6 +16,10 @@ package struct EntitySchema: Sendable, Equatable {
     package var optional: [String]
     /// The catalog names of the indexes (`author,title`).
     package var indexes: [String]
+    /// The fields the model's evolution gives a default, for records that lack them.
+    package var defaulted: [String] = []
+    /// The fields the model's evolution renamed: current name → the name earlier records use.
+    package var renamed: [String: String] = [:]
     /// 1 for the first schema registered, one more for each different one after it.
     package var version: UInt64
 
@@ -29,15 +33,23 @@ package struct EntitySchema: Sendable, Equatable {
     /// Whether two schemas say the same, whatever their versions.
     func describesSame(as other: EntitySchema) -> Bool {
         kinds == other.kinds && optional == other.optional && indexes == other.indexes
+            && defaulted == other.defaulted && renamed == other.renamed
     }
 
-    /// The schema as a schema-less value: `{"version":N,"fields":{…},"optional":[…],"indexes":[…]}`.
+    /// The schema as a schema-less value:
+    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"renamed":{…}}`.
     package var jsonValue: RecordValue {
         .map([
             RecordField(name: "version", value: .uint(version)),
             RecordField(name: "fields", value: kinds),
             RecordField(name: "optional", value: .array(optional.map { .string($0) })),
             RecordField(name: "indexes", value: .array(indexes.map { .string($0) })),
+            RecordField(name: "defaulted", value: .array(defaulted.map { .string($0) })),
+            RecordField(
+                name: "renamed",
+                value: .map(
+                    renamed.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: .string($0.value)) })
+            ),
         ])
     }
 
@@ -56,5 +68,101 @@ package struct EntitySchema: Sendable, Equatable {
         }
         guard let optionalNames = strings(optional), let indexNames = strings(indexes) else { return nil }
         self.init(kinds: kinds, optional: optionalNames, indexes: indexNames, version: version)
+        if case .array(let names)? = field("defaulted") { defaulted = strings(names) ?? [] }
+        if case .map(let pairs)? = field("renamed") {
+            for pair in pairs { if case .string(let old) = pair.value { renamed[pair.name] = old } }
+        }
+    }
+}
+
+extension EntitySchema {
+    /// What is wrong with `record` (a stored record of the entity) for a model of this schema:
+    /// a field it reads that the record lacks (and that is not optional, defaulted or renamed
+    /// from a name the record has), or a value of another kind than the field's. Empty when
+    /// the record reads.
+    package func problems(of record: RecordValue) -> [String] {
+        guard case .map(let kindFields) = kinds, case .map(let fields) = record else {
+            return ["it is not a map of fields"]
+        }
+        var problems: [String] = []
+        let optionalPaths = Set(optional)
+        for kindField in kindFields {
+            let value = fields.first { $0.name == kindField.name }?.value
+            switch value {
+            case nil, .null?:
+                let renamedFrom = renamed[kindField.name]
+                if optionalPaths.contains(kindField.name) || defaulted.contains(kindField.name)
+                    || renamedFrom.map({ old in fields.contains { $0.name == old } }) == true
+                {
+                    continue
+                }
+                problems.append(
+                    "it lacks `\(kindField.name)`, which the model reads (not optional, no default declared)")
+            case let value?:
+                problems += Self.mismatches(value, kindField.value, path: kindField.name, optional: optionalPaths)
+            }
+        }
+        return problems
+    }
+
+    private static func mismatches(
+        _ value: RecordValue, _ kind: RecordValue, path: String, optional: Set<String>
+    )
+        -> [String]
+    {
+        switch (kind, value) {
+        case (.string("any"), _), (_, .null): return []
+        case (.string(let name), _):
+            return accepts(name, value) ? [] : ["`\(path)` holds \(kindName(value)), not \(name)"]
+        case (.array(let elements), .array(let values)):
+            guard let element = elements.first else { return [] }
+            for (index, item) in values.enumerated() {
+                let found = mismatches(item, element, path: "\(path)[\(index)]", optional: optional)
+                if !found.isEmpty { return found }
+            }
+            return []
+        case (.map(let kindFields), .map(let fields)):
+            var found: [String] = []
+            for kindField in kindFields {
+                let inner = path + "." + kindField.name
+                guard let value = fields.first(where: { $0.name == kindField.name })?.value, value != .null else {
+                    if !optional.contains(inner) { found.append("it lacks `\(inner)`, which the model reads") }
+                    continue
+                }
+                found += mismatches(value, kindField.value, path: inner, optional: optional)
+            }
+            return found
+        default:
+            return ["`\(path)` holds \(kindName(value)), not what the model reads"]
+        }
+    }
+
+    private static func accepts(_ kind: String, _ value: RecordValue) -> Bool {
+        switch (kind, value) {
+        case ("int", .int), ("uint", .uint), ("double", .double), ("float", .float), ("string", .string),
+            ("bool", .bool), ("date", .date), ("uuid", .uuid), ("url", .url), ("data", .data), ("decimal", .decimal):
+            return true
+        case ("int", .uint(let number)): return number <= UInt64(Int64.max)
+        case ("uint", .int(let number)): return number >= 0
+        default: return false
+        }
+    }
+
+    private static func kindName(_ value: RecordValue) -> String {
+        switch value {
+        case .bool: "a bool"
+        case .int, .uint: "an integer"
+        case .float: "a float"
+        case .double: "a double"
+        case .string: "a string"
+        case .data: "data"
+        case .date: "a date"
+        case .uuid: "a UUID"
+        case .url: "a URL"
+        case .decimal: "a decimal"
+        case .array: "an array"
+        case .map: "a map"
+        case .null: "null"
+        }
     }
 }

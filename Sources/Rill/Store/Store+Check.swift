@@ -115,6 +115,22 @@ extension Store {
                     }
                     return true
                 }
+                // Every record against the schema its model type registered.
+                if let schema = try Self.schema(of: name, in: txn, meta: meta) {
+                    try txn.forEachEntry(in: entity.database) { rawKey, value in
+                        let key = Array(rawKey)
+                        guard let record = try? Store.recordValue(value, key: rawKey, entity: name) else {
+                            report.add("\(describe(key)) is unreadable", limit: reportLimit)
+                            return true
+                        }
+                        for problem in schema.problems(of: record) {
+                            report.add(
+                                "\(describe(key)) does not read as schema version \(schema.version): \(problem)",
+                                limit: reportLimit)
+                        }
+                        return true
+                    }
+                }
                 // (A delete removed its record from the replay.)
                 for (key, _) in records where try txn.get(key, in: entity.database) == nil {
                     report.add("\(describe(key)) is in the log but missing from the store", limit: reportLimit)

@@ -23,17 +23,50 @@ extension Store {
         return schema
     }
 
-    /// Keeps `schema` for `entity` in `txn` when it differs from the one kept, one version
-    /// later, with its kinds as the entity's declared fields; returns the schema kept.
+    /// The prefix of the keys of every schema registered for `entity`, by version
+    /// (`schemas:<Entity>:0000000002`).
+    private static func versionsPrefix(for entity: String) -> String { "schemas:\(entity):" }
+
+    /// Every schema registered for `entity`, oldest first.
+    package func schemaVersions(of entity: String) throws -> [EntitySchema] {
+        let meta = self.meta
+        return try withReadTransaction { txn in
+            try Self.keys(withPrefix: Self.versionsPrefix(for: entity), in: meta, txn: txn).sorted().compactMap {
+                name in
+                guard let raw = try txn.get(Array((Self.versionsPrefix(for: entity) + name).utf8), in: meta),
+                    raw.count > 1, let value = try? RecordValue(record: UnsafeRawBufferPointer(rebasing: raw[1...]))
+                else { return nil }
+                return EntitySchema(json: value)
+            }
+        }
+    }
+
+    /// Keeps `schema` for `entity` in `txn`, with its kinds as the entity's declared fields, and
+    /// returns the schema kept. A schema registered before (by any version of the model: an
+    /// older writer opening the store again) changes nothing; a new one is kept one version
+    /// after the highest and becomes the current one, which `rill schema` shows and `rill check`
+    /// holds the records to.
     static func keepSchema(
         _ schema: EntitySchema, of entity: String, in txn: WriteTransaction, meta: Database
     ) throws -> EntitySchema {
         let stored = try Self.schema(of: entity, in: txn, meta: meta)
         if let stored, stored.describesSame(as: schema) { return stored }
+        let prefix = versionsPrefix(for: entity)
+        for name in try keys(withPrefix: prefix, in: meta, txn: txn) {
+            guard let raw = try txn.get(Array((prefix + name).utf8), in: meta), raw.count > 1,
+                let value = try? RecordValue(record: UnsafeRawBufferPointer(rebasing: raw[1...])),
+                let known = EntitySchema(json: value)
+            else { continue }
+            if known.describesSame(as: schema) { return known }
+        }
         var kept = schema
         kept.version = (stored?.version ?? 0) + 1
+        let bytes = [schemaCatalogVersion] + kept.jsonValue.recordBytes()
+        try txn.put(bytes, for: schemaCatalogKey(for: entity), in: meta)
+        let number = String(kept.version)
         try txn.put(
-            [schemaCatalogVersion] + kept.jsonValue.recordBytes(), for: schemaCatalogKey(for: entity), in: meta)
+            bytes, for: Array((prefix + String(repeating: "0", count: max(0, 10 - number.count)) + number).utf8),
+            in: meta)
         if let shape = RecordShape(json: schema.kinds) {
             try keepDeclaredShape(shape, of: entity, in: txn, meta: meta)
         }

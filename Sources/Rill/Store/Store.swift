@@ -149,7 +149,9 @@ package final class Store: Sendable {
             }
             let missing = declaration.indexNames.filter { index in !stored.indexes.contains { $0.name == index } }
             // Nothing is written when the store has the indexes and the same schema already.
-            let sameSchema = try schema.map { schema in try self.schema(of: name)?.describesSame(as: schema) == true }
+            let sameSchema = try schema.map { schema in
+                try self.schemaVersions(of: name).contains { $0.describesSame(as: schema) }
+            }
             if missing.isEmpty, sameSchema ?? true { return stored }
         }
         guard let storage = try declare([declaration])[name] else {

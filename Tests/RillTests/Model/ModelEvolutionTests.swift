@@ -120,14 +120,45 @@ import Testing
         #expect(Array(live) == previous)
         observation.cancel()
 
-        // Without the evolution, the error says what to do.
+        // rill check holds every record to the schema: the evolution's defaults and renames count.
+        let healthy = try container.store.check()
+        #expect(healthy.isHealthy, "\(healthy.problems)")
+        #expect(try container.store.schema(of: "Book")?.renamed == ["title": "name"])
+        #expect(try container.store.schema(of: "Book")?.defaulted == ["rank"])
+
+        // Without the evolution, the error says what to do, and rill check names the records.
         let undeclared = try ModelContainer(for: BookV2Undeclared.self, configurations: ModelConfiguration(url: url))
+        let report = try undeclared.store.check()
+        #expect(!report.isHealthy)
+        #expect(
+            report.problems.contains { $0.contains("does not read as schema version") && $0.contains("lacks `title`") },
+            "\(report.problems)")
         let error = #expect(throws: RillError.self) {
             _ = try undeclared.mainContext.fetch(FetchDescriptor<BookV2Undeclared>())
         }
         #expect(
             error?.code == .decodingFailed && error?.message.contains("static let evolution") == true,
             "\(String(describing: error))")
+    }
+
+    @Test func rillCheckNamesAValueOfAnotherKindThanTheSchemas() throws {
+        let url = directory.url.appendingPathComponent("store")
+        let container = try ModelContainer(for: BookV2.self, configurations: ModelConfiguration(url: url))
+        container.mainContext.insert(BookV2(id: "a", title: "fine"))
+        try container.mainContext.save()
+        #expect(try container.store.check().isHealthy)
+        // A record another writer stored with `rank` as a string.
+        let store = container.store
+        let entity = try #require(try store.entity(named: "Book"))
+        let record = RecordValue.map([
+            RecordField(name: "id", value: .string("b")), RecordField(name: "title", value: .string("odd")),
+            RecordField(name: "rank", value: .string("high")),
+        ])
+        _ = try store.commit(
+            [PreparedChange(entity: entity, key: "b".storageKey, operation: .upsert(record.recordBytes()))], author: nil
+        )
+        let problems = try store.check().problems
+        #expect(problems == ["Book b does not read as schema version 1: `rank` holds a string, not int"], "\(problems)")
     }
 
     struct Nested: PersistentModel {
