@@ -45,6 +45,15 @@ struct IndexedItem: PersistentModel {
 
 do {
     switch command {
+    case "default-instance":
+        // default-instance <store> <value>: waits for the file `<store>.go`, then makes sure the
+        // Counter with id 1 exists, with `value` as the default; prints the value it holds.
+        while access(rest[0] + ".go", F_OK) != 0 { usleep(200) }
+        let settings = try container(rest[0]).mainContext.fetchOrInsert(Counter.self, id: 1) {
+            Counter(id: 1, value: Int(rest[1])!)
+        }
+        say("\(settings.value)")
+
     case "save-loop":
         // save-loop <store> <seed>: saves forever; prints "saved <seq>" after each save returns.
         var random = SeededGenerator(seed: UInt64(rest[1])!)

@@ -206,7 +206,7 @@ public final class ModelContext: Sendable {
         return entities
     }
 
-    private static func encode<M: PersistentModel>(_ model: M) throws -> [UInt8] {
+    static func encode<M: PersistentModel>(_ model: M) throws -> [UInt8] {
         do {
             return try RecordCoder.encode(model)
         } catch {

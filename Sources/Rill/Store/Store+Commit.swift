@@ -7,6 +7,10 @@ package struct PreparedChange: Sendable {
     package enum Operation: Sendable {
         /// Insert the record, or replace the stored one with the same identifier.
         case upsert([UInt8])
+        /// Insert the record only when no record has its identifier: decided inside the save's
+        /// transaction, so of two processes inserting one identifier at once, one inserts and
+        /// the other's change does nothing.
+        case insertIfAbsent([UInt8])
         /// Set these top-level fields of the stored record (a null value removes the field),
         /// keeping the others; the record must exist.
         case update([RecordField])
@@ -157,6 +161,10 @@ extension Store {
         let database = entity.database
         let hasIndexes = !entity.indexes.isEmpty
         var operation = change.operation
+        if case .insertIfAbsent(let record) = operation {
+            guard try txn.get(change.key, in: database) == nil else { return nil }
+            operation = .upsert(record)
+        }
         if case .update(let fields) = operation {
             guard let existing = try txn.get(change.key, in: database) else {
                 let id = change.key.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "?"
@@ -168,8 +176,8 @@ extension Store {
             operation = .upsert(current.settingFields(fields).recordBytes())
         }
         switch operation {
-        case .update:
-            preconditionFailure("an update was turned into an upsert above")
+        case .update, .insertIfAbsent:
+            preconditionFailure("an update or a conditional insert was turned into an upsert above")
         case .upsert(let record):
             return try change.key.withUnsafeBytes { key -> LogEntry.Change? in
                 try record.withUnsafeBytes { value -> LogEntry.Change? in
