@@ -19,6 +19,8 @@ let package = Package(
         ),
         // The sample of the README and `make demo`.
         .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
+        // The settings sample: a default instance, changed, found again.
+        .executableTarget(name: "settings-demo", dependencies: ["Rill"], path: "Samples/Settings"),
         // The read-write lock of the storage layer's resize gate and of the log follower's publication.
         .target(name: "RillLocks"),
         // The only module that speaks LMDB.
@@ -76,7 +78,7 @@ let package = Package(
             name: "RillCommandLineTests",
             dependencies: [
                 "Rill", "RillStorage", "RillService", "RillWorkloads", "RillTestSupport", "rill-test-helper",
-                "RillCommandLine", "library-demo",
+                "RillCommandLine", "library-demo", "settings-demo",
             ]
         ),
     ],

@@ -140,6 +140,24 @@ import Testing
         #expect(log.output.split(separator: "\n").count == 3)
     }
 
+    @Test func settingsSampleCreatesTheDefaultOnceChangesItAndFindsItAgain() throws {
+        let path = directory.path("settings")
+        let first = try run("settings-demo", [path])
+        #expect(first.status == 0, "\(first.error)")
+        #expect(
+            first.output.contains("Created the default settings (commit 1).")
+                && first.output.contains("theme system, font size 14, notifications true"), "\(first.output)")
+        let changed = try run("settings-demo", [path, "--font-size", "16", "--theme", "dark"])
+        #expect(changed.output.contains("Found the settings."), "\(changed.output)")
+        #expect(changed.output.contains("Saved the settings (commit 2)."))
+        #expect(
+            changed.output.contains("live: font size 14 → 16") && changed.output.contains("live: theme system → dark"))
+        let again = try run("settings-demo", [path])
+        #expect(again.output.contains("Found the settings.") && again.output.contains("theme dark, font size 16"))
+        #expect(try rill("log", path).output.split(separator: "\n").count == 2)
+        #expect(try run("settings-demo", [path, "--font-size", "200"]).status == 64)
+    }
+
     @Test func queryPrintsMatchingRecords() throws {
         let path = directory.path("books")
         let container = try ModelContainer(

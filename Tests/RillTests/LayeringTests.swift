@@ -31,6 +31,7 @@ import Testing
         // Its baseline is raw LMDB through the C API, beside Rill doing the same work.
         "Sources/rill-bench": ["Rill", "CLMDB", "RillWorkloads"],
         "Samples/Library": ["Rill"],
+        "Samples/Settings": ["Rill"],
         "Tests/RillTestSupport": ["Rill", "RillWorkloads", "RillHTTP"],
         "Tests/RillTestHelper": ["Rill", "RillWorkloads", "RillTestSupport"],
     ]
@@ -43,7 +44,8 @@ import Testing
         "Sources/RillServer": "RillServer",
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",
         "Sources/RillWorkloads": "RillWorkloads", "Sources/rill-bench": "rill-bench",
-        "Samples/Library": "library-demo", "Tests/RillTestSupport": "RillTestSupport",
+        "Samples/Library": "library-demo", "Samples/Settings": "settings-demo",
+        "Tests/RillTestSupport": "RillTestSupport",
         "Tests/RillTestHelper": "rill-test-helper",
     ]
 
