@@ -21,6 +21,8 @@ let package = Package(
         .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
         // The settings sample: a default instance, changed, found again.
         .executableTarget(name: "settings-demo", dependencies: ["Rill"], path: "Samples/Settings"),
+        // The tasks sample: a fetched-results list kept current, a search, an indexed journal.
+        .executableTarget(name: "tasks-demo", dependencies: ["Rill"], path: "Samples/Tasks"),
         // The read-write lock of the storage layer's resize gate and of the log follower's publication.
         .target(name: "RillLocks"),
         // The only module that speaks LMDB.
@@ -78,7 +80,7 @@ let package = Package(
             name: "RillCommandLineTests",
             dependencies: [
                 "Rill", "RillStorage", "RillService", "RillWorkloads", "RillTestSupport", "rill-test-helper",
-                "RillCommandLine", "library-demo", "settings-demo",
+                "RillCommandLine", "library-demo", "settings-demo", "tasks-demo",
             ]
         ),
     ],

@@ -158,6 +158,24 @@ import Testing
         #expect(try run("settings-demo", [path, "--font-size", "200"]).status == 64)
     }
 
+    @Test func tasksSampleKeepsItsListCurrentSearchesAndServesTheJournalFromAnIndex() throws {
+        let result = try run("tasks-demo", [directory.path("tasks")])
+        #expect(result.status == 0, "\(result.error)")
+        let expected = [
+            "Add three tasks:", "  + Call plumber at 0", "  + Pay rent at 1", "  + Write report at 2",
+            "Incomplete: Call plumber (day 1, p2), Pay rent (day 2, p3), Write report (day 2, p1)",
+            "Toggle \"Call plumber\" done:", "  - Call plumber (was at 0)",
+            "Incomplete: Pay rent (day 2, p3), Write report (day 2, p1)", "Delete \"Write report\":",
+            "  - Write report (was at 1)", "Incomplete: Pay rent (day 2, p3)",
+            "Search \"numbers\": Numbers for Bob, Budget",
+            "Journal from day 19990, first 5: entry 19990, entry 19991, entry 19992, entry 19993, entry 19994",
+        ]
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(expected.count)) == expected, "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("index JournalEntry(day): 1 key range") }, "\(result.output)")
+        #expect(lines.contains("order: from the index, no sort needed") && lines.contains("window: offset 0, limit 5"))
+    }
+
     @Test func queryPrintsMatchingRecords() throws {
         let path = directory.path("books")
         let container = try ModelContainer(

@@ -32,6 +32,7 @@ import Testing
         "Sources/rill-bench": ["Rill", "CLMDB", "RillWorkloads"],
         "Samples/Library": ["Rill"],
         "Samples/Settings": ["Rill"],
+        "Samples/Tasks": ["Rill"],
         "Tests/RillTestSupport": ["Rill", "RillWorkloads", "RillHTTP"],
         "Tests/RillTestHelper": ["Rill", "RillWorkloads", "RillTestSupport"],
     ]
@@ -44,7 +45,7 @@ import Testing
         "Sources/RillServer": "RillServer",
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",
         "Sources/RillWorkloads": "RillWorkloads", "Sources/rill-bench": "rill-bench",
-        "Samples/Library": "library-demo", "Samples/Settings": "settings-demo",
+        "Samples/Library": "library-demo", "Samples/Settings": "settings-demo", "Samples/Tasks": "tasks-demo",
         "Tests/RillTestSupport": "RillTestSupport",
         "Tests/RillTestHelper": "rill-test-helper",
     ]
