@@ -13,7 +13,21 @@ protocol FollowedQuery: AnyObject {
     func detach()
     /// Stops the query with an error (its observers are told).
     func fail(_ error: any Error) -> LivePublication
+    /// Whether the query, stopped by `error`, may follow again once the store reads (a record
+    /// it could not decode, or on which its predicate threw, that a later commit may fix): it
+    /// is then suspended, not let go of, and `recover` is tried after commits to its entity.
+    func canRecover(from error: any Error) -> Bool
+    /// Loads the query again in `txn`, as of `sequence`; the publication of its results, with
+    /// the change from the results it published last (the records of `changed` written since),
+    /// or a throw when it still cannot read.
+    func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication?
     /// True when applying a commit never reads the store (the query has no window to refill):
     /// it may then apply on another thread than the follower's, which owns the transaction.
     var appliesWithoutReading: Bool { get }
+}
+
+extension FollowedQuery {
+    func canRecover(from error: any Error) -> Bool { false }
+
+    func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication? { nil }
 }

@@ -203,8 +203,16 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         return follower.publication.withShared { state.descriptor }
     }
 
-    /// Why the query stopped following the store (a record it could not decode, a predicate that
-    /// threw), or nil while it follows. A stopped query keeps its last results.
+    /// Why the query is not following the store, or nil while it follows. It keeps its last
+    /// results meanwhile.
+    ///
+    /// A stored record it cannot read — one that does not decode as the model (written by an
+    /// older version that declared no ``PersistentModel/evolution`` for it), or on which the
+    /// predicate throws — suspends the query: its observers stay, and after each commit to the
+    /// entity it loads again; once the store reads (that record saved again by the current
+    /// version, or deleted), the error is nil again and its observers are told of one change from
+    /// the last results to the current ones. Any other failure (a damaged store) stops it for
+    /// good, and its change streams end.
     public var error: RillError? {
         registrar.access(self, keyPath: resultsKeyPath)
         return follower.publication.withShared { state.error }
@@ -369,6 +377,25 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         for (_, sink, after) in sinks where after < number { sink.post(change) }
     }
 
+    /// A record the query cannot read (decode, or test with its predicate) suspends it: the
+    /// error says why, the observers stay, and the follower tries it again after each commit to
+    /// the entity, until the store reads (see `recovered`).
+    private func suspend(with error: RillError) {
+        registrar.willSet(self, keyPath: resultsKeyPath)
+        follower.publication.withExclusive { state.error = error }
+        registrar.didSet(self, keyPath: resultsKeyPath)
+    }
+
+    /// Under the follower's publication lock: the query follows again.
+    private func publishRecovery() {
+        state.error = nil
+    }
+
+    /// The results published last, as keys and models (on the follower's thread).
+    private var publishedRows: (keys: [[UInt8]], models: [T]) {
+        follower.publication.withShared { (snapshot.keys, snapshot.map(ModelRowSource<T>.element)) }
+    }
+
     private func stop(with error: RillError) {
         follower.publication.withExclusive { state.error = error }
         let sinks = observers.withLock { observers in
@@ -400,7 +427,38 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
         func fail(_ error: any Error) -> LivePublication {
             let failure = Self.failure(error)
+            if canRecover(from: error) {
+                return ClosurePublication(deliver: { [weak owner] in owner?.suspend(with: failure) })
+            }
             return ClosurePublication(deliver: { [weak owner] in owner?.stop(with: failure) })
+        }
+
+        /// A stored record that does not decode as the model, or on which the predicate throws:
+        /// a later save of it (by a writer of the current version) or its delete makes the store
+        /// read again.
+        func canRecover(from error: any Error) -> Bool {
+            guard let error = error as? RillError else { return false }
+            return error.code == .decodingFailed || error.code == .queryFailed
+        }
+
+        func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication? {
+            guard let owner else { return nil }
+            let previous = owner.publishedRows
+            try query.load(in: txn, store: owner.follower.store)
+            let results = query.results()
+            let change = ResultsDiff.between(
+                old: previous.keys, oldModels: previous.models, new: results.keys,
+                newModels: results.map(ModelRowSource<T>.element), changed: changed, sequence: sequence)
+            return RecoveryPublication(
+                owner: owner, snapshot: results, change: change.isEmpty ? nil : PendingChange(models: change))
+        }
+    }
+
+    /// The results of a suspended query that reads again, with their change: it follows again.
+    private final class RecoveryPublication: Publication {
+        override func publish() {
+            super.publish()
+            owner?.publishRecovery()
         }
     }
 

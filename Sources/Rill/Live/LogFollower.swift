@@ -55,6 +55,10 @@ final class LogFollower: @unchecked Sendable {
 
     // Owned by the follower thread.
     private var queries: [Int32: any FollowedQuery] = [:]
+    /// Queries stopped by a record they could not read, kept to follow again once a commit to
+    /// their entity makes the store read (`FollowedQuery.canRecover`), with the identifier keys
+    /// of that entity written since, and whether one was written since the last try.
+    private var suspended: [Int32: (query: any FollowedQuery, changed: Set<[UInt8]>, due: Bool)] = [:]
     private var queriesByEntity: [String: [(id: Int32, query: any FollowedQuery)]] = [:]
     /// The fields the screens of each entity's queries read.
     private var fieldTables: [String: FieldTable] = [:]
@@ -116,16 +120,21 @@ final class LogFollower: @unchecked Sendable {
             let publication = try load(txn, sequence)
             let id = nextID
             nextID += 1
-            let index = holders[query.entityName] ?? HolderIndex()
-            holders[query.entityName] = index
-            query.attach(to: index, id: id)
-            let table = fieldTables[query.entityName] ?? FieldTable()
-            fieldTables[query.entityName] = table
-            query.screen.bind(to: table)
-            queries[id] = query
-            queriesByEntity[query.entityName, default: []].append((id, query))
+            follow(query, as: id)
             return publication
         }
+    }
+
+    /// Enters `query` in the tables that route commits to it, as `id`.
+    private func follow(_ query: any FollowedQuery, as id: Int32) {
+        let index = holders[query.entityName] ?? HolderIndex()
+        holders[query.entityName] = index
+        query.attach(to: index, id: id)
+        let table = fieldTables[query.entityName] ?? FieldTable()
+        fieldTables[query.entityName] = table
+        query.screen.bind(to: table)
+        queries[id] = query
+        queriesByEntity[query.entityName, default: []].append((id, query))
     }
 
     /// Stops following `query`; returns at once.
@@ -135,6 +144,9 @@ final class LogFollower: @unchecked Sendable {
             Job(
                 run: { [self] _, _ in
                     if let id = queries.first(where: { ObjectIdentifier($0.value) == object })?.key { forget(id) }
+                    if let id = suspended.first(where: { ObjectIdentifier($0.value.query) == object })?.key {
+                        suspended[id] = nil
+                    }
                     return nil
                 }, completion: nil))
     }
@@ -219,11 +231,12 @@ final class LogFollower: @unchecked Sendable {
         var commits: [(sequence: UInt64, publications: [LivePublication])] = []
         var jobOutcomes: [Result<LivePublication?, any Error>] = []
         var failures: [LivePublication] = []
+        var recovered: [LivePublication] = []
         var caughtUp = true
         do {
             try store.read { txn in
                 let head = try store.log.head(in: txn)
-                if head > applied, !queries.isEmpty {
+                if head > applied, !queries.isEmpty || !suspended.isEmpty {
                     let entries = try store.log.entries(after: applied, limit: Self.batchSize, in: txn)
                     let context = CommitContext(
                         store: store, transaction: txn, entries: entries, index: 0, snapshot: head, images: images)
@@ -232,6 +245,7 @@ final class LogFollower: @unchecked Sendable {
                     for (index, entry) in entries.enumerated() {
                         context.index = index
                         commits.append((entry.sequence, apply(entry, context: context, failures: &failures)))
+                        if !suspended.isEmpty { noteForSuspended(entry) }
                         images.apply(entry, entities: queriesByEntity.keys)
                         // A long transaction keeps LMDB from reusing the pages commits free (the
                         // file grows) and holds off a map resize: past a bound, end it here and
@@ -248,6 +262,7 @@ final class LogFollower: @unchecked Sendable {
                     }
                 }
                 applied = max(applied, head)
+                recovered = recoverSuspended(in: txn)
                 for job in jobs { jobOutcomes.append(Result { try job.run(txn, applied) }) }
             }
         } catch let error as RillError where error.code == .corruptStore || error.code == .unsupportedFormat {
@@ -265,6 +280,7 @@ final class LogFollower: @unchecked Sendable {
             publish(commit.publications, sequence: commit.sequence)
         }
         publish(failures, sequence: nil)
+        publish(recovered, sequence: nil)
         guard caughtUp else {
             // The jobs wait for the rest of the backlog.
             shared.withLock { $0.jobs.insert(contentsOf: jobs, at: 0) }
@@ -367,6 +383,36 @@ final class LogFollower: @unchecked Sendable {
             guard let query = queries[id] else { continue }
             failures.append(query.fail(error))
             forget(id)
+            if query.canRecover(from: error) { suspended[id] = (query, [], false) }
+        }
+        return publications
+    }
+
+    /// Notes, for each suspended query of an entity `entry` changes, the records it wrote.
+    private func noteForSuspended(_ entry: LogEntry) {
+        for (id, state) in suspended {
+            var state = state
+            for change in entry.changes where change.entity == state.query.entityName {
+                state.changed.insert(change.key)
+                state.due = true
+            }
+            suspended[id] = state
+        }
+    }
+
+    /// Tries again each suspended query whose entity a commit changed since its last try: one
+    /// that reads now follows again, with the publication of its recovery.
+    private func recoverSuspended(in txn: StoreSnapshot) -> [LivePublication] {
+        var publications: [LivePublication] = []
+        for (id, state) in suspended where state.due {
+            do {
+                let publication = try state.query.recover(in: txn, sequence: applied, changed: state.changed)
+                suspended[id] = nil
+                follow(state.query, as: id)
+                if let publication { publications.append(publication) }
+            } catch {
+                suspended[id] = (state.query, state.changed, false)
+            }
         }
         return publications
     }

@@ -31,7 +31,7 @@ import Testing
     }
 
     /// Version 2 without its evolution: records of version 1 lack `title` and `rank`.
-    struct BookV2Undeclared: PersistentModel {
+    struct BookV2Undeclared: PersistentModel, Equatable {
         static let entityName = "Book"
         var id: String
         var title: String
@@ -159,6 +159,56 @@ import Testing
         )
         let problems = try store.check().problems
         #expect(problems == ["Book b does not read as schema version 1: `rank` holds a string, not int"], "\(problems)")
+    }
+
+    final class Told: @unchecked Sendable {
+        // Written on the observer's queue, read after draining it.
+        var changes: [ResultsChange<BookV2Undeclared>] = []
+    }
+
+    @Test func aRecordALiveQueryCannotReadSuspendsItUntilTheStoreReadsAgain() throws {
+        let url = directory.url.appendingPathComponent("store")
+        let container = try ModelContainer(for: BookV2Undeclared.self, configurations: ModelConfiguration(url: url))
+        let context = container.mainContext
+        for number in 0..<5 { context.insert(BookV2Undeclared(id: "c\(number)", title: "t\(number)", rank: number)) }
+        try context.save()
+        let descriptor = FetchDescriptor<BookV2Undeclared>(sortBy: [SortDescriptor(\.title)])
+        let live = try LiveQuery(descriptor, in: container)
+        let told = Told()
+        let queue = DispatchQueue(label: "suspended")
+        let observation = live.observe(on: queue) { told.changes.append($0) }
+        var results = Array(live)
+        func drain() throws {
+            try live.catchUp()
+            queue.sync {}
+            for change in told.changes { results = change.apply(to: results) }
+            told.changes.removeAll()
+        }
+        // An older writer stores a record this version cannot read: the query is suspended.
+        let old = try ModelContainer(for: BookV1.self, configurations: ModelConfiguration(url: url))
+        old.mainContext.insert(BookV1(id: "old", name: "n", legacy: 1))
+        try old.mainContext.save()
+        try drain()
+        #expect(live.error?.code == .decodingFailed, "\(String(describing: live.error))")
+        #expect(results.map(\.id) == ["c0", "c1", "c2", "c3", "c4"], "the last results are kept")
+        // Commits go on meanwhile; while the record is there, the query stays suspended.
+        context.insert(BookV2Undeclared(id: "c9", title: "a first", rank: 9))
+        try context.save()
+        try drain()
+        #expect(live.error != nil)
+        // The record saved by the current version: the query reads again, and is told of one
+        // change from its last results to the current ones, then follows as before.
+        context.insert(BookV2Undeclared(id: "old", title: "z last", rank: 0))
+        try context.save()
+        try drain()
+        #expect(live.error == nil)
+        #expect(results == (try context.fetch(descriptor)))
+        #expect(Array(live) == results)
+        context.delete(BookV2Undeclared(id: "c0", title: "t0"))
+        try context.save()
+        try drain()
+        #expect(results == (try context.fetch(descriptor)))
+        observation.cancel()
     }
 
     struct Nested: PersistentModel {
