@@ -33,11 +33,10 @@ package struct HistoryRequest: Sendable {
         }
         func names(_ name: String) throws(ServiceError) -> Set<String>? {
             guard let text = parameters[name] else { return nil }
-            let names = text.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces)
+            guard let names = HistoryDescriptor.names(parsing: text) else {
+                throw bad(name, "names separated by commas", text)
             }
-            guard !names.contains(where: \.isEmpty) else { throw bad(name, "names separated by commas", text) }
-            return Set(names)
+            return names
         }
         descriptor = HistoryDescriptor(entityNames: try names("entity"), authors: try names("author"))
         switch try position("since") {

@@ -92,12 +92,7 @@ public struct HistoryChange: Sendable {
     /// The stored bytes of the record before the change; nil for an insert.
     package func beforeRecord() throws -> [UInt8]? {
         guard kind != .insert else { return nil }
-        guard holdsBefore, let before = stored.before else {
-            throw RillError(
-                .unsupportedFormat,
-                "commit \(sequence) was written before stores kept the record before each change: "
-                    + "open the store once with permission to write, which upgrades its log")
-        }
+        guard holdsBefore, let before = stored.before else { throw LogEntry.lacksBeforeImages(sequence) }
         return before
     }
 

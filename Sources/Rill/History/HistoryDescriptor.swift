@@ -61,3 +61,14 @@ public struct HistoryDescriptor: Sendable, Hashable {
         entityNames = (entityNames ?? []).union([T.entityName])
     }
 }
+
+extension HistoryDescriptor {
+    /// The entity or author names of a filter as a person gives them (`rill log --entity`, the
+    /// daemon's `entity=`): comma-separated, spaces around each trimmed; nil when one is empty.
+    package static func names(parsing text: String) -> Set<String>? {
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        return names.contains(where: \.isEmpty) ? nil : Set(names)
+    }
+}

@@ -27,32 +27,29 @@ package struct Log: Sendable {
 
     // MARK: - Appending
 
-    /// The sequence number the next commit in `txn` takes.
+    /// The sequence number and the timestamp the next commit in `txn` takes, from one read of
+    /// the last entry: the last sequence + 1, and now — or the last commit's timestamp when the
+    /// clock reads earlier (it stepped back), so that timestamps never decrease along the log and
+    /// a date finds its commit by binary search (``lastSequence(atOrBefore:in:)``).
     ///
     /// - Throws: `.corruptStore` when the last log key is the largest sequence number (a damaged
     ///   key: no store makes that many commits), rather than wrapping around or trapping.
-    func nextSequence(in txn: WriteTransaction) throws -> UInt64 {
-        let last = try head(in: txn)
-        guard last < UInt64.max else {
+    func next(in txn: WriteTransaction) throws -> (sequence: UInt64, timestamp: Date) {
+        let now = Date()
+        let last = try txn.withLastEntry(in: database) { key, value in
+            (try LogEntry.sequence(fromKey: key), try LogEntry.timestamp(of: value))
+        }
+        guard let last else { return (1, now) }
+        guard last.0 < UInt64.max else {
             throw RillError(
                 .corruptStore,
-                "the log of \(directory)/data.mdb ends with commit \(last), the largest possible number: "
+                "the log of \(directory)/data.mdb ends with commit \(last.0), the largest possible number: "
                     + "its last key is damaged (run rill check), and no commit can follow it")
         }
-        return last + 1
+        return (last.0 + 1, max(now, last.1))
     }
 
-    /// The timestamp of the next commit in `txn`: now, or the last commit's timestamp when the
-    /// clock reads earlier (it stepped back), so that timestamps never decrease along the log and
-    /// a date finds its commit by binary search (``lastSequence(atOrBefore:in:)``).
-    func nextTimestamp(in txn: WriteTransaction) throws -> Date {
-        let now = Date()
-        let last = try txn.withLastEntry(in: database) { _, value in try LogEntry.timestamp(of: value) }
-        guard let last, last > now else { return now }
-        return last
-    }
-
-    /// Appends `entry` (whose sequence is `nextSequence(in:)`) in the save's transaction, written
+    /// Appends `entry` (whose sequence is `next(in:)`'s) in the save's transaction, written
     /// once, straight into the page that keeps it.
     func append(_ entry: LogEntry, in txn: WriteTransaction) throws {
         let space = try LogEntry.key(for: entry.sequence).withUnsafeBytes { key in
@@ -102,7 +99,7 @@ package struct Log: Sendable {
     /// is earlier (or the log is empty).
     ///
     /// A binary search on sequence numbers, which are gapless from the first commit held to the
-    /// head, and on timestamps, which never decrease along the log (``nextTimestamp(in:)``; a log
+    /// head, and on timestamps, which never decrease along the log (``next(in:)``; a log
     /// written before Rill kept them so is searched the same way, and a clock that stepped back
     /// then can make the answer a neighbour of the exact one).
     package func lastSequence(atOrBefore date: Date, in snapshot: StoreSnapshot) throws -> UInt64 {

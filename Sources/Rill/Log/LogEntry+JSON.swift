@@ -44,12 +44,7 @@ extension LogEntry {
 
     /// The `"before"` (and for an update `"after"`) fields of `change`'s JSON.
     private func beforeAndAfter(of change: Change) throws -> [RecordField] {
-        guard holdsBeforeImages, let bytes = change.before else {
-            throw RillError(
-                .unsupportedFormat,
-                "commit \(sequence) was written before stores kept the record before each change: "
-                    + "open the store once with permission to write, which upgrades its log")
-        }
+        guard holdsBeforeImages, let bytes = change.before else { throw Self.lacksBeforeImages(sequence) }
         let before = try Self.recordValue(bytes, sequence: sequence)
         guard change.kind == .update, let record = change.record else {
             return [RecordField(name: "before", value: before)]

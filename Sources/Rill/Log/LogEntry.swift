@@ -204,6 +204,15 @@ package struct LogEntry: Sendable, Hashable {
         }
     }
 
+    /// The error for a request that needs the record before a change of commit `sequence`, an
+    /// entry of format 1, which lacks it.
+    package static func lacksBeforeImages(_ sequence: UInt64) -> RillError {
+        RillError(
+            .unsupportedFormat,
+            "commit \(sequence) was written before stores kept the record before each change: "
+                + "open the store once with permission to write, which upgrades its log")
+    }
+
     /// The timestamp of a stored entry, read without decoding the rest.
     ///
     /// - Throws: `.corruptStore` when the bytes are too short to hold one.

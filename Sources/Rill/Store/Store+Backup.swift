@@ -84,12 +84,13 @@ extension Store {
                 throw copyError(errno, destination)
             }
         }
-        var template = Array((destination + "/.rill-copy-XXXXXX").utf8CString)
-        guard mkdtemp(&template) != nil else {
+        let staging: String
+        do {
+            staging = try stagingDirectory(in: destination, for: destination)
+        } catch {
             if madeDirectory { rmdir(destination) }
-            throw copyError(errno, destination)
+            throw error
         }
-        let staging = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer {
             try? FileManager.default.removeItem(atPath: staging)
         }
@@ -120,8 +121,14 @@ extension Store {
     /// A new hidden directory beside `path` (in its parent), for staging a copy.
     private static func stagingDirectory(beside path: String) throws -> String {
         let parent = (path as NSString).deletingLastPathComponent
-        var template = Array(((parent.isEmpty ? "." : parent) + "/.rill-copy-XXXXXX").utf8CString)
-        guard mkdtemp(&template) != nil else { throw copyError(errno, path) }
+        return try stagingDirectory(in: parent.isEmpty ? "." : parent, for: path)
+    }
+
+    /// A new hidden directory in `directory` (`.rill-copy-XXXXXX`), for staging a copy to
+    /// `destination` (which errors name).
+    private static func stagingDirectory(in directory: String, for destination: String) throws -> String {
+        var template = Array((directory + "/.rill-copy-XXXXXX").utf8CString)
+        guard mkdtemp(&template) != nil else { throw copyError(errno, destination) }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

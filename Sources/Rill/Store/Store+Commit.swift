@@ -145,9 +145,9 @@ extension Store {
                     }
                 }
                 guard !applied.isEmpty else { return nil }
-                let sequence = try log.nextSequence(in: txn)
+                let next = try log.next(in: txn)
                 let entry = LogEntry(
-                    sequence: sequence, timestamp: try log.nextTimestamp(in: txn), author: author, changes: applied)
+                    sequence: next.sequence, timestamp: next.timestamp, author: author, changes: applied)
                 try log.append(entry, in: txn)
                 return entry
             }, meanwhile: meanwhile)

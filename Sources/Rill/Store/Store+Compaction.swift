@@ -63,9 +63,7 @@ extension Store {
             for entry in later {
                 for change in entry.changes where before[change.entity]?.index(forKey: change.key) == nil {
                     guard entry.holdsBeforeImages || change.kind == .insert else {
-                        throw RillError(
-                            .unsupportedFormat,
-                            "commit \(entry.sequence) was written before stores kept the record before each change")
+                        throw LogEntry.lacksBeforeImages(entry.sequence)
                     }
                     before[change.entity, default: [:]][change.key] = .some(change.before)
                 }

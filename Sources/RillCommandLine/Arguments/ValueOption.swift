@@ -77,13 +77,10 @@ extension ValueOption where Value == Set<String> {
     /// An option whose value is a comma-separated list of names, none empty.
     static func names(_ name: String, valueName: String, help: String) -> Self {
         Self(name, valueName: valueName, help: help) { text in
-            let names = text.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }
-            guard !names.contains(where: \.isEmpty) else {
+            guard let names = HistoryDescriptor.names(parsing: text) else {
                 throw UsageError("--\(name) takes names separated by commas, none empty; got '\(text)'")
             }
-            return Set(names)
+            return names
         }
     }
 }

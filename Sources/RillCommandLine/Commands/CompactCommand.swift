@@ -62,7 +62,7 @@ struct CompactCommand: Command {
         }
         switch rewrite {
         case .rewritten(let before, let after)?:
-            output.line("data.mdb: \(Self.size(before)) → \(Self.size(after))")
+            output.line("data.mdb: \(Output.byteCount(before)) → \(Output.byteCount(after))")
         case .busy?:
             output.line(
                 "data.mdb was not shrunk: another process has the store open (its free pages are reused by later "
@@ -85,11 +85,5 @@ struct CompactCommand: Command {
             }
         }
         return try store.compact(before: sequence)
-    }
-
-    private static func size(_ bytes: Int) -> String {
-        bytes >= 1 << 20
-            ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
-            : String(format: "%.1f KiB", Double(bytes) / 1024)
     }
 }

@@ -31,3 +31,17 @@ struct Output {
         FileHandle.standardError.write(Data(("rill: " + text + "\n").utf8))
     }
 }
+
+extension Output {
+    /// A size for a person: `300.0 KiB (307200 bytes)`, or `512 bytes`.
+    static func byteCount(_ bytes: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) bytes" : String(format: "%.1f %@ (%d bytes)", value, units[unit], bytes)
+    }
+}

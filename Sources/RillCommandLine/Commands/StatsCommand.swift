@@ -51,24 +51,13 @@ struct StatsCommand: Command {
             output.line("horizon:   \(horizon.sequence) (commits up to it are compacted into a snapshot)")
         }
         for (name, sequence) in subscriptions { output.line("subscription \(name): at commit \(sequence)") }
-        output.line("map size:  \(byteCount(mapSize))")
-        output.line("file size: \(byteCount(fileSize))")
+        output.line("map size:  \(Output.byteCount(mapSize))")
+        output.line("file size: \(Output.byteCount(fileSize))")
         output.line(entities.isEmpty ? "entities:  none" : "entities:")
         let width = entities.map(\.0.count).max() ?? 0
         for (name, count) in entities {
             output.line("  \(name)\(String(repeating: " ", count: width - name.count))  \(count) records")
         }
         return ExitStatus.success
-    }
-
-    private func byteCount(_ bytes: Int) -> String {
-        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) bytes" : String(format: "%.1f %@ (%d bytes)", value, units[unit], bytes)
     }
 }
