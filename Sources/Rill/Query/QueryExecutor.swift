@@ -18,6 +18,11 @@ struct QueryExecutor<T: PersistentModel> {
     var transaction: StoreSnapshot? = nil
     /// How the descriptor's predicate is decided.
     let predicate: ModelPredicate<T>
+    /// The relationships read on every model decoded: those the predicate looks through, and
+    /// those the descriptor prefetches.
+    let relationships: [ModelRelationship<T>]
+    /// Reads them, in the fetch's snapshot; set while the fetch runs.
+    private var loader: RelationshipLoader?
 
     init(
         store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
@@ -28,13 +33,37 @@ struct QueryExecutor<T: PersistentModel> {
         self.descriptor = descriptor
         self.staged = staged
         self.transaction = transaction
-        self.predicate = predicate ?? ModelPredicate(descriptor.predicate)
+        let predicate = predicate ?? ModelPredicate(descriptor.predicate)
+        self.predicate = predicate
+        var fields = predicate.relationshipFields
+        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+            if let name = FieldPath.components(of: keyPath, root: T.self)?.first { fields.insert(name) }
+        }
+        relationships = fields.isEmpty ? [] : T.relationships.filter { fields.contains($0.schema.field) }
+    }
+
+    /// Runs `body` with a loader of the relationships to read, in one snapshot with the fetch's
+    /// reads; runs it as it is when there are none.
+    private func resolving<R>(_ body: (QueryExecutor) throws -> R) throws -> R {
+        guard !relationships.isEmpty, loader == nil else { return try body(self) }
+        if let transaction {
+            var copy = self
+            copy.loader = RelationshipLoader(store: store, snapshot: transaction)
+            return try body(copy)
+        }
+        return try store.read { snapshot in
+            var copy = self
+            copy.transaction = snapshot
+            copy.loader = RelationshipLoader(store: store, snapshot: snapshot)
+            return try body(copy)
+        }
     }
 
     // MARK: - Running
 
     /// The models of the descriptor's window, in order.
     func models() throws -> [T] {
+        if !relationships.isEmpty, loader == nil { return try resolving { try $0.models() } }
         let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if window.isEmpty { return [] }
         let execution = try plan()
@@ -83,6 +112,9 @@ struct QueryExecutor<T: PersistentModel> {
         limit: Int?,
         _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: T) throws -> Void
     ) throws -> Bool {
+        if !relationships.isEmpty, loader == nil {
+            return try resolving { try $0.forEachStoredMatch(limit: limit, body) }
+        }
         guard let execution = try plan() else { return true }
         let window = QueryWindow(offset: nil, limit: execution.isSorted ? limit : nil)
         if window.isEmpty { return true }
@@ -100,6 +132,7 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// How many models `models()` would return.
     func count() throws -> Int {
+        if !relationships.isEmpty, loader == nil { return try resolving { try $0.count() } }
         let total: Int
         if descriptor.predicate == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
@@ -250,15 +283,21 @@ struct QueryExecutor<T: PersistentModel> {
         }
     }
 
-    private func matches(_ model: T) throws -> Bool { try predicate.matches(model) }
+    private func matches(_ model: T) throws -> Bool {
+        guard let loader else { return try predicate.matches(model) }
+        var resolved = model
+        for relationship in relationships { try relationship.resolve(&resolved, loader) }
+        return try predicate.matches(resolved)
+    }
 
     /// Whether the context staged a change of the stored model with identifier key `key`.
     @inline(never)
     private func isStaged(_ key: UnsafeRawBufferPointer) -> Bool { staged[Array(key)] != nil }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> T {
+        var model: T
         do {
-            return try T.decodeStored(from: bytes)
+            model = try T.decodeStored(from: bytes)
         } catch {
             let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
             throw RillError(
@@ -266,6 +305,10 @@ struct QueryExecutor<T: PersistentModel> {
                 "the stored \(T.entityName) \(id) does not decode as \(T.self): \(ModelContext.describe(error))",
                 underlyingError: error)
         }
+        if let loader {
+            for relationship in relationships { try relationship.resolve(&model, loader) }
+        }
+        return model
     }
 
     /// The descriptor's order: its sort descriptors, then the identifier key (rows carry keys).

@@ -17,6 +17,8 @@ package struct EntityDeclaration: Sendable {
     package var source: String?
     /// The schema of the model type that declares the entity (see `EntitySchema`); nil for none.
     package var schema: EntitySchema?
+    /// The entity's relationships (see `RelationshipSchema`); nil to keep what the store has.
+    package var relationships: [RelationshipSchema]?
 
     /// A declaration of `name`.
     ///
