@@ -18,9 +18,13 @@ struct QueryExecutor<T: PersistentModel> {
     var transaction: StoreSnapshot? = nil
     /// How the descriptor's predicate is decided.
     let predicate: ModelPredicate<T>
-    /// The relationships read on every model decoded: those the predicate looks through, and
-    /// those the descriptor prefetches.
-    let relationships: [ModelRelationship<T>]
+    /// The relationships the predicate looks through: read on a copy of each candidate the
+    /// predicate is evaluated on.
+    let predicateRelationships: [ModelRelationship<T>]
+    /// The relationships the descriptor prefetches: read on each model returned.
+    let prefetched: [ModelRelationship<T>]
+    /// Whether anything is read through relationships.
+    private var readsRelationships: Bool { !predicateRelationships.isEmpty || !prefetched.isEmpty }
     /// Reads them, in the fetch's snapshot; set while the fetch runs.
     private var loader: RelationshipLoader?
 
@@ -35,17 +39,20 @@ struct QueryExecutor<T: PersistentModel> {
         self.transaction = transaction
         let predicate = predicate ?? ModelPredicate(descriptor.predicate)
         self.predicate = predicate
-        var fields = predicate.relationshipFields
+        let fields = predicate.relationshipFields
+        var prefetchedFields: Set<String> = []
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
-            if let name = FieldPath.components(of: keyPath, root: T.self)?.first { fields.insert(name) }
+            if let name = FieldPath.components(of: keyPath, root: T.self)?.first { prefetchedFields.insert(name) }
         }
-        relationships = fields.isEmpty ? [] : T.relationships.filter { fields.contains($0.schema.field) }
+        let all = fields.isEmpty && prefetchedFields.isEmpty ? [] : T.relationships
+        predicateRelationships = all.filter { fields.contains($0.schema.field) }
+        prefetched = all.filter { prefetchedFields.contains($0.schema.field) }
     }
 
     /// Runs `body` with a loader of the relationships to read, in one snapshot with the fetch's
     /// reads; runs it as it is when there are none.
     private func resolving<R>(_ body: (QueryExecutor) throws -> R) throws -> R {
-        guard !relationships.isEmpty, loader == nil else { return try body(self) }
+        guard readsRelationships, loader == nil else { return try body(self) }
         if let transaction {
             var copy = self
             copy.loader = RelationshipLoader(store: store, snapshot: transaction)
@@ -63,7 +70,7 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// The models of the descriptor's window, in order.
     func models() throws -> [T] {
-        if !relationships.isEmpty, loader == nil { return try resolving { try $0.models() } }
+        if readsRelationships, loader == nil { return try resolving { try $0.models() } }
         let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if window.isEmpty { return [] }
         let execution = try plan()
@@ -83,8 +90,8 @@ struct QueryExecutor<T: PersistentModel> {
                 // A staged deletion removes the stored model.
                 if hasStaged, isStaged(key) { return true }
                 let model = try decode(bytes, key: key)
-                guard try !testsModels || predicate.evaluate(model) else { return true }
-                return models.add(model)
+                guard try !testsModels || evaluate(model) else { return true }
+                return models.add(try prefetching(model))
             }
             return models.results()
         }
@@ -112,7 +119,7 @@ struct QueryExecutor<T: PersistentModel> {
         limit: Int?,
         _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: T) throws -> Void
     ) throws -> Bool {
-        if !relationships.isEmpty, loader == nil {
+        if readsRelationships, loader == nil {
             return try resolving { try $0.forEachStoredMatch(limit: limit, body) }
         }
         guard let execution = try plan() else { return true }
@@ -122,8 +129,8 @@ struct QueryExecutor<T: PersistentModel> {
         var count = 0
         try execution.forEachMatch { key, bytes in
             let model = try decode(bytes, key: key)
-            guard try !testsModels || predicate.evaluate(model) else { return true }
-            try body(key, bytes, model)
+            guard try !testsModels || evaluate(model) else { return true }
+            try body(key, bytes, try prefetching(model))
             count += 1
             return window.keepsMore(afterKeeping: count)
         }
@@ -132,7 +139,7 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// How many models `models()` would return.
     func count() throws -> Int {
-        if !relationships.isEmpty, loader == nil { return try resolving { try $0.count() } }
+        if readsRelationships, loader == nil { return try resolving { try $0.count() } }
         let total: Int
         if descriptor.predicate == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
@@ -263,8 +270,8 @@ struct QueryExecutor<T: PersistentModel> {
                 // A staged change replaces or deletes the stored model.
                 if hasStaged, isStaged(key) { return true }
                 let model = try decode(bytes, key: key)
-                guard try !testsModels || predicate.evaluate(model) else { return true }
-                var row = Row(key: keepingKeys ? Array(key) : nil, model: model)
+                guard try !testsModels || evaluate(model) else { return true }
+                var row = Row(key: keepingKeys ? Array(key) : nil, model: try prefetching(model))
                 if let sort = orderKeys, let identifier = row.key {
                     let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: orderFields)
                     row.order = try? OrderKey.make(record, key: identifier, sort: sort)
@@ -279,15 +286,31 @@ struct QueryExecutor<T: PersistentModel> {
         }
         for (key, model) in staged {
             guard let model, try matches(model) else { continue }
-            _ = rows.add(Row(key: key, model: model))
+            _ = rows.add(Row(key: key, model: try prefetching(model)))
         }
     }
 
     private func matches(_ model: T) throws -> Bool {
-        guard let loader else { return try predicate.matches(model) }
+        guard let loader, !predicateRelationships.isEmpty else { return try predicate.matches(model) }
         var resolved = model
-        for relationship in relationships { try relationship.resolve(&resolved, loader) }
+        for relationship in predicateRelationships { try relationship.resolve(&resolved, loader) }
         return try predicate.matches(resolved)
+    }
+
+    /// The predicate evaluated on `model`, with the relationships it looks through read.
+    private func evaluate(_ model: T) throws -> Bool {
+        guard let loader, !predicateRelationships.isEmpty else { return try predicate.evaluate(model) }
+        var resolved = model
+        for relationship in predicateRelationships { try relationship.resolve(&resolved, loader) }
+        return try predicate.evaluate(resolved)
+    }
+
+    /// `model` with the relationships the descriptor prefetches read.
+    private func prefetching(_ model: T) throws -> T {
+        guard let loader, !prefetched.isEmpty else { return model }
+        var resolved = model
+        for relationship in prefetched { try relationship.resolve(&resolved, loader) }
+        return resolved
     }
 
     /// Whether the context staged a change of the stored model with identifier key `key`.
@@ -295,9 +318,8 @@ struct QueryExecutor<T: PersistentModel> {
     private func isStaged(_ key: UnsafeRawBufferPointer) -> Bool { staged[Array(key)] != nil }
 
     private func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> T {
-        var model: T
         do {
-            model = try T.decodeStored(from: bytes)
+            return try T.decodeStored(from: bytes)
         } catch {
             let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
             throw RillError(
@@ -305,10 +327,6 @@ struct QueryExecutor<T: PersistentModel> {
                 "the stored \(T.entityName) \(id) does not decode as \(T.self): \(ModelContext.describe(error))",
                 underlyingError: error)
         }
-        if let loader {
-            for relationship in relationships { try relationship.resolve(&model, loader) }
-        }
-        return model
     }
 
     /// The descriptor's order: its sort descriptors, then the identifier key (rows carry keys).
