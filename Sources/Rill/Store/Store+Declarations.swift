@@ -112,7 +112,7 @@ extension Store {
                     name: indexName, fieldPaths: IndexStorage.fieldPaths(fromName: indexName), database: database))
         }
         storage.relationships = try relationships(of: name, in: txn, meta: meta)
-        storage.references = try txn.database(named: referencesDatabaseName, create: false)
+        storage.references = try referencesDatabase(in: txn, meta: meta)
         storage.catalogVersion = try catalogVersion(in: txn, meta: meta)
         return storage
     }

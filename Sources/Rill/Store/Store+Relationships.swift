@@ -3,6 +3,15 @@ import RillStorage
 
 extension Store {
     static let referencesDatabaseName = "references"
+    /// Kept in `meta` once the reference index exists: a database is looked up only then, since
+    /// looking one up takes one of LMDB's handles even when it is missing.
+    static let referencesMarkerKey = Array("has-references".utf8)
+
+    /// The reference index as `txn` sees it; nil while no entity has a stored relationship.
+    static func referencesDatabase(in txn: WriteTransaction, meta: Database) throws -> Database? {
+        guard try txn.get(referencesMarkerKey, in: meta) != nil else { return nil }
+        return try txn.database(named: referencesDatabaseName, create: false)
+    }
 
     private static func relationshipsCatalogKey(for entity: String) -> [UInt8] { Array("relations:\(entity)".utf8) }
 
@@ -37,6 +46,7 @@ extension Store {
         let stored = try Self.relationships(of: storage.name, in: txn, meta: meta)
         guard stored != relationships else { return storage }
         let references = try txn.database(named: referencesDatabaseName, create: true)!
+        try txn.put([1], for: referencesMarkerKey, in: meta)
         storage.references = references
         let before = Set(stored.filter(\.isStored).map(\.field))
         let after = Set(relationships.filter(\.isStored).map(\.field))

@@ -167,16 +167,17 @@ package final class Store: Sendable {
         if let known = catalog.withLock({ $0.entities[name] }) { return known }
         do {
             let meta = self.meta
-            let (kind, indexNames, version, relationships): (IdentifierKind?, [String], UInt64, [RelationshipSchema]) =
-                try environment.read { txn in
+            let (kind, indexNames, version, relationships, hasReferences):
+                (IdentifierKind?, [String], UInt64, [RelationshipSchema], Bool) = try environment.read { txn in
                     guard let raw = try txn.get(EntityStorage.catalogKey(for: name), in: meta) else {
-                        return (nil, [], 0, [])
+                        return (nil, [], 0, [], false)
                     }
                     let kind = try EntityStorage.identifierKind(fromCatalogValue: raw, entity: name)
                     let names = try Self.keys(withPrefix: IndexStorage.catalogPrefix(entity: name), in: meta, txn: txn)
                     return (
                         kind, names, try Self.catalogVersion(in: txn, meta: meta),
-                        try Self.relationships(of: name, in: txn, meta: meta)
+                        try Self.relationships(of: name, in: txn, meta: meta),
+                        try txn.get(Self.referencesMarkerKey, in: meta) != nil
                     )
                 }
             guard let kind,
@@ -185,7 +186,9 @@ package final class Store: Sendable {
             var storage = EntityStorage(name: name, identifierKind: kind, database: database)
             storage.catalogVersion = version
             storage.relationships = relationships
-            storage.references = try environment.database(named: Self.referencesDatabaseName, create: false)
+            if hasReferences {
+                storage.references = try environment.database(named: Self.referencesDatabaseName, create: false)
+            }
             for indexName in indexNames {
                 let databaseName = IndexStorage.databaseName(entity: name, index: indexName)
                 guard let indexDatabase = try environment.database(named: databaseName, create: false) else {

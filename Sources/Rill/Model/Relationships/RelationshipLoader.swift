@@ -83,7 +83,8 @@ final class RelationshipLoader {
         for candidate in later {
             guard let bytes = try record(of: sourceEntity, key: candidate) else { continue }
             let targets = try bytes.withUnsafeBytes { bytes in
-                try Store.referencedTargets(in: bytes, of: sourceEntity) { name in try self.entity(name)?.identifierKind }
+                try Store.referencedTargets(in: bytes, of: sourceEntity) { name in try self.entity(name)?.identifierKind
+                }
             }
             if targets.contains(where: { $0.entity == target && $0.key == key && $0.field == field }) {
                 corrected.append(candidate)

@@ -37,7 +37,9 @@ import Testing
         var recipes: [UUID: Recipe] = [:]
         var ingredients: [UUID: Ingredient] = [:]
         func newRecipe() -> Recipe {
-            Recipe(name: "recipe \(Int.random(in: 0..<8, using: &random))", minutes: Int.random(in: 0...60, using: &random))
+            Recipe(
+                name: "recipe \(Int.random(in: 0..<8, using: &random))", minutes: Int.random(in: 0...60, using: &random)
+            )
         }
         func newIngredient() -> Ingredient {
             let owner = recipes.values.randomElement(using: &random)
@@ -111,7 +113,9 @@ import Testing
             }
         }
 
-        func check<T: PersistentModel & Equatable>(_ followed: inout [Followed<T>], round: Int, sequence: UInt64?) throws
+        func check<T: PersistentModel & Equatable>(
+            _ followed: inout [Followed<T>], round: Int, sequence: UInt64?
+        ) throws
             -> Int
         {
             var changedQueries = 0
@@ -172,7 +176,9 @@ import Testing
                     // Delete a recipe: its ingredients go with it, in the same commit.
                     guard recipes.count > 5, let recipe = recipes.values.randomElement(using: &random) else { continue }
                     recipes[recipe.id] = nil
-                    for (id, ingredient) in ingredients where ingredient.recipe?.id == recipe.id { ingredients[id] = nil }
+                    for (id, ingredient) in ingredients where ingredient.recipe?.id == recipe.id {
+                        ingredients[id] = nil
+                    }
                     context.delete(recipe)
                     touchedRecipes = true
                 default:

@@ -23,7 +23,8 @@ import Testing
         var recipes: [Recipe] = []
         for index in 0..<40 {
             let picked = tags.filter { _ in Bool.random(using: &random) }.map { Reference($0) }
-            recipes.append(Recipe(name: "recipe \(index % 13)", minutes: Int.random(in: 0...60, using: &random), tags: picked))
+            recipes.append(
+                Recipe(name: "recipe \(index % 13)", minutes: Int.random(in: 0...60, using: &random), tags: picked))
         }
         recipes.forEach(context.insert)
         var ingredients: [Ingredient] = []
