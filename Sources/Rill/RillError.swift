@@ -70,6 +70,11 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         /// A compaction would drop commits that a registered durable subscription has not
         /// processed yet; the message names the subscription and its position.
         public static let historyRetained = Code("historyRetained")
+        /// A save would give two records the same values of a unique index (see
+        /// ``ModelIndex/unique(_:onConflict:)``), or a unique index cannot be built because stored
+        /// records already share values. Nothing was written; ``RillError/uniqueConflict`` names
+        /// the entity, the fields, the values and the records.
+        public static let uniqueConflict = Code("uniqueConflict")
     }
 
     /// The kind of failure.

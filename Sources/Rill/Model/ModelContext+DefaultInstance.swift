@@ -37,12 +37,10 @@ extension ModelContext {
         guard let entity = try entity(for: T.self) else {
             throw RillError(.unknownEntity, "the store has no entity \(T.entityName)")
         }
-        let change = PreparedChange(
-            entity: entity, key: id.storageKey, operation: .insertIfAbsent(try Self.encode(made)))
-        _ = try store.commit([change], author: author)
-        guard let bytes = try store.record(of: entity, key: id.storageKey) else {
-            throw RillError(.storage, "the \(T.entityName) \(id) just saved is missing")
-        }
-        return try LiveDecoding.decode(T.self, bytes, key: id.storageKey)
+        let record = try Self.encode(made)
+        let change = PreparedChange(entity: entity, key: id.storageKey, operation: .insertIfAbsent(record))
+        let entry = try store.commit([change], author: author)
+        // A unique index of `T` may have sent the default to the record holding its values.
+        return try storedModel(T.self, entity: entity, key: id.storageKey, record: record, entry: entry)
     }
 }

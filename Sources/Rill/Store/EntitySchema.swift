@@ -20,6 +20,8 @@ package struct EntitySchema: Sendable, Equatable {
     package var defaulted: [String] = []
     /// The fields the model's evolution renamed: current name → the name earlier records use.
     package var renamed: [String: String] = [:]
+    /// The unique indexes among `indexes`, by catalog name, with what an insert of values another record has does.
+    package var unique: [String: UniqueConflictPolicy] = [:]
     /// 1 for the first schema registered, one more for each different one after it.
     package var version: UInt64
 
@@ -33,11 +35,12 @@ package struct EntitySchema: Sendable, Equatable {
     /// Whether two schemas say the same, whatever their versions.
     func describesSame(as other: EntitySchema) -> Bool {
         kinds == other.kinds && optional == other.optional && indexes == other.indexes
-            && defaulted == other.defaulted && renamed == other.renamed
+            && defaulted == other.defaulted && renamed == other.renamed && unique == other.unique
     }
 
     /// The schema as a schema-less value:
-    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"renamed":{…}}`.
+    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"renamed":{…},"unique":{…}}`,
+    /// `"unique"` mapping each unique index to `"upsert"` or `"fail"`.
     package var jsonValue: RecordValue {
         .map([
             RecordField(name: "version", value: .uint(version)),
@@ -50,6 +53,12 @@ package struct EntitySchema: Sendable, Equatable {
                 value: .map(
                     renamed.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: .string($0.value)) })
             ),
+            RecordField(
+                name: "unique",
+                value: .map(
+                    unique.sorted { $0.key < $1.key }.map {
+                        RecordField(name: $0.key, value: .string($0.value.rawValue))
+                    })),
         ])
     }
 
@@ -71,6 +80,13 @@ package struct EntitySchema: Sendable, Equatable {
         if case .array(let names)? = field("defaulted") { defaulted = strings(names) ?? [] }
         if case .map(let pairs)? = field("renamed") {
             for pair in pairs { if case .string(let old) = pair.value { renamed[pair.name] = old } }
+        }
+        if case .map(let pairs)? = field("unique") {
+            for pair in pairs {
+                if case .string(let name) = pair.value, let policy = UniqueConflictPolicy(rawValue: name) {
+                    unique[pair.name] = policy
+                }
+            }
         }
     }
 }
