@@ -40,9 +40,9 @@ package struct EntitySchema: Sendable, Equatable {
 
     /// The schema as a schema-less value:
     /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"renamed":{…},"unique":{…}}`,
-    /// `"unique"` mapping each unique index to `"upsert"` or `"fail"`.
+    /// `"unique"` (only when the model declares unique indexes) mapping each to `"upsert"` or `"fail"`.
     package var jsonValue: RecordValue {
-        .map([
+        var fields: [RecordField] = [
             RecordField(name: "version", value: .uint(version)),
             RecordField(name: "fields", value: kinds),
             RecordField(name: "optional", value: .array(optional.map { .string($0) })),
@@ -53,13 +53,18 @@ package struct EntitySchema: Sendable, Equatable {
                 value: .map(
                     renamed.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: .string($0.value)) })
             ),
-            RecordField(
-                name: "unique",
-                value: .map(
-                    unique.sorted { $0.key < $1.key }.map {
-                        RecordField(name: $0.key, value: .string($0.value.rawValue))
-                    })),
-        ])
+        ]
+        // Only a schema with unique indexes says so: the schemas kept before them read the same.
+        if !unique.isEmpty {
+            fields.append(
+                RecordField(
+                    name: "unique",
+                    value: .map(
+                        unique.sorted { $0.key < $1.key }.map {
+                            RecordField(name: $0.key, value: .string($0.value.rawValue))
+                        })))
+        }
+        return .map(fields)
     }
 
     init?(json: RecordValue) {
