@@ -109,7 +109,7 @@ extension Store {
     /// The two records of the first pair in `index` (filled from `entity`'s records) that share values, or nil
     /// when the index holds each set of values once (nulls aside).
     static func firstConflict(
-        in index: IndexStorage, of entity: EntityStorage, txn: WriteTransaction
+        in index: IndexStorage, of entity: EntityStorage, txn: some Transaction
     ) throws -> UniqueConflict? {
         // Keys in order: entries with equal values are adjacent, so a run of them is a group to look at.
         var group: (values: [UInt8], cut: Bool, ids: [[UInt8]])?

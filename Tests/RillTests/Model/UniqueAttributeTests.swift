@@ -234,6 +234,41 @@ import Testing
         #expect(error?.message.contains("Badge 6 would have the code") == true)
     }
 
+    final class Inbox: @unchecked Sendable {
+        // Guarded by the observer's queue.
+        var changes: [ResultsChange<Account>] = []
+    }
+
+    @Test func aLiveQuerySeesAnUpsertAsAnUpdateOfTheRecordThatHadTheValue() throws {
+        let container = try container("live", [Account.self])
+        let context = container.mainContext
+        context.insert(Account(id: 1, email: "a@example.com", name: "A"))
+        context.insert(Account(id: 2, email: "b@example.com", name: "B"))
+        try context.save()
+        let query = try LiveQuery(FetchDescriptor<Account>(sortBy: [SortDescriptor(\.name)]), in: container)
+        let queue = DispatchQueue(label: "observer")
+        let inbox = Inbox()
+        let observation = query.observe(on: queue) { inbox.changes.append($0) }
+        defer { observation.cancel() }
+        var previous = Array(query)
+
+        context.insert(Account(id: 7, email: "a@example.com", name: "Alice"))
+        try context.save()
+        // Two inserts of one value in a save: one record, one change.
+        context.insert(Account(id: 8, email: "c@example.com", name: "C"))
+        context.insert(Account(id: 9, email: "c@example.com", name: "Cy"))
+        try context.save()
+        try query.catchUp()
+        queue.sync {}
+        #expect(inbox.changes.count == 2)
+        let first = try #require(inbox.changes.first)
+        #expect(first.insertions.isEmpty && first.removals.isEmpty && first.updates.map(\.element.id) == [1])
+        for change in inbox.changes { previous = change.apply(to: previous) }
+        let fetched = try context.fetch(FetchDescriptor<Account>(sortBy: [SortDescriptor(\.name)]))
+        #expect(previous == fetched && Array(query) == fetched)
+        #expect(fetched.map(\.id) == [1, 2, 8] && fetched.map(\.name) == ["Alice", "B", "Cy"])
+    }
+
     // MARK: - Building a unique index
 
     @Test func makingAnIndexUniqueOverConflictingRecordsFailsAndWritesNothing() throws {
@@ -280,6 +315,28 @@ import Testing
         try again.mainContext.save()
         #expect(try again.mainContext.fetch(FetchDescriptor<IndexedMember>()).map(\.id) == [1, 2, 5])
         #expect(try again.store.entity(named: "Member")?.indexes.map(\.uniqueness) == [nil])
+    }
+
+    @Test func checkFindsAUniqueIndexThatRecordsBreak() throws {
+        let url = directory.url.appendingPathComponent("check")
+        do {
+            let container = try ModelContainer(for: IndexedMember.self, configurations: ModelConfiguration(url: url))
+            for (id, email) in [(1, "a"), (2, "b"), (3, "a")] {
+                container.mainContext.insert(IndexedMember(id: id, email: email))
+            }
+            try container.mainContext.save()
+            // As a writer that ignored the constraint would leave it: the catalog says unique, the records do not.
+            let (store, meta) = (container.store, container.store.meta)
+            try store.environment.write { txn in
+                try txn.put(
+                    IndexStorage.catalogValue(uniqueness: .upsert), for: Array("index:Member:email".utf8), in: meta)
+            }
+        }
+        let store = try Store(directory: url.path, options: StoreOptions(readOnly: true), create: false)
+        #expect(
+            try store.check().problems == [
+                "the unique index Member(email) is broken: Member 3 and Member 1 both have email = \"a\""
+            ])
     }
 
     @Test func theSchemaAndTheCatalogRecordTheConstraints() throws {
