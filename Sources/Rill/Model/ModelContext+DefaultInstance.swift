@@ -17,7 +17,9 @@ extension ModelContext {
     /// that the store makes only if no model has that identifier by the time the commit is
     /// written (inside the save's transaction, which LMDB serializes across processes). Of two
     /// processes starting together, one inserts its default and the other's commit writes
-    /// nothing; both return the model that was stored. This context's staged changes are not saved
+    /// nothing; both return the model that was stored. When a unique index of `T` finds the
+    /// default's values in another model, the insert updates that one, which is returned (see
+    /// ``ModelIndex/unique(_:onConflict:)``). This context's staged changes are not saved
     /// with it, and a staged version of the model is returned as it is, as ``model(_:id:)`` does.
     ///
     /// - Throws: ``RillError`` with `.misuse` when the default's `id` is not `id`; `.readOnly`

@@ -24,7 +24,8 @@ extension Store {
     static func resolvingUniqueness(
         of record: [UInt8], key: [UInt8], entity: EntityStorage, in txn: WriteTransaction
     ) throws -> (key: [UInt8], record: [UInt8]) {
-        let value = try record.withUnsafeBytes { try RecordValue(record: $0) }
+        // Only the fields the unique indexes read: the whole record is decoded only for an upsert onto another.
+        let value = try record.withUnsafeBytes { try RecordValue(record: $0, fields: entity.uniqueFields) }
         var found: (key: [UInt8], index: IndexStorage)?
         var strict = false
         for index in entity.indexes where index.uniqueness != nil {
@@ -64,8 +65,9 @@ extension Store {
             throw RillError(
                 .corruptStore, "the unique index \(entity.name)(\(found.index.name)) lists a missing record")
         }
+        let whole = try record.withUnsafeBytes { try RecordValue(record: $0) }
         guard case .map(let storedFields) = storedValue, let storedID = storedFields.first(where: { $0.name == "id" }),
-            case .map(var fields) = value, let position = fields.firstIndex(where: { $0.name == "id" })
+            case .map(var fields) = whole, let position = fields.firstIndex(where: { $0.name == "id" })
         else {
             throw RillError(
                 .uniqueConflict,
