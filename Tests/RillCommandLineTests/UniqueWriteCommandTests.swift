@@ -84,5 +84,24 @@ import Testing
         #expect(
             refused.status == 1 && refused.error.contains("line 3: Tag a already has name = \"x\""), "\(refused.error)")
         #expect(!FileManager.default.fileExists(atPath: directory.path("tags")))
+
+        // A description making an index of stored records unique, when two of them share values, fails whole.
+        let plain = #"""
+            {"entity":"Tag","identifier":"String","indexes":["name"]}
+            {"op":"insert","entity":"Tag","record":{"id":"a","name":"x"}}
+            {"op":"insert","entity":"Tag","record":{"id":"b","name":"x"}}
+            """#
+        let tags = directory.path("plain-tags")
+        #expect(try rill(["import", tags], input: plain).status == 0)
+        let unique = #"{"entity":"Tag","identifier":"String","indexes":["name"],"unique":{"name":"upsert"}}"#
+        let made = try rill(
+            ["import", tags], input: unique + "\n" + #"{"op":"insert","entity":"Tag","record":{"id":"c","name":"y"}}"#)
+        #expect(made.status == 1)
+        #expect(
+            made.error.contains("line 1: Tag(name) cannot be unique: Tag b and Tag a both have name = \"x\""),
+            "\(made.error)")
+        let kept = try Store(directory: tags, options: StoreOptions(readOnly: true), create: false)
+        #expect(try kept.entity(named: "Tag")?.indexes.map(\.uniqueness) == [nil])
+        #expect(try kept.head() == 1)
     }
 }
