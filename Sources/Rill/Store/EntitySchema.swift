@@ -20,6 +20,8 @@ package struct EntitySchema: Sendable, Equatable {
     package var defaulted: [String] = []
     /// The fields the model's evolution renamed: current name → the name earlier records use.
     package var renamed: [String: String] = [:]
+    /// The unique indexes among `indexes`, by catalog name, with what an insert of values another record has does.
+    package var unique: [String: UniqueConflictPolicy] = [:]
     /// 1 for the first schema registered, one more for each different one after it.
     package var version: UInt64
 
@@ -33,13 +35,14 @@ package struct EntitySchema: Sendable, Equatable {
     /// Whether two schemas say the same, whatever their versions.
     func describesSame(as other: EntitySchema) -> Bool {
         kinds == other.kinds && optional == other.optional && indexes == other.indexes
-            && defaulted == other.defaulted && renamed == other.renamed
+            && defaulted == other.defaulted && renamed == other.renamed && unique == other.unique
     }
 
     /// The schema as a schema-less value:
-    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"renamed":{…}}`.
+    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"renamed":{…},"unique":{…}}`,
+    /// `"unique"` (only when the model declares unique indexes) mapping each to `"upsert"` or `"fail"`.
     package var jsonValue: RecordValue {
-        .map([
+        var fields: [RecordField] = [
             RecordField(name: "version", value: .uint(version)),
             RecordField(name: "fields", value: kinds),
             RecordField(name: "optional", value: .array(optional.map { .string($0) })),
@@ -50,7 +53,18 @@ package struct EntitySchema: Sendable, Equatable {
                 value: .map(
                     renamed.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: .string($0.value)) })
             ),
-        ])
+        ]
+        // Only a schema with unique indexes says so: the schemas kept before them read the same.
+        if !unique.isEmpty {
+            fields.append(
+                RecordField(
+                    name: "unique",
+                    value: .map(
+                        unique.sorted { $0.key < $1.key }.map {
+                            RecordField(name: $0.key, value: .string($0.value.rawValue))
+                        })))
+        }
+        return .map(fields)
     }
 
     init?(json: RecordValue) {
@@ -71,6 +85,13 @@ package struct EntitySchema: Sendable, Equatable {
         if case .array(let names)? = field("defaulted") { defaulted = strings(names) ?? [] }
         if case .map(let pairs)? = field("renamed") {
             for pair in pairs { if case .string(let old) = pair.value { renamed[pair.name] = old } }
+        }
+        if case .map(let pairs)? = field("unique") {
+            for pair in pairs {
+                if case .string(let name) = pair.value, let policy = UniqueConflictPolicy(rawValue: name) {
+                    unique[pair.name] = policy
+                }
+            }
         }
     }
 }
