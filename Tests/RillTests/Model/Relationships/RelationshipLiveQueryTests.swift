@@ -200,4 +200,120 @@ import Testing
         _ = recipeQueries.map(\.observation)
         _ = ingredientQueries.map(\.observation)
     }
+
+    /// Commits that pile up while the follower is held are read in one batch, whose snapshot is
+    /// the last of them: each commit's related records are still read as of that commit, so each
+    /// query is told of exactly the changes of each commit.
+    @Test func aLaggingFollowerReadsRelatedRecordsAsOfEachCommit() throws {
+        var random = SeededGenerator(label: "relationship lagging follower")
+        let container = try ModelContainer(
+            for: recipeModelTypes, configurations: [ModelConfiguration(url: directory.url.appendingPathComponent("l"))])
+        let context = ModelContext(container)
+        var recipes: [Recipe] = []
+        var ingredients: [UUID: Ingredient] = [:]
+        for index in 0..<10 {
+            let recipe = Recipe(name: "recipe \(index)", minutes: index * 5)
+            recipes.append(recipe)
+            context.insert(recipe)
+        }
+        for _ in 0..<30 {
+            let ingredient = Ingredient(
+                name: Self.words.randomElement(using: &random)!, recipe: Reference(recipes.randomElement(using: &random)!))
+            ingredients[ingredient.id] = ingredient
+            context.insert(ingredient)
+        }
+        try context.save()
+        let collector = DispatchQueue(label: "relationship lagging collector")
+        var followed: [(LiveQuery<Recipe>, LiveObservation, Received<Recipe>, FetchDescriptor<Recipe>)] = []
+        for word in Self.words {
+            var descriptor = FetchDescriptor<Recipe>(
+                predicate: #Predicate { $0.ingredients.contains { $0.name == word } },
+                sortBy: [SortDescriptor(\.minutes)])
+            if word.count % 2 == 0 { descriptor.fetchLimit = 2 }
+            let query = try LiveQuery(descriptor, in: container)
+            let received = Received<Recipe>()
+            let observation = query.observe(on: collector) { received.changes.append($0) }
+            followed.append((query, observation, received, descriptor))
+        }
+        var ingredientQueries: [(LiveQuery<Ingredient>, LiveObservation, Received<Ingredient>, FetchDescriptor<Ingredient>)] =
+            []
+        for minutes in [10, 25] {
+            let descriptor = FetchDescriptor<Ingredient>(
+                predicate: #Predicate { $0.recipe?.model?.minutes ?? -1 > minutes })
+            let query = try LiveQuery(descriptor, in: container)
+            let received = Received<Ingredient>()
+            let observation = query.observe(on: collector) { received.changes.append($0) }
+            ingredientQueries.append((query, observation, received, descriptor))
+        }
+        let follower = try LogFollowers.retain(for: container.store)
+        defer { LogFollowers.release(follower) }
+
+        for round in 0..<30 {
+            let release = follower.holdForTesting()
+            var sequences: [UInt64] = []
+            var expected: [[[Recipe]]] = []
+            var expectedIngredients: [[[Ingredient]]] = []
+            for _ in 0..<Int.random(in: 2...5, using: &random) {
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0, 1:
+                    guard var ingredient = ingredients.values.randomElement(using: &random) else { continue }
+                    ingredient.name = Self.words.randomElement(using: &random)!
+                    if Bool.random(using: &random) { ingredient.recipe = Reference(recipes.randomElement(using: &random)!) }
+                    ingredients[ingredient.id] = ingredient
+                    context.insert(ingredient)
+                case 2:
+                    var recipe = recipes.randomElement(using: &random)!
+                    recipe.minutes = Int.random(in: 0...50, using: &random)
+                    recipes = recipes.map { $0.id == recipe.id ? recipe : $0 }
+                    context.insert(recipe)
+                default:
+                    let ingredient = Ingredient(
+                        name: Self.words.randomElement(using: &random)!,
+                        recipe: Reference(recipes.randomElement(using: &random)!))
+                    ingredients[ingredient.id] = ingredient
+                    context.insert(ingredient)
+                }
+                guard let sequence = try context.save() else { continue }
+                sequences.append(sequence)
+                expected.append(try followed.map { try context.fetch($0.3) })
+                expectedIngredients.append(try ingredientQueries.map { try context.fetch($0.3) })
+            }
+            let previous = followed.map { Array($0.0) }
+            let previousIngredients = ingredientQueries.map { Array($0.0) }
+            release()
+            try followed[0].0.catchUp()
+            collector.sync {}
+            func verify<T: PersistentModel & Equatable>(
+                _ label: String, previous: [T], received: Received<T>, expected: [[T]], final: [T]
+            ) {
+                var current = previous
+                var changes = received.changes[...]
+                received.changes = []
+                for (step, sequence) in sequences.enumerated() where expected[step] != current {
+                    guard let change = changes.popFirst() else {
+                        Issue.record("\(label): no change for commit \(sequence), seed \(random.seed)")
+                        return
+                    }
+                    #expect(change.sequence == sequence, "\(label)")
+                    current = change.apply(to: current)
+                    #expect(current == expected[step], "\(label), commit \(sequence), seed \(random.seed)")
+                    current = expected[step]
+                }
+                #expect(changes.isEmpty, "\(label): \(changes.count) changes left, seed \(random.seed)")
+                #expect(final == current, "\(label): results")
+            }
+            for (index, item) in followed.enumerated() {
+                verify(
+                    "round \(round), recipe query \(index)", previous: previous[index], received: item.2,
+                    expected: expected.map { $0[index] }, final: Array(item.0))
+            }
+            for (index, item) in ingredientQueries.enumerated() {
+                verify(
+                    "round \(round), ingredient query \(index)", previous: previousIngredients[index], received: item.2,
+                    expected: expectedIngredients.map { $0[index] }, final: Array(item.0))
+            }
+        }
+        _ = followed.map(\.1)
+        _ = ingredientQueries.map(\.1)
+    }
 }
