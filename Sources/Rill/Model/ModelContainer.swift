@@ -158,7 +158,7 @@ extension PersistentModel {
         guard let probed = ModelSchemaProbe.schema(of: Self.self) else { return nil }
         let indexNames = indexFieldPaths.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
         var schema = EntitySchema(kinds: probed.kinds, optional: probed.optional, indexes: indexNames)
-        (schema.defaulted, schema.renamed) = evolution.schemaFields
+        (schema.defaulted, schema.defaults, schema.renamed) = evolution.schemaFields
         return schema
     }
 

@@ -72,33 +72,35 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
     /// The current names of the fields the steps add or rename: a record of an earlier version
     /// may lack them as stored, so predicates and sorts that read them go by the models.
     let fields: Set<String>
+    /// The steps as the rule every reader of records applies (nil without added or renamed
+    /// fields); the catalog's schema keeps the same, for readers without the model type.
+    let records: RecordEvolution?
 
     /// The differences from earlier versions, in any order.
     public init(_ steps: Step...) {
         self.steps = steps
-        var fields: Set<String> = []
+        var defaults: [RecordField] = []
+        var renames: [(field: String, from: String)] = []
         for step in steps {
             switch step.kind {
-            case .added(let field, _), .renamed(let field, _): fields.insert(field)
+            case .added(let field, let value): defaults.append(RecordField(name: field, value: value))
+            case .renamed(let field, let old): renames.append((field, old))
             case .invalid: continue
             }
         }
-        self.fields = fields
+        records = RecordEvolution(defaults: defaults, renames: renames)
+        fields = records?.fields ?? []
     }
 
-    /// The fields given a default, and the renamed ones (current name → earlier name), as the
-    /// catalog's schema records them.
-    var schemaFields: (defaulted: [String], renamed: [String: String]) {
-        var defaulted: [String] = []
+    /// The fields given a default with their defaults, and the renamed ones (current name →
+    /// earlier name), as the catalog's schema records them.
+    var schemaFields: (defaulted: [String], defaults: [String: RecordValue], renamed: [String: String]) {
+        guard let records else { return ([], [:], [:]) }
+        var defaults: [String: RecordValue] = [:]
+        for field in records.defaults { defaults[field.name] = field.value }
         var renamed: [String: String] = [:]
-        for step in steps {
-            switch step.kind {
-            case .added(let field, _): defaulted.append(field)
-            case .renamed(let field, let old): renamed[field] = old
-            case .invalid: continue
-            }
-        }
-        return (defaulted, renamed)
+        for rename in records.renames { renamed[rename.field] = rename.from }
+        return (records.defaults.map(\.name), defaults, renamed)
     }
 
     /// The problems of the steps (a key path that is not a stored property, a default that
@@ -113,21 +115,7 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
     /// `record` as the current version reads it: each added field it lacks set to its default,
     /// each renamed field it lacks read from its old name; nil when no step changes it.
     func evolve(_ record: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard !steps.isEmpty, case .map(var fields)? = try? RecordValue(record: record) else { return nil }
-        var changed = false
-        for step in steps {
-            switch step.kind {
-            case .added(let field, let value) where !fields.contains(where: { $0.name == field }):
-                fields.append(RecordField(name: field, value: value))
-                changed = true
-            case .renamed(let field, let oldName) where !fields.contains(where: { $0.name == field }):
-                guard let index = fields.firstIndex(where: { $0.name == oldName }) else { continue }
-                fields[index].name = field
-                changed = true
-            default: continue
-            }
-        }
-        return changed ? RecordValue.map(fields).recordBytes() : nil
+        records?.evolve(record)
     }
 }
 

@@ -18,6 +18,9 @@ package struct EntitySchema: Sendable, Equatable {
     package var indexes: [String]
     /// The fields the model's evolution gives a default, for records that lack them.
     package var defaulted: [String] = []
+    /// The default of each defaulted field, as a record value (the model's encoding of it): what
+    /// readers without the model type (text queries, `rill get`) read in a record that lacks it.
+    package var defaults: [String: RecordValue] = [:]
     /// The fields the model's evolution renamed: current name → the name earlier records use.
     package var renamed: [String: String] = [:]
     /// 1 for the first schema registered, one more for each different one after it.
@@ -33,11 +36,12 @@ package struct EntitySchema: Sendable, Equatable {
     /// Whether two schemas say the same, whatever their versions.
     func describesSame(as other: EntitySchema) -> Bool {
         kinds == other.kinds && optional == other.optional && indexes == other.indexes
-            && defaulted == other.defaulted && renamed == other.renamed
+            && defaulted == other.defaulted && renamed == other.renamed && defaults == other.defaults
     }
 
     /// The schema as a schema-less value:
-    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"renamed":{…}}`.
+    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"defaults":{…},
+    /// "renamed":{…}}`.
     package var jsonValue: RecordValue {
         .map([
             RecordField(name: "version", value: .uint(version)),
@@ -45,6 +49,9 @@ package struct EntitySchema: Sendable, Equatable {
             RecordField(name: "optional", value: .array(optional.map { .string($0) })),
             RecordField(name: "indexes", value: .array(indexes.map { .string($0) })),
             RecordField(name: "defaulted", value: .array(defaulted.map { .string($0) })),
+            RecordField(
+                name: "defaults",
+                value: .map(defaults.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: $0.value) })),
             RecordField(
                 name: "renamed",
                 value: .map(
@@ -69,6 +76,9 @@ package struct EntitySchema: Sendable, Equatable {
         guard let optionalNames = strings(optional), let indexNames = strings(indexes) else { return nil }
         self.init(kinds: kinds, optional: optionalNames, indexes: indexNames, version: version)
         if case .array(let names)? = field("defaulted") { defaulted = strings(names) ?? [] }
+        if case .map(let pairs)? = field("defaults") {
+            for pair in pairs { defaults[pair.name] = pair.value }
+        }
         if case .map(let pairs)? = field("renamed") {
             for pair in pairs { if case .string(let old) = pair.value { renamed[pair.name] = old } }
         }
