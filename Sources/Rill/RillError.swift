@@ -70,6 +70,11 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         /// A compaction would drop commits that a registered durable subscription has not
         /// processed yet; the message names the subscription and its position.
         public static let historyRetained = Code("historyRetained")
+        /// A model reads a field as another kind than the store's current schema records, and
+        /// declares no migration for it (or the store was opened read-only, so the migration
+        /// cannot run). The underlying error is a ``SchemaKindChange`` naming the entity, the
+        /// field, both schema versions and both kinds.
+        public static let migrationRequired = Code("migrationRequired")
     }
 
     /// The kind of failure.

@@ -54,6 +54,14 @@ do {
         }
         say("\(settings.value)")
 
+    case "migrate":
+        // migrate <store>: waits for the file `<store>.go`, then opens the store for TaskV2 (which
+        // migrates it from TaskV1 when that has not been done); prints the number of tasks.
+        while access(rest[0] + ".go", F_OK) != 0 { usleep(200) }
+        let migrated = try ModelContainer(
+            for: TaskV2.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: rest[0])))
+        say("\(try migrated.mainContext.fetchCount(FetchDescriptor<TaskV2>()))")
+
     case "save-loop":
         // save-loop <store> <seed>: saves forever; prints "saved <seq>" after each save returns.
         var random = SeededGenerator(seed: UInt64(rest[1])!)

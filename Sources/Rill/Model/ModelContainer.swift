@@ -97,12 +97,8 @@ public final class ModelContainer: Sendable {
                     "\(type.entityName)'s id is \(type.identifierTypeName); a model's id is a UUID, String, Int or Int64"
                 )
             }
-            entities[type.entityName] =
-                configuration.allowsSave
-                ? try store.registerEntity(
-                    named: type.entityName, identifierKind: kind, indexes: type.indexFieldPaths,
-                    schema: type.probedSchema)
-                : try store.entity(named: type.entityName)
+            entities[type.entityName] = try type.openEntity(
+                in: store, identifierKind: kind, allowsSave: configuration.allowsSave)
         }
         self.store = store
         self.configurations = [configuration]
