@@ -43,7 +43,8 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
 
         let kind: Kind
 
-        /// A field the model gained, read as `value` from a record that lacks it.
+        /// A field the model gained, read as `value` from a record that lacks it (also a field of a
+        /// nested struct, `\.address.zip`, in a record whose struct lacks it).
         public static func added<Value: Encodable & Sendable>(
             _ keyPath: KeyPath<Model, Value>, default value: Value
         ) -> Step {
@@ -59,7 +60,8 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
             }
         }
 
-        /// A field the model renamed: a record that lacks it reads it from `oldName`.
+        /// A field the model renamed: a record that lacks it reads it from `oldName`. For a field of
+        /// a nested struct (`\.address.city`), `oldName` is its earlier name in that struct.
         public static func renamed<Value>(_ keyPath: KeyPath<Model, Value>, from oldName: String) -> Step {
             guard let field = Self.field(of: keyPath) else {
                 return Step(kind: .invalid("a renamed field's key path is not a stored property of \(Model.self)"))
@@ -97,10 +99,11 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
             return Step(kind: .migrated(migration))
         }
 
-        /// The top-level stored field `keyPath` reads; nil for a nested or computed one.
+        /// The dotted path of the stored field `keyPath` reads (`address.city` for a field of a
+        /// nested struct); nil for a computed one.
         private static func field(of keyPath: AnyKeyPath) -> String? {
-            guard let path = FieldPath.components(of: keyPath, root: Model.self), path.count == 1 else { return nil }
-            return path[0]
+            guard let path = FieldPath.components(of: keyPath, root: Model.self), !path.isEmpty else { return nil }
+            return path.joined(separator: ".")
         }
     }
 

@@ -91,11 +91,13 @@ extension EntitySchema {
     /// from a name the record has), or a value of another kind than the field's. Empty when
     /// the record reads.
     package func problems(of record: RecordValue) -> [String] {
+        // Read as the model reads it: nested fields added or renamed, too.
+        let record = RecordEvolution(schema: self)?.evolve(record) ?? record
         guard case .map(let kindFields) = kinds, case .map(let fields) = record else {
             return ["it is not a map of fields"]
         }
         var problems: [String] = []
-        let optionalPaths = Set(optional)
+        let optionalPaths = Set(optional).union(defaulted)
         for kindField in kindFields {
             let value = fields.first { $0.name == kindField.name }?.value
             switch value {
