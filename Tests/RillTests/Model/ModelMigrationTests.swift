@@ -132,6 +132,27 @@ import Testing
                     == Self.migrated(state), "as of \(sequence)")
         }
 
+        // History shows the migration: each record before it (read through the migration, as
+        // version 2 reads it) and after it, as version 1 wrote it and as version 2 does.
+        let history = try context.fetchHistory(HistoryDescriptor(after: HistoryToken(sequence: before)))
+        #expect(history.map(\.author) == [Store.migrationAuthor])
+        for change in history.first?.changes ?? [] {
+            let id = try #require(change.identifier(as: String.self))
+            let expected = try #require(tasks[id].map(TaskV2.migrated))
+            #expect(try change.before(as: TaskV2.self) == expected)
+            #expect(try change.after(as: TaskV2.self) == expected)
+            #expect(try change.before(as: TaskV1.self) == tasks[id])
+        }
+
+        // A replay across the migration goes through the same results as text queries as of
+        // each commit.
+        let replay = try RecordReplay(text, store: store, from: before - 5, to: before + 1)
+        var replayed = replay.initial
+        for change in replay.changes { change.apply(to: &replayed) }
+        #expect(replayed.map(\.record) == (try store.run(text).map(\.record)))
+        #expect(
+            replay.initial.map(\.record) == (try store.run(text, asOf: .sequence(before - 5)).rows.map(\.record)))
+
         // The text live query begun before streams the migration's commit.
         try textLive.catchUp()
         for event in events.take() {
