@@ -225,4 +225,19 @@ import Testing
         try compare("after the version-1 writer")
         withExtendedLifetime(followed) {}
     }
+
+    @Test func aReaderOpenedBeforeTheNewVersionRegisteredReadsItsRenamedFields() throws {
+        var random = SeededGenerator(label: "record evolution, earlier reader")
+        let url = directory.url.appendingPathComponent("store")
+        let writer = try ModelContainer(for: BookV1.self, configurations: ModelConfiguration(url: url))
+        try Self.writeVersionOne(writer, rounds: 40, ids: 0..<20, random: &random)
+        // A reader (a daemon, say) that learned the entity's fields from version 1.
+        let reader = try Store(directory: url.path, options: StoreOptions(readOnly: true), create: false)
+        _ = try reader.run(try QueryParser.parse("Book where name == \"n1\""))
+        let container = try ModelContainer(for: BookV2.self, configurations: ModelConfiguration(url: url))
+        let typed = try container.mainContext.fetch(
+            FetchDescriptor<BookV2>(predicate: #Predicate { $0.title == "n1" }, sortBy: [SortDescriptor(\.id)]))
+        let rows = try reader.run(try QueryParser.parse("Book where title == \"n1\" sort by id"))
+        #expect(rows.map { Shown($0.record) } == typed.map(Shown.init))
+    }
 }
