@@ -70,6 +70,13 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         /// A compaction would drop commits that a registered durable subscription has not
         /// processed yet; the message names the subscription and its position.
         public static let historyRetained = Code("historyRetained")
+        /// A delete is refused by a relationship: a delete rule that denies while related models
+        /// exist, or a required reference to the deleted model. The message names both models;
+        /// nothing of the save is written.
+        public static let deleteDenied = Code("deleteDenied")
+        /// A save would leave a reference to a model that does not exist. The message names the
+        /// reference; nothing of the save is written.
+        public static let danglingReference = Code("danglingReference")
         /// A model reads a field as another kind than the store's current schema records, and
         /// declares no migration for it (or the store was opened read-only, so the migration
         /// cannot run). The underlying error is a ``SchemaKindChange`` naming the entity, the

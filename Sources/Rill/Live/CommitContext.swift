@@ -52,6 +52,26 @@ final class CommitContext {
         return keys
     }
 
+    /// The record of `entity` with identifier key `key` as of the current commit, when the
+    /// batch's commits up to it, or a later one up to the snapshot, changed it: `.some(nil)`
+    /// when it did not exist then. Nil when none of them changed it, so the snapshot's record
+    /// is the one (or when a later commit's entry holds no record before, format 1).
+    func changedRecord(of entity: String, key: [UInt8]) throws -> [UInt8]?? {
+        for entry in entries[...index].reversed() {
+            if let change = entry.changes.last(where: { $0.entity == entity && $0.key == key }) {
+                return .some(change.record)
+            }
+        }
+        guard try keysChangedLater(in: entity).contains(key) else { return nil }
+        for entry in entries[(index + 1)...] + (beyond ?? []) {
+            if let change = entry.changes.first(where: { $0.entity == entity && $0.key == key }) {
+                guard entry.holdsBeforeImages else { return nil }
+                return .some(change.before)
+            }
+        }
+        return nil
+    }
+
     /// The records of `entity` with identifiers `keys` as of the current commit; a key that did
     /// not exist then is absent from the result.
     ///

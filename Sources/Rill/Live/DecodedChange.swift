@@ -15,6 +15,9 @@ final class DecodedChange: @unchecked Sendable {
     let key: [UInt8]
     let kind: LogEntry.Kind
     let changedFields: [String]
+    /// The record did not change: a related record did, and the query tests it again (see
+    /// `RelatedDependency`).
+    let isRelated: Bool
 
     /// The table of the fields the screens of the entity's queries read, and the values of
     /// those fields by slot, each read once (nil: not read yet; `.some(nil)`: a deletion).
@@ -23,8 +26,9 @@ final class DecodedChange: @unchecked Sendable {
     /// The slots of the fields an update changed (slots past 63 are left out); 0 otherwise.
     let changedMask: UInt64
 
-    init(_ change: LogEntry.Change, fields table: FieldTable = FieldTable()) {
+    init(_ change: LogEntry.Change, fields table: FieldTable = FieldTable(), isRelated: Bool = false) {
         self.change = change
+        self.isRelated = isRelated
         key = change.key
         kind = change.kind
         changedFields = change.changedFields
@@ -41,7 +45,7 @@ final class DecodedChange: @unchecked Sendable {
 
     /// A change of the same record with nothing decoded yet: for another thread, which then
     /// decodes what it needs on its own rather than sharing this one's memory.
-    func fresh() -> DecodedChange { DecodedChange(change, fields: table) }
+    func fresh() -> DecodedChange { DecodedChange(change, fields: table, isRelated: isRelated) }
 
     /// The record after the change, schema-less (nil for a deletion).
     func recordValue() throws -> RecordValue? {

@@ -24,9 +24,13 @@ protocol FollowedQuery: AnyObject {
     /// True when applying a commit never reads the store (the query has no window to refill):
     /// it may then apply on another thread than the follower's, which owns the transaction.
     var appliesWithoutReading: Bool { get }
+    /// The other entities whose commits can change the query's results (see `RelatedDependency`).
+    var relatedDependencies: [RelatedDependency] { get }
 }
 
 extension FollowedQuery {
+    var relatedDependencies: [RelatedDependency] { [] }
+
     func canRecover(from error: any Error) -> Bool { false }
 
     func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication? { nil }

@@ -42,9 +42,18 @@ protocol LiveRowSource {
 
     /// The element a row of this source shows.
     static func element(_ row: LiveEntry) -> Element
+
+    /// The other entities the predicate reads through relationships.
+    var relatedDependencies: [RelatedDependency] { get }
+    /// Where the rows' tests find the commit's relationship loader; nil when they read none.
+    var relationshipSlot: RelationshipSlot? { get }
 }
 
 extension LiveRowSource {
+    var relatedDependencies: [RelatedDependency] { [] }
+
+    var relationshipSlot: RelationshipSlot? { nil }
+
     /// The schema-less record in `bytes`.
     static func recordValue(_ bytes: [UInt8], key: [UInt8], entity: String) throws -> RecordValue {
         try bytes.withUnsafeBytes { bytes in

@@ -60,6 +60,8 @@ final class LogFollower: @unchecked Sendable {
     /// of that entity written since, and whether one was written since the last try.
     private var suspended: [Int32: (query: any FollowedQuery, changed: Set<[UInt8]>, due: Bool)] = [:]
     private var queriesByEntity: [String: [(id: Int32, query: any FollowedQuery)]] = [:]
+    /// The queries whose predicates look through relationships, by the related entity.
+    private var relatedQueries: [String: [(id: Int32, dependency: RelatedDependency, entity: String)]] = [:]
     /// The fields the screens of each entity's queries read.
     private var fieldTables: [String: FieldTable] = [:]
     /// Which queries hold which records, by entity.
@@ -135,6 +137,9 @@ final class LogFollower: @unchecked Sendable {
         query.screen.bind(to: table)
         queries[id] = query
         queriesByEntity[query.entityName, default: []].append((id, query))
+        for dependency in query.relatedDependencies {
+            relatedQueries[dependency.relatedEntity, default: []].append((id, dependency, query.entityName))
+        }
     }
 
     /// Stops following `query`; returns at once.
@@ -156,6 +161,12 @@ final class LogFollower: @unchecked Sendable {
         query.detach()
         queriesByEntity[query.entityName]?.removeAll { $0.id == id }
         fieldTables[query.entityName]?.generation += 1
+        for dependency in query.relatedDependencies {
+            relatedQueries[dependency.relatedEntity]?.removeAll { $0.id == id }
+            if relatedQueries[dependency.relatedEntity]?.isEmpty == true {
+                relatedQueries[dependency.relatedEntity] = nil
+            }
+        }
     }
 
     /// Runs `body` on the follower thread once it has applied every commit up to the last one,
@@ -365,6 +376,9 @@ final class LogFollower: @unchecked Sendable {
             for id in targets { changesByQuery[id, default: []].append(decoded) }
             if entry.changes.count > 1, !targets.isEmpty { routed[change.entity, default: [:]][change.key] = targets }
         }
+        if !relatedQueries.isEmpty {
+            routeRelated(entry, context: context, into: &changesByQuery, failed: &failed)
+        }
         var work: [CommitApplier.Work] = []
         work.reserveCapacity(changesByQuery.count)
         for (id, changes) in changesByQuery {
@@ -386,6 +400,52 @@ final class LogFollower: @unchecked Sendable {
             if query.canRecover(from: error) { suspended[id] = (query, [], false) }
         }
         return publications
+    }
+
+    /// Hands each query whose predicate looks through a relationship the records of its entity
+    /// that `entry`'s changes of the related entity concern: each as a change that leaves the
+    /// record as it is (`DecodedChange.isRelated`), which the query tests again, as of the commit.
+    ///
+    /// The cost is that of the records concerned: the references a changed record holds before
+    /// and after, or the entries of the reference index naming it.
+    private func routeRelated(
+        _ entry: LogEntry, context: CommitContext, into changesByQuery: inout [Int32: [DecodedChange]],
+        failed: inout [(Int32, any Error)]
+    ) {
+        var loader: RelationshipLoader?
+        var sent: Set<[UInt8]> = []
+        for change in entry.changes {
+            guard let dependents = relatedQueries[change.entity] else { continue }
+            let reader = loader ?? RelationshipLoader(store: store, snapshot: context.transaction, commit: context)
+            loader = reader
+            for (id, dependency, entity) in dependents {
+                do {
+                    var keys: [[UInt8]] = []
+                    switch dependency {
+                    case .referencedBy(_, let field):
+                        for record in [change.before, change.record].compactMap({ $0 }) {
+                            keys += try reader.referencedKeys(in: record, of: change.entity, field: field)
+                        }
+                    case .references(_, let field):
+                        keys = try reader.referrerKeys(of: change.entity, key: change.key, source: entity, field: field)
+                    }
+                    guard !keys.isEmpty, let storage = try store.entity(named: entity) else { continue }
+                    for key in keys {
+                        // One test of a record per query and commit is enough.
+                        var marker = withUnsafeBytes(of: id) { Array($0) }
+                        marker += key
+                        guard sent.insert(marker).inserted, let record = try reader.record(of: storage, key: key)
+                        else { continue }
+                        let unchanged = LogEntry.Change(
+                            kind: .update, entity: entity, key: key, changedFields: [], record: record, before: record)
+                        changesByQuery[id, default: []].append(
+                            DecodedChange(unchanged, fields: fieldTables[entity] ?? FieldTable(), isRelated: true))
+                    }
+                } catch {
+                    failed.append((id, error))
+                }
+            }
+        }
     }
 
     /// Notes, for each suspended query of an entity `entry` changes, the records it wrote.

@@ -16,7 +16,12 @@ extension MaintainedLink {
 
     func detach() { query.detach() }
 
-    var appliesWithoutReading: Bool { query.windowStart == 0 && query.windowEnd == nil }
+    /// A query whose predicate looks through relationships reads the related records.
+    var appliesWithoutReading: Bool {
+        query.windowStart == 0 && query.windowEnd == nil && query.source.relationshipSlot == nil
+    }
+
+    var relatedDependencies: [RelatedDependency] { query.source.relatedDependencies }
 
     /// `error` as the one a stopped query reports.
     static func failure(_ error: any Error) -> RillError {

@@ -127,6 +127,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     /// Reads the first rows from the store as of the transaction's snapshot.
     func load(in transaction: StoreSnapshot, store: Store) throws {
+        let slot = source.relationshipSlot
+        slot?.loader = RelationshipLoader(store: store, snapshot: transaction)
+        defer { slot?.loader = nil }
         let target = window.end(plus: lookahead)
         let loaded = try fetch(limit: target, in: transaction, store: store)
         complete = target.map { loaded.count < $0 } ?? true
@@ -145,6 +148,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// when the store's matches were cut, every match up to the last one given is known: the
     /// rows are cut there, which keeps at least the window.
     func loadWindow(before context: CommitContext) throws {
+        let slot = source.relationshipSlot
+        slot?.loader = RelationshipLoader(store: context.store, snapshot: context.transaction)
+        defer { slot?.loader = nil }
         var changed: Set<[UInt8]> = []
         for entry in context.entries {
             for change in entry.changes where change.entity == source.entityName { changed.insert(change.key) }
@@ -202,6 +208,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// holds, and inserts and updates its `screen` admits — and returns the change to the
     /// results, or nil when they are as they were.
     func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> RowChange? {
+        let slot = source.relationshipSlot
+        slot?.loader = RelationshipLoader(store: commit.store, snapshot: commit.transaction, commit: commit)
+        defer { slot?.loader = nil }
         // The changes that can affect the held rows: a held record changed or deleted, or a
         // record that matches now. The follower hands a query only the changes of records it
         // holds or that its screen admits, so that screen is not run again here.
@@ -219,6 +228,8 @@ final class MaintainedQuery<Source: LiveRowSource> {
             case .update, .insert:
                 let row = try matchingRow(decoded)
                 if row == nil, !wasHeld { continue }
+                // A related record changed, not this one: only its entering or leaving matters.
+                if decoded.isRelated, row != nil, wasHeld { continue }
                 relevant.append((key, row))
             }
         }

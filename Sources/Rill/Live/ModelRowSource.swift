@@ -8,6 +8,10 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
     let filter: QueryNode?
     let dependencies: Set<String>?
     let orderPaths: [QuerySortKey]?
+    /// The relationships the predicate looks through, read on a copy of each model it tests.
+    let predicateRelationships: [ModelRelationship<T>]
+    let relatedDependencies: [RelatedDependency]
+    let relationshipSlot: RelationshipSlot?
 
     init(_ descriptor: FetchDescriptor<T>) {
         self.descriptor = descriptor
@@ -32,6 +36,20 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         self.filter = filter
         self.dependencies = fields
         self.orderPaths = QueryExecutor<T>.orderPreservingSortKeys(descriptor.sortBy)
+        let related = predicate.relationshipFields
+        predicateRelationships =
+            related.isEmpty ? [] : T.relationships.filter { related.contains($0.schema.field) }
+        relatedDependencies = predicateRelationships.map { RelatedDependency($0.schema) }
+        relationshipSlot = predicateRelationships.isEmpty ? nil : RelationshipSlot()
+    }
+
+    /// The predicate on `model`, with the relationships it looks through read as of the commit
+    /// being applied.
+    private func evaluate(_ model: T) throws -> Bool {
+        guard let loader = relationshipSlot?.loader else { return try predicate.evaluate(model) }
+        var resolved = model
+        for relationship in predicateRelationships { try relationship.resolve(&resolved, loader) }
+        return try predicate.evaluate(resolved)
     }
 
     var entityName: String { T.entityName }
@@ -46,7 +64,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         if !filtered {
             if let filter {
                 guard let record = try change.recordValue(), QueryEvaluator.matches(filter, record) else { return nil }
-            } else if try !predicate.evaluate(model) {
+            } else if try !evaluate(model) {
                 return nil
             }
         }
@@ -62,7 +80,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
             value = parsed
         }
         let model = try LiveDecoding.decode(T.self, record, key: key)
-        if filter == nil, try !predicate.evaluate(model) { return nil }
+        if filter == nil, try !evaluate(model) { return nil }
         let orderKey =
             orderPaths == nil ? nil : try order(value ?? Self.recordValue(record, key: key, entity: T.entityName))
         return LiveRow(key: key, model: model, order: orderKey)

@@ -91,6 +91,9 @@ public final class ModelContainer: Sendable {
             if let problem = type.evolutionProblems.first {
                 throw RillError(.invalidConfiguration, "\(type.entityName)'s evolution: \(problem)")
             }
+            if let problem = type.relationshipProblems.first {
+                throw RillError(.invalidConfiguration, "\(type.entityName)'s relationships: \(problem)")
+            }
             guard let kind = type.identifierKind else {
                 throw RillError(
                     .invalidConfiguration,
@@ -147,6 +150,19 @@ extension PersistentModel {
 
     /// What is wrong with the model's ``PersistentModel/evolution``, for the container to refuse it.
     static var evolutionProblems: [String] { evolution.problems }
+
+    /// What is wrong with the model's ``PersistentModel/relationships``, for the container to refuse them.
+    static var relationshipProblems: [String] {
+        var problems = relationships.compactMap(\.problem)
+        var seen: Set<String> = []
+        for relationship in relationships where !seen.insert(relationship.schema.field).inserted {
+            problems.append("\(relationship.schema.field) is declared twice")
+        }
+        return problems
+    }
+
+    /// The relationships as the catalog keeps them.
+    static var relationshipSchemas: [RelationshipSchema] { relationships.map(\.schema) }
 
     /// The schema the model type's `init(from:)` reads (see `ModelSchemaProbe`), with its
     /// indexes; nil when the probe cannot decode the type.

@@ -50,9 +50,10 @@ extension PersistentModel {
         if let schema, let migration {
             return try store.registerEntity(
                 named: entityName, identifierKind: kind, indexes: indexFieldPaths, schema: schema,
-                migrating: migration)
+                relationships: relationshipSchemas, migrating: migration)
         }
         return try store.registerEntity(
-            named: entityName, identifierKind: kind, indexes: indexFieldPaths, schema: schema)
+            named: entityName, identifierKind: kind, indexes: indexFieldPaths, schema: schema,
+            relationships: relationshipSchemas)
     }
 }

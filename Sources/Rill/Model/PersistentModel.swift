@@ -32,6 +32,10 @@ public protocol PersistentModel: Codable, Identifiable, Sendable where ID: Model
     /// How records written by earlier versions of the model read as this one: fields added
     /// with a default value, fields renamed. Default: none. See ``ModelEvolution``.
     static var evolution: ModelEvolution<Self> { get }
+
+    /// The model's relationships: the references it stores and the inverses it reads. Default:
+    /// none. See ``ModelRelationship``.
+    static var relationships: [ModelRelationship<Self>] { get }
 }
 
 extension PersistentModel {
@@ -40,6 +44,8 @@ extension PersistentModel {
     public static var indexes: [ModelIndex<Self>] { [] }
 
     public static var evolution: ModelEvolution<Self> { ModelEvolution() }
+
+    public static var relationships: [ModelRelationship<Self>] { [] }
 }
 
 /// Type names, computed once: `String(describing:)` is too slow for every insert.

@@ -25,6 +25,11 @@ public struct FetchDescriptor<T: PersistentModel>: Sendable {
     public var fetchLimit: Int?
     /// How many models to skip from the start of the ordered results; nil for none.
     public var fetchOffset: Int?
+    /// The relationships to read with each model: the ``Reference/model`` of a reference, or
+    /// the models of a ``Related`` inverse, so that a list reads them once each instead of once
+    /// per model (for example `[\.ingredients]`). Empty by default. Related models read this way
+    /// do not prefetch their own relationships.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T> & Sendable] = []
 
     /// A descriptor for the models matching `predicate`, ordered by `sortBy`.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {

@@ -18,6 +18,9 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// Whether the predicate must be evaluated by `TotalEvaluation` (Foundation's evaluation could
     /// trap or throw).
     private let mayFail: Bool
+    /// The model's relationship fields the predicate looks through: resolved on each candidate
+    /// before the predicate is evaluated on it (see `RelationshipReads`).
+    let relationshipFields: Set<String>
 
     init(_ predicate: Predicate<T>?) {
         self.predicate = predicate
@@ -38,6 +41,9 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         // will be evaluated on models is looked at (one with a complete translation is
         // evaluated, if ever, with total semantics).
         mayFail = predicate.map { exact != nil || TotalEvaluation.mayFail($0.expression) } ?? false
+        relationshipFields =
+            exact == nil && predicate != nil && !T.relationships.isEmpty
+            ? RelationshipReads.fields(of: predicate!, in: T.self) : []
     }
 
     /// Whether `record`, the stored form of a model, matches; only for a complete translation.

@@ -18,6 +18,15 @@ struct QueryExecutor<T: PersistentModel> {
     var transaction: StoreSnapshot? = nil
     /// How the descriptor's predicate is decided.
     let predicate: ModelPredicate<T>
+    /// The relationships the predicate looks through: read on a copy of each candidate the
+    /// predicate is evaluated on.
+    let predicateRelationships: [ModelRelationship<T>]
+    /// The relationships the descriptor prefetches: read on each model returned.
+    let prefetched: [ModelRelationship<T>]
+    /// Whether anything is read through relationships.
+    private var readsRelationships: Bool { !predicateRelationships.isEmpty || !prefetched.isEmpty }
+    /// Reads them, in the fetch's snapshot; set while the fetch runs.
+    private var loader: RelationshipLoader?
 
     init(
         store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
@@ -28,13 +37,40 @@ struct QueryExecutor<T: PersistentModel> {
         self.descriptor = descriptor
         self.staged = staged
         self.transaction = transaction
-        self.predicate = predicate ?? ModelPredicate(descriptor.predicate)
+        let predicate = predicate ?? ModelPredicate(descriptor.predicate)
+        self.predicate = predicate
+        let fields = predicate.relationshipFields
+        var prefetchedFields: Set<String> = []
+        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+            if let name = FieldPath.components(of: keyPath, root: T.self)?.first { prefetchedFields.insert(name) }
+        }
+        let all = fields.isEmpty && prefetchedFields.isEmpty ? [] : T.relationships
+        predicateRelationships = all.filter { fields.contains($0.schema.field) }
+        prefetched = all.filter { prefetchedFields.contains($0.schema.field) }
+    }
+
+    /// Runs `body` with a loader of the relationships to read, in one snapshot with the fetch's
+    /// reads; runs it as it is when there are none.
+    private func resolving<R>(_ body: (QueryExecutor) throws -> R) throws -> R {
+        guard readsRelationships, loader == nil else { return try body(self) }
+        if let transaction {
+            var copy = self
+            copy.loader = RelationshipLoader(store: store, snapshot: transaction)
+            return try body(copy)
+        }
+        return try store.read { snapshot in
+            var copy = self
+            copy.transaction = snapshot
+            copy.loader = RelationshipLoader(store: store, snapshot: snapshot)
+            return try body(copy)
+        }
     }
 
     // MARK: - Running
 
     /// The models of the descriptor's window, in order.
     func models() throws -> [T] {
+        if readsRelationships, loader == nil { return try resolving { try $0.models() } }
         let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if window.isEmpty { return [] }
         let execution = try plan()
@@ -54,8 +90,8 @@ struct QueryExecutor<T: PersistentModel> {
                 // A staged deletion removes the stored model.
                 if hasStaged, isStaged(key) { return true }
                 let model = try decode(bytes, key: key)
-                guard try !testsModels || predicate.evaluate(model) else { return true }
-                return models.add(model)
+                guard try !testsModels || evaluate(model) else { return true }
+                return models.add(try prefetching(model))
             }
             return models.results()
         }
@@ -83,6 +119,9 @@ struct QueryExecutor<T: PersistentModel> {
         limit: Int?,
         _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: T) throws -> Void
     ) throws -> Bool {
+        if readsRelationships, loader == nil {
+            return try resolving { try $0.forEachStoredMatch(limit: limit, body) }
+        }
         guard let execution = try plan() else { return true }
         let window = QueryWindow(offset: nil, limit: execution.isSorted ? limit : nil)
         if window.isEmpty { return true }
@@ -90,8 +129,8 @@ struct QueryExecutor<T: PersistentModel> {
         var count = 0
         try execution.forEachMatch { key, bytes in
             let model = try decode(bytes, key: key)
-            guard try !testsModels || predicate.evaluate(model) else { return true }
-            try body(key, bytes, model)
+            guard try !testsModels || evaluate(model) else { return true }
+            try body(key, bytes, try prefetching(model))
             count += 1
             return window.keepsMore(afterKeeping: count)
         }
@@ -100,6 +139,7 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// How many models `models()` would return.
     func count() throws -> Int {
+        if readsRelationships, loader == nil { return try resolving { try $0.count() } }
         let total: Int
         if descriptor.predicate == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
@@ -230,8 +270,8 @@ struct QueryExecutor<T: PersistentModel> {
                 // A staged change replaces or deletes the stored model.
                 if hasStaged, isStaged(key) { return true }
                 let model = try decode(bytes, key: key)
-                guard try !testsModels || predicate.evaluate(model) else { return true }
-                var row = Row(key: keepingKeys ? Array(key) : nil, model: model)
+                guard try !testsModels || evaluate(model) else { return true }
+                var row = Row(key: keepingKeys ? Array(key) : nil, model: try prefetching(model))
                 if let sort = orderKeys, let identifier = row.key {
                     let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: orderFields)
                     row.order = try? OrderKey.make(record, key: identifier, sort: sort)
@@ -246,11 +286,32 @@ struct QueryExecutor<T: PersistentModel> {
         }
         for (key, model) in staged {
             guard let model, try matches(model) else { continue }
-            _ = rows.add(Row(key: key, model: model))
+            _ = rows.add(Row(key: key, model: try prefetching(model)))
         }
     }
 
-    private func matches(_ model: T) throws -> Bool { try predicate.matches(model) }
+    private func matches(_ model: T) throws -> Bool {
+        guard let loader, !predicateRelationships.isEmpty else { return try predicate.matches(model) }
+        var resolved = model
+        for relationship in predicateRelationships { try relationship.resolve(&resolved, loader) }
+        return try predicate.matches(resolved)
+    }
+
+    /// The predicate evaluated on `model`, with the relationships it looks through read.
+    private func evaluate(_ model: T) throws -> Bool {
+        guard let loader, !predicateRelationships.isEmpty else { return try predicate.evaluate(model) }
+        var resolved = model
+        for relationship in predicateRelationships { try relationship.resolve(&resolved, loader) }
+        return try predicate.evaluate(resolved)
+    }
+
+    /// `model` with the relationships the descriptor prefetches read.
+    private func prefetching(_ model: T) throws -> T {
+        guard let loader, !prefetched.isEmpty else { return model }
+        var resolved = model
+        for relationship in prefetched { try relationship.resolve(&resolved, loader) }
+        return resolved
+    }
 
     /// Whether the context staged a change of the stored model with identifier key `key`.
     @inline(never)

@@ -115,7 +115,14 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decodeValue(T.self, at: offset(of: key), key: key)
+        guard let offset = decoder.valueOffset(for: key) else {
+            // Never stored: read empty (see `UnstoredValue`).
+            if let unstored = T.self as? any UnstoredValue.Type, let value = unstored.unstoredValue as? T {
+                return value
+            }
+            return try decoder.decodeValue(T.self, at: self.offset(of: key), key: key)
+        }
+        return try decoder.decodeValue(T.self, at: offset, key: key)
     }
 
     // MARK: - decodeIfPresent

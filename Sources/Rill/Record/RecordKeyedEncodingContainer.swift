@@ -110,6 +110,8 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        // The inverse side of a relationship is read from the references, never stored.
+        if T.self is any UnstoredValue.Type { return }
         try writeKey(key)
         try encoder.encodeValue(value, key: key)
     }

@@ -19,6 +19,8 @@ package struct EntityDeclaration: Sendable {
     package var source: String?
     /// The schema of the model type that declares the entity (see `EntitySchema`); nil for none.
     package var schema: EntitySchema?
+    /// The entity's relationships (see `RelationshipSchema`); nil to keep what the store has.
+    package var relationships: [RelationshipSchema]?
     /// Runs first when the declaration is applied, in the save's write transaction: a check
     /// that aborts the save by throwing, and what it writes is part of the save (a migration's
     /// record that it ran: see `Store+Migration.swift`). Nil for none.

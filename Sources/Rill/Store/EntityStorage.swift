@@ -12,6 +12,12 @@ package struct EntityStorage: Sendable, Hashable {
     /// The catalog version this description was read at; a save that finds another version in
     /// the store reloads it first (another process may have added an index).
     package var catalogVersion: UInt64 = 0
+    /// The entity's relationships, stored references and inverses (see `RelationshipSchema`).
+    package var relationships: [RelationshipSchema] = []
+    /// The store's reference index; nil while no entity of the store has a relationship.
+    var references: Database?
+    /// The relationships whose references the entity's records store.
+    var storedReferences: [RelationshipSchema] { relationships.filter(\.isStored) }
 
     static let catalogPrefix = "entity:"
     static let catalogVersion: UInt8 = 1

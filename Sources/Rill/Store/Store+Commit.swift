@@ -115,6 +115,7 @@ extension Store {
                 }
                 var last: EntityStorage?
                 var applied: [LogEntry.Change] = []
+                var rules: RelationshipRules?
                 for index in 0..<batch.chunkCount {
                     let chunk = try batch.chunk(index)
                     applied.reserveCapacity(applied.count + chunk.count)
@@ -138,12 +139,19 @@ extension Store {
                         }
                         last = entity
                         do {
-                            if let effective = try Self.apply(change, to: entity, in: txn) { applied.append(effective) }
+                            if let effective = try Self.apply(change, to: entity, in: txn) {
+                                applied.append(effective)
+                                if RelationshipRules.concern(entity) {
+                                    if rules == nil { rules = RelationshipRules(txn: txn, meta: meta) }
+                                    try rules!.follow(effective, of: entity, into: &applied)
+                                }
+                            }
                         } catch {
                             throw Self.error(error, at: change.source, directory: directory)
                         }
                     }
                 }
+                try rules?.finish()
                 guard !applied.isEmpty else { return nil }
                 let next = try log.next(in: txn)
                 let entry = LogEntry(
@@ -155,7 +163,7 @@ extension Store {
 
     /// Applies one change to its projection and indexes; returns what the log records of it, or
     /// nil for a no-op.
-    private static func apply(
+    static func apply(
         _ change: PreparedChange, to entity: EntityStorage, in txn: WriteTransaction
     ) throws -> LogEntry.Change? {
         let database = entity.database

@@ -70,20 +70,16 @@ extension Store {
                 try txn.put(
                     EntityStorage.catalogValue(identifierKind: declaration.identifierKind), for: catalogKey, in: meta)
             }
-            let records = try txn.database(named: EntityStorage.databaseName(for: name), create: true)!
-            var storage = EntityStorage(name: name, identifierKind: declaration.identifierKind, database: records)
-            for indexName in try keys(withPrefix: IndexStorage.catalogPrefix(entity: name), in: meta, txn: txn) {
-                let databaseName = IndexStorage.databaseName(entity: name, index: indexName)
-                guard let database = try txn.database(named: databaseName, create: false) else {
-                    throw RillError(.corruptStore, "the catalog lists index \(name)(\(indexName)), but it is missing")
-                }
-                storage.indexes.append(
-                    IndexStorage(
-                        name: indexName, fieldPaths: IndexStorage.fieldPaths(fromName: indexName), database: database))
+            _ = try txn.database(named: EntityStorage.databaseName(for: name), create: true)!
+            guard var storage = try storage(named: name, in: txn, meta: meta) else {
+                throw RillError(.corruptStore, "entity \(name) vanished while it was declared")
             }
             for indexName in declaration.indexNames where !storage.indexes.contains(where: { $0.name == indexName }) {
                 storage.indexes.append(
                     try buildIndex(named: indexName, of: storage, in: txn, meta: meta, progress: progress))
+            }
+            if let relationships = declaration.relationships {
+                storage = try keepRelationships(relationships, of: storage, in: txn, meta: meta)
             }
             storage.catalogVersion = try catalogVersion(in: txn, meta: meta)
             if let fields = declaration.fields {
@@ -96,6 +92,30 @@ extension Store {
         } catch {
             throw Self.error(error, at: declaration.source, directory: directory)
         }
+    }
+
+    /// The storage of `name` as `txn` sees it, with its indexes and relationships; nil when the
+    /// store has no such entity.
+    static func storage(named name: String, in txn: WriteTransaction, meta: Database) throws -> EntityStorage? {
+        guard let raw = try txn.get(EntityStorage.catalogKey(for: name), in: meta) else { return nil }
+        let kind = try EntityStorage.identifierKind(fromCatalogValue: raw, entity: name)
+        guard let records = try txn.database(named: EntityStorage.databaseName(for: name), create: false) else {
+            return nil
+        }
+        var storage = EntityStorage(name: name, identifierKind: kind, database: records)
+        for indexName in try keys(withPrefix: IndexStorage.catalogPrefix(entity: name), in: meta, txn: txn) {
+            let databaseName = IndexStorage.databaseName(entity: name, index: indexName)
+            guard let database = try txn.database(named: databaseName, create: false) else {
+                throw RillError(.corruptStore, "the catalog lists index \(name)(\(indexName)), but it is missing")
+            }
+            storage.indexes.append(
+                IndexStorage(
+                    name: indexName, fieldPaths: IndexStorage.fieldPaths(fromName: indexName), database: database))
+        }
+        storage.relationships = try relationships(of: name, in: txn, meta: meta)
+        storage.references = try referencesDatabase(in: txn, meta: meta)
+        storage.catalogVersion = try catalogVersion(in: txn, meta: meta)
+        return storage
     }
 
     /// `error` naming where its cause came from (`line 7 of books.ndjson: …`), a storage error translated first;

@@ -21,7 +21,7 @@ extension Store {
         }
     }
 
-    /// Registers the entity as `registerEntity(named:identifierKind:indexes:schema:)` does, and
+    /// Registers the entity as `registerEntity(named:identifierKind:indexes:schema:relationships:)` does, and
     /// migrates its records from `migration.from` to `schema`, unless that was done already.
     ///
     /// The records that need it are read in one snapshot and rewritten outside it (the model's
@@ -37,7 +37,7 @@ extension Store {
     ///   changed id), before anything is written; the errors of `registerEntity`.
     package func registerEntity(
         named name: String, identifierKind: IdentifierKind, indexes: [[[String]]], schema: EntitySchema,
-        migrating migration: StoreMigration
+        relationships: [RelationshipSchema] = [], migrating migration: StoreMigration
     ) throws -> EntityStorage {
         let version = migration.from.version
         for _ in 0..<8 {
@@ -58,6 +58,7 @@ extension Store {
             }
             var declaration = try EntityDeclaration(name: name, identifierKind: identifierKind, indexes: indexes)
             declaration.schema = schema
+            declaration.relationships = relationships
             let (meta, key) = (self.meta, Self.migrationKey(for: name, from: version))
             declaration.whenApplied = { txn in
                 if try txn.get(key, in: meta) != nil { throw MigrationInterrupted.done }
@@ -77,7 +78,8 @@ extension Store {
         if try !hasMigrated(name, from: version), try entity(named: name) != nil {
             throw RillError(.storage, "the store kept changing while the migration of \(name) read it")
         }
-        return try registerEntity(named: name, identifierKind: identifierKind, indexes: indexes, schema: schema)
+        return try registerEntity(
+            named: name, identifierKind: identifierKind, indexes: indexes, schema: schema, relationships: relationships)
     }
 
     /// Why a migration's save stopped before writing.

@@ -138,10 +138,12 @@ package final class Store: Sendable {
     ///
     /// - Throws: `.invalidConfiguration` when the store already holds the entity with another kind of identifier.
     package func registerEntity(
-        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]] = [], schema: EntitySchema? = nil
+        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]] = [], schema: EntitySchema? = nil,
+        relationships: [RelationshipSchema] = []
     ) throws -> EntityStorage {
         var declaration = try EntityDeclaration(name: name, identifierKind: identifierKind, indexes: indexes)
         declaration.schema = schema
+        declaration.relationships = relationships
         if let stored = try entity(named: name) {
             guard stored.identifierKind == identifierKind else {
                 throw RillError(
@@ -155,7 +157,7 @@ package final class Store: Sendable {
             let sameSchema = try schema.map { schema in
                 try self.schemaVersions(of: name).contains { $0.describesSame(as: schema) }
             }
-            if missing.isEmpty, sameSchema ?? true { return stored }
+            if missing.isEmpty, sameSchema ?? true, stored.relationships == relationships { return stored }
         }
         guard let storage = try declare([declaration])[name] else {
             throw RillError(.corruptStore, "entity \(name) vanished while it was registered")
@@ -168,17 +170,28 @@ package final class Store: Sendable {
         if let known = catalog.withLock({ $0.entities[name] }) { return known }
         do {
             let meta = self.meta
-            let (kind, indexNames, version): (IdentifierKind?, [String], UInt64) = try environment.read { txn in
-                guard let raw = try txn.get(EntityStorage.catalogKey(for: name), in: meta) else { return (nil, [], 0) }
-                let kind = try EntityStorage.identifierKind(fromCatalogValue: raw, entity: name)
-                let names = try Self.keys(withPrefix: IndexStorage.catalogPrefix(entity: name), in: meta, txn: txn)
-                return (kind, names, try Self.catalogVersion(in: txn, meta: meta))
-            }
+            let (kind, indexNames, version, relationships, hasReferences):
+                (IdentifierKind?, [String], UInt64, [RelationshipSchema], Bool) = try environment.read { txn in
+                    guard let raw = try txn.get(EntityStorage.catalogKey(for: name), in: meta) else {
+                        return (nil, [], 0, [], false)
+                    }
+                    let kind = try EntityStorage.identifierKind(fromCatalogValue: raw, entity: name)
+                    let names = try Self.keys(withPrefix: IndexStorage.catalogPrefix(entity: name), in: meta, txn: txn)
+                    return (
+                        kind, names, try Self.catalogVersion(in: txn, meta: meta),
+                        try Self.relationships(of: name, in: txn, meta: meta),
+                        try txn.get(Self.referencesMarkerKey, in: meta) != nil
+                    )
+                }
             guard let kind,
                 let database = try environment.database(named: EntityStorage.databaseName(for: name), create: false)
             else { return nil }
             var storage = EntityStorage(name: name, identifierKind: kind, database: database)
             storage.catalogVersion = version
+            storage.relationships = relationships
+            if hasReferences {
+                storage.references = try environment.database(named: Self.referencesDatabaseName, create: false)
+            }
             for indexName in indexNames {
                 let databaseName = IndexStorage.databaseName(entity: name, index: indexName)
                 guard let indexDatabase = try environment.database(named: databaseName, create: false) else {

@@ -14,6 +14,13 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
     package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
         guard let base = context.translate(root) else { return nil }
         let path = keyPath as AnyKeyPath
+        // Through a relationship, a predicate reads other records: only a reference's own
+        // identifier is in this one (where the reference is stored).
+        if Root.Output.self is any RelationshipValue.Type {
+            guard let reference = Root.Output.self as? any AnyModelReference.Type, path == reference.identifierKeyPath
+            else { return nil }
+            return base
+        }
         switch KeyPathNames.measure(of: path, root: Root.Output.self) {
         case .count: return .count(base)
         case .isEmpty: return .compare(.equal, .count(base), .literal(.int(0)))

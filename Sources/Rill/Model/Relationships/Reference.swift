@@ -1,0 +1,82 @@
+/// A stored reference from one model to another: the other model's identifier, and, once it has
+/// been read, the model itself.
+///
+/// A reference is how one model points at another. A to-one relationship is a property of type
+/// `Reference<Target>?` (or `Reference<Target>` when it is required), a to-many one a property of
+/// type `[Reference<Target>]`. The record stores only the identifier, so a reference is as small
+/// as an identifier and never a copy that goes stale:
+///
+/// ```swift
+/// struct Ingredient: PersistentModel {
+///     var id = UUID()
+///     var name: String
+///     var recipe: Reference<Recipe>?
+///
+///     static let relationships: [ModelRelationship<Ingredient>] = [.reference(\.recipe)]
+/// }
+///
+/// let flour = Ingredient(name: "flour", recipe: Reference(bread))
+/// ```
+///
+/// ``model`` holds the referenced model when the fetch that read this one was asked to prefetch
+/// it (``FetchDescriptor/relationshipKeyPathsForPrefetching``), and while a predicate that looks
+/// through the reference is evaluated; otherwise it is nil. Two references are equal when they
+/// name the same identifier, whatever their ``model``.
+public struct Reference<Target: PersistentModel>: Codable, Hashable, Sendable {
+    /// The identifier of the referenced model.
+    public var id: Target.ID
+    /// The referenced model, when it was read with this one; nil otherwise. Never stored.
+    public var model: Target?
+
+    /// A reference to the model with identifier `id`.
+    public init(_ id: Target.ID) {
+        self.id = id
+        self.model = nil
+    }
+
+    /// A reference to `model`.
+    public init(_ model: Target) {
+        self.id = model.id
+        self.model = model
+    }
+
+    public init(from decoder: any Decoder) throws {
+        id = try decoder.singleValueContainer().decode(Target.ID.self)
+        model = nil
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(id)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// A reference of any target type, for code that reads references without knowing their types.
+protocol AnyModelReference: RelationshipValue {
+    /// `\Reference<Target>.id`.
+    static var identifierKeyPath: AnyKeyPath { get }
+    /// The referenced model's entity.
+    static var targetEntityName: String { get }
+    /// The referenced identifier's storage key.
+    var targetKey: [UInt8] { get }
+    /// The same reference with its model set from stored bytes (decoded as the target type).
+    func resolved(with record: UnsafeRawBufferPointer) throws -> Self
+}
+
+extension Reference: AnyModelReference {
+    static var identifierKeyPath: AnyKeyPath { \Reference<Target>.id }
+
+    static var targetEntityName: String { Target.entityName }
+
+    var targetKey: [UInt8] { id.storageKey }
+
+    func resolved(with record: UnsafeRawBufferPointer) throws -> Self {
+        var copy = self
+        copy.model = try Target.decodeStored(from: record)
+        return copy
+    }
+}
