@@ -77,6 +77,11 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         /// A save would leave a reference to a model that does not exist. The message names the
         /// reference; nothing of the save is written.
         public static let danglingReference = Code("danglingReference")
+        /// A save would give two records the same values of a unique index (see
+        /// ``ModelIndex/unique(_:onConflict:)``), or a unique index cannot be built because stored
+        /// records already share values. Nothing was written; ``RillError/uniqueConflict`` names
+        /// the entity, the fields, the values and the records.
+        public static let uniqueConflict = Code("uniqueConflict")
         /// A model reads a field as another kind than the store's current schema records, and
         /// declares no migration for it (or the store was opened read-only, so the migration
         /// cannot run). The underlying error is a ``SchemaKindChange`` naming the entity, the

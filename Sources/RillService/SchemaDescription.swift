@@ -11,6 +11,9 @@ package enum SchemaDescription {
         package var identifier: String
         package var schema: EntitySchema?
         package var fields: RecordValue
+        /// The unique indexes the store enforces (its catalog's, whoever declared them), by name, each with
+        /// what an insert of values another record has does.
+        package var unique: [(index: String, policy: UniqueConflictPolicy)] = []
     }
 
     /// Every entity of `store`, or only `name`.
@@ -22,11 +25,13 @@ package enum SchemaDescription {
             guard let entity = try store.entity(named: name) else { return nil }
             return Entity(
                 name: name, identifier: entity.identifierKind.name, schema: try store.schema(of: name),
-                fields: try store.recordShape(of: entity).jsonValue)
+                fields: try store.recordShape(of: entity).jsonValue,
+                unique: entity.indexes.compactMap { index in index.uniqueness.map { (index.name, $0) } })
         }
     }
 
-    /// `{"entities":[{"name":…,"identifier":…,"schema":{"version":…,"fields":…,"optional":…,"indexes":…}|null,"fields":…}]}`.
+    /// `{"entities":[{"name":…,"identifier":…,"schema":{"version":…,"fields":…,"optional":…,"indexes":…}|null,"fields":…,
+    /// "unique":{"email":"upsert"}}]}`.
     package static func json(_ entities: [Entity]) -> RecordValue {
         .map([
             RecordField(
@@ -38,13 +43,20 @@ package enum SchemaDescription {
                             RecordField(name: "identifier", value: .string(entity.identifier)),
                             RecordField(name: "schema", value: entity.schema?.jsonValue ?? .null),
                             RecordField(name: "fields", value: entity.fields),
+                            RecordField(
+                                name: "unique",
+                                value: .map(
+                                    entity.unique.map {
+                                        RecordField(name: $0.index, value: .string($0.policy.rawValue))
+                                    }
+                                )),
                         ])
                     }))
         ])
     }
 
     /// Lines for a person: each entity, its version, then each field with its kind (`?` when
-    /// optional), then its indexes.
+    /// optional), then its indexes, then its unique indexes with their policies.
     package static func lines(_ entities: [Entity]) -> [String] {
         var lines: [String] = []
         for entity in entities {
@@ -67,6 +79,12 @@ package enum SchemaDescription {
             }
             if let indexes = entity.schema?.indexes, !indexes.isEmpty {
                 lines.append("  indexes: " + indexes.map { "(\($0))" }.joined(separator: " "))
+            }
+            if !entity.unique.isEmpty {
+                lines.append(
+                    "  unique: "
+                        + entity.unique.map { "(\($0.index)) on conflict \($0.policy.rawValue)" }.joined(
+                            separator: ", "))
             }
         }
         return lines

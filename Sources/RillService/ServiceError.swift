@@ -23,7 +23,8 @@ package struct ServiceError: Error, Sendable, Equatable {
 
     /// The status, code and message of an error of the library: its code names the status (404 for
     /// an unknown entity, 400 for bad input, 403 for a store that may not be written, 409 for a
-    /// destination that already holds something or a compaction a subscription holds back, 410
+    /// destination that already holds something, a compaction a subscription holds back or a save a
+    /// unique index refuses, 410
     /// for a request before a compacted log's horizon, 507 for a full disk, else 500), and a query that
     /// does not fit its entity is shown as one that does not parse, with its caret line.
     package init(_ error: RillError) {
@@ -33,7 +34,7 @@ package struct ServiceError: Error, Sendable, Equatable {
         case .invalidRecord, .invalidIdentifier, .encodingFailed, .queryFailed, .misuse, .unknownField, .kindMismatch:
             status = 400
         case .readOnly, .permissionDenied: status = 403
-        case .destinationNotEmpty, .historyRetained: status = 409
+        case .destinationNotEmpty, .historyRetained, .uniqueConflict: status = 409
         case .historyCompacted: status = 410
         case .diskFull: status = 507
         default: status = 500

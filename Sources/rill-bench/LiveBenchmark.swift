@@ -41,6 +41,7 @@ struct LiveBenchmark {
         try crossProcess(directory: scratch.appendingPathComponent("cross"))
         try compareResultSizes(directory: scratch.appendingPathComponent("sizes"))
         guard queryCount > 0 else { return }
+        try relationships(directory: scratch.appendingPathComponent("related"))
         try manyQueries(directory: scratch.appendingPathComponent("many"))
     }
 

@@ -9,7 +9,8 @@ import Testing
         let statuses: [(RillError.Code, Int)] = [
             (.unknownEntity, 404), (.invalidRecord, 400), (.invalidIdentifier, 400), (.encodingFailed, 400),
             (.queryFailed, 400), (.misuse, 400), (.unknownField, 400), (.kindMismatch, 400), (.readOnly, 403),
-            (.permissionDenied, 403), (.destinationNotEmpty, 409), (.diskFull, 507), (.storage, 500),
+            (.permissionDenied, 403), (.destinationNotEmpty, 409), (.uniqueConflict, 409), (.diskFull, 507),
+            (.storage, 500),
             (.corruptStore, 500),
         ]
         for (code, status) in statuses {

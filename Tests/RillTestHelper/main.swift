@@ -54,6 +54,15 @@ do {
         }
         say("\(settings.value)")
 
+    case "unique-upsert":
+        // unique-upsert <store> <id> <name>: waits for the file `<store>.go`, then saves an Account with id
+        // `id` and the email every run uses; prints the id of the Account the store then holds.
+        while access(rest[0] + ".go", F_OK) != 0 { usleep(200) }
+        let container = try ModelContainer(
+            for: Account.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: rest[0])))
+        let stored = try container.mainContext.upsertAndFetch(
+            Account(id: Int(rest[1])!, email: "shared@example.com", name: rest[2]))
+        say("\(stored.id) \(stored.name)")
     case "migrate":
         // migrate <store>: waits for the file `<store>.go`, then opens the store for TaskV2 (which
         // migrates it from TaskV1 when that has not been done); prints the number of tasks.

@@ -36,10 +36,12 @@ final class ChangeScreen {
         compiled.deallocate()
     }
 
-    /// Screens for a query that reads `dependencies` and whose filter is `filter`.
-    func reset(dependencies: Set<String>?, filter: QueryNode?) {
+    /// Screens for a query that reads `dependencies` and whose filter is `filter`; without a
+    /// filter, the conditions come from `necessary`, a condition every match meets (a partial
+    /// translation of the predicate), which can reject but never decide.
+    func reset(dependencies: Set<String>?, filter: QueryNode?, necessary: QueryNode? = nil) {
         self.dependencies = dependencies
-        conditions = filter.map(Self.conditions(of:)) ?? []
+        conditions = (filter ?? necessary).map(Self.conditions(of:)) ?? []
         if let filter {
             let conjuncts = if case .and(let operands) = filter { operands.count } else { 1 }
             filterIsConditions = conjuncts == conditions.count

@@ -43,6 +43,10 @@ protocol LiveRowSource {
     /// The element a row of this source shows.
     static func element(_ row: LiveEntry) -> Element
 
+    /// A condition every match meets, when the predicate has no complete translation but a
+    /// partial one: it screens out changes of records that cannot match. Nil for none.
+    var necessaryCondition: QueryNode? { get }
+
     /// The other entities the predicate reads through relationships.
     var relatedDependencies: [RelatedDependency] { get }
     /// Where the rows' tests find the commit's relationship loader; nil when they read none.
@@ -51,6 +55,8 @@ protocol LiveRowSource {
 
 extension LiveRowSource {
     var relatedDependencies: [RelatedDependency] { [] }
+
+    var necessaryCondition: QueryNode? { nil }
 
     var relationshipSlot: RelationshipSlot? { nil }
 

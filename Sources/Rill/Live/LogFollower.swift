@@ -414,38 +414,77 @@ final class LogFollower: @unchecked Sendable {
     ) {
         var loader: RelationshipLoader?
         var sent: Set<[UInt8]> = []
+        // The records a change concerns are found once for each dependency, whatever the number of
+        // queries that share it; each query then screens them as it screens any change.
+        var decoded: [String: [[UInt8]: DecodedChange?]] = [:]
         for change in entry.changes {
             guard let dependents = relatedQueries[change.entity] else { continue }
             let reader = loader ?? RelationshipLoader(store: store, snapshot: context.transaction, commit: context)
             loader = reader
+            var concerned: [RelatedDependency: Result<[[UInt8]], any Error>] = [:]
             for (id, dependency, entity) in dependents {
+                guard let query = queries[id] else { continue }
+                let keys: [[UInt8]]
                 do {
-                    var keys: [[UInt8]] = []
-                    switch dependency {
-                    case .referencedBy(_, let field):
-                        for record in [change.before, change.record].compactMap({ $0 }) {
-                            keys += try reader.referencedKeys(in: record, of: change.entity, field: field)
+                    if let known = concerned[dependency] {
+                        keys = try known.get()
+                    } else {
+                        let result = Result {
+                            try Self.concernedKeys(of: change, by: dependency, entity: entity, reader)
                         }
-                    case .references(_, let field):
-                        keys = try reader.referrerKeys(of: change.entity, key: change.key, source: entity, field: field)
+                        concerned[dependency] = result
+                        keys = try result.get()
                     }
-                    guard !keys.isEmpty, let storage = try store.entity(named: entity) else { continue }
                     for key in keys {
-                        // One test of a record per query and commit is enough.
-                        var marker = withUnsafeBytes(of: id) { Array($0) }
-                        marker += key
-                        guard sent.insert(marker).inserted, let record = try reader.record(of: storage, key: key)
-                        else { continue }
-                        let unchanged = LogEntry.Change(
-                            kind: .update, entity: entity, key: key, changedFields: [], record: record, before: record)
-                        changesByQuery[id, default: []].append(
-                            DecodedChange(unchanged, fields: fieldTables[entity] ?? FieldTable(), isRelated: true))
+                        let marker = withUnsafeBytes(of: id) { Array($0) } + key
+                        guard !sent.contains(marker) else { continue }
+                        let unchanged: DecodedChange?
+                        if let known = decoded[entity]?[key] {
+                            unchanged = known
+                        } else {
+                            unchanged = try relatedChange(of: entity, key: key, reader: reader)
+                            decoded[entity, default: [:]][key] = .some(unchanged)
+                        }
+                        guard let unchanged, try query.screen.conditionsHold(for: unchanged) else { continue }
+                        sent.insert(marker)
+                        changesByQuery[id, default: []].append(unchanged)
                     }
                 } catch {
                     failed.append((id, error))
                 }
             }
         }
+    }
+
+    /// The records of `entity` that `change` (of the related entity) concerns through `dependency`.
+    private static func concernedKeys(
+        of change: LogEntry.Change, by dependency: RelatedDependency, entity: String, _ reader: RelationshipLoader
+    ) throws -> [[UInt8]] {
+        switch dependency {
+        case .referencedBy(_, let field):
+            var keys: [[UInt8]] = []
+            for record in [change.before, change.record].compactMap({ $0 }) {
+                for key in try reader.referencedKeys(in: record, of: change.entity, field: field)
+                where !keys.contains(key) {
+                    keys.append(key)
+                }
+            }
+            return keys
+        case .references(_, let field):
+            return try reader.referrerKeys(of: change.entity, key: change.key, source: entity, field: field)
+        }
+    }
+
+    /// A change of `entity`'s record `key` that leaves it as it is at the commit; nil when it
+    /// does not exist then.
+    private func relatedChange(of entity: String, key: [UInt8], reader: RelationshipLoader) throws -> DecodedChange? {
+        guard let storage = try store.entity(named: entity), let record = try reader.record(of: storage, key: key)
+        else {
+            return nil
+        }
+        let unchanged = LogEntry.Change(
+            kind: .update, entity: entity, key: key, changedFields: [], record: record, before: record)
+        return DecodedChange(unchanged, fields: fieldTables[entity] ?? FieldTable(), isRelated: true)
     }
 
     /// Notes, for each suspended query of an entity `entry` changes, the records it wrote.

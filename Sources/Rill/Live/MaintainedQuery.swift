@@ -45,7 +45,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     private func configure() {
         let source = sourceBox.value
-        screen.reset(dependencies: source.dependencies, filter: source.filter)
+        screen.reset(dependencies: source.dependencies, filter: source.filter, necessary: source.necessaryCondition)
         hasFilter = source.filter != nil
         orderPaths = source.orderPaths
         window = QueryWindow(offset: source.offset, limit: source.limit)

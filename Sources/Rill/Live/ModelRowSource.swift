@@ -13,6 +13,8 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
     let relatedDependencies: [RelatedDependency]
     let relationshipSlot: RelationshipSlot?
 
+    var necessaryCondition: QueryNode? { filter == nil ? predicate.translation?.node : nil }
+
     init(_ descriptor: FetchDescriptor<T>) {
         self.descriptor = descriptor
         let predicate = ModelPredicate(descriptor.predicate)

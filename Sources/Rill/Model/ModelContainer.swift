@@ -148,6 +148,13 @@ extension PersistentModel {
     /// The field paths of each declared index.
     static var indexFieldPaths: [[[String]]] { indexes.map(\.fieldPaths) }
 
+    /// The declared unique indexes, by catalog name, with their policies.
+    static var uniqueIndexes: [String: UniqueConflictPolicy] {
+        var unique: [String: UniqueConflictPolicy] = [:]
+        for index in indexes { if let policy = index.uniqueness { unique[index.name] = policy } }
+        return unique
+    }
+
     /// What is wrong with the model's ``PersistentModel/evolution``, for the container to refuse it.
     static var evolutionProblems: [String] { evolution.problems }
 
@@ -171,6 +178,7 @@ extension PersistentModel {
         let indexNames = indexFieldPaths.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
         var schema = EntitySchema(kinds: probed.kinds, optional: probed.optional, indexes: indexNames)
         (schema.defaulted, schema.defaults, schema.renamed) = evolution.schemaFields
+        schema.unique = uniqueIndexes
         return schema
     }
 

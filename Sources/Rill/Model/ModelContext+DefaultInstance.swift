@@ -17,7 +17,9 @@ extension ModelContext {
     /// that the store makes only if no model has that identifier by the time the commit is
     /// written (inside the save's transaction, which LMDB serializes across processes). Of two
     /// processes starting together, one inserts its default and the other's commit writes
-    /// nothing; both return the model that was stored. This context's staged changes are not saved
+    /// nothing; both return the model that was stored. When a unique index of `T` finds the
+    /// default's values in another model, the insert updates that one, which is returned (see
+    /// ``ModelIndex/unique(_:onConflict:)``). This context's staged changes are not saved
     /// with it, and a staged version of the model is returned as it is, as ``model(_:id:)`` does.
     ///
     /// - Throws: ``RillError`` with `.misuse` when the default's `id` is not `id`; `.readOnly`
@@ -37,12 +39,10 @@ extension ModelContext {
         guard let entity = try entity(for: T.self) else {
             throw RillError(.unknownEntity, "the store has no entity \(T.entityName)")
         }
-        let change = PreparedChange(
-            entity: entity, key: id.storageKey, operation: .insertIfAbsent(try Self.encode(made)))
-        _ = try store.commit([change], author: author)
-        guard let bytes = try store.record(of: entity, key: id.storageKey) else {
-            throw RillError(.storage, "the \(T.entityName) \(id) just saved is missing")
-        }
-        return try LiveDecoding.decode(T.self, bytes, key: id.storageKey)
+        let record = try Self.encode(made)
+        let change = PreparedChange(entity: entity, key: id.storageKey, operation: .insertIfAbsent(record))
+        let entry = try store.commit([change], author: author)
+        // A unique index of `T` may have sent the default to the record holding its values.
+        return try storedModel(T.self, entity: entity, key: id.storageKey, record: record, entry: entry)
     }
 }

@@ -65,6 +65,10 @@ public final class ModelContext: Sendable {
     // MARK: - Staging changes
 
     /// Stages `model` for insertion; when a model with the same `id` is stored, the save replaces it.
+    ///
+    /// When a unique index of `T` finds another stored model with `model`'s values, the save updates
+    /// that model instead (or fails, as the index says): see ``ModelIndex/unique(_:onConflict:)`` and
+    /// ``upsertAndFetch(_:)``.
     public func insert<T: PersistentModel>(_ model: T) {
         let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
         core.state.withLock { $0.staged.stage(.upsert(model), for: key) }
@@ -107,7 +111,8 @@ public final class ModelContext: Sendable {
     /// commit.
     ///
     /// - Returns: the sequence number of the commit, or nil when nothing was written.
-    /// - Throws: ``RillError``.
+    /// - Throws: ``RillError``; with `.uniqueConflict` when a unique index refuses a change (see
+    ///   ``ModelIndex/unique(_:onConflict:)``).
     @discardableResult
     public func save() throws -> UInt64? {
         try core.saveLock.withLock { _ -> UInt64? in

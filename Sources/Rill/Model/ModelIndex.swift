@@ -26,9 +26,36 @@ import Foundation
 ///
 /// Key paths must be chains of stored properties whose names are their coding keys (the default
 /// of synthesized `Codable`), since indexes read the stored fields by name.
+///
+/// ## Unique indexes
+///
+/// ``unique(_:onConflict:)`` declares an index that no two records may share values of: one
+/// field (`.unique(\.email)`, SwiftData's `@Attribute(.unique)`) or several together
+/// (`.unique(\.city, \.zip)`, SwiftData's `#Unique`). Inserting a record whose values another
+/// record has updates that record instead (``UniqueConflictPolicy/upsert``, the default), or
+/// fails the save (``UniqueConflictPolicy/fail``):
+///
+/// ```swift
+/// struct User: PersistentModel {
+///     var id = UUID()
+///     var email: String
+///     var name: String
+///
+///     static let indexes: [ModelIndex<User>] = [.unique(\.email)]
+/// }
+/// ```
+///
+/// The rule is checked inside each save's write transaction, which LMDB runs one at a time
+/// across processes, so it holds however many processes write. A record with a nil (or missing)
+/// value for a field of the index is not held to it, as in SQL. An update that would give a
+/// record the values another record has fails the save in either mode. See
+/// <doc:GettingStarted#Unique-attributes> for the whole rule.
 public struct ModelIndex<Model: PersistentModel>: Sendable, Hashable {
     /// The indexed fields, as stored field paths (`["address", "city"]`).
     public let fieldPaths: [[String]]
+    /// For a unique index, what an insert of values another record has does; nil for an index
+    /// that records may share values of.
+    public let uniqueness: UniqueConflictPolicy?
 
     /// An index on the given key paths, in order of significance.
     public init<each Value: IndexableValue>(_ keyPath: repeat KeyPath<Model, each Value>) {
@@ -37,6 +64,26 @@ public struct ModelIndex<Model: PersistentModel>: Sendable, Hashable {
             paths.append(FieldPath.components(of: keyPath, root: Model.self) ?? [])
         }
         fieldPaths = paths
+        uniqueness = nil
+    }
+
+    private init(fieldPaths: [[String]], uniqueness: UniqueConflictPolicy?) {
+        self.fieldPaths = fieldPaths
+        self.uniqueness = uniqueness
+    }
+
+    /// A unique index on the given key paths: no two records have the same values of all of them.
+    ///
+    /// - Parameters:
+    ///   - keyPath: one field, or several for a compound constraint (the values of all of them
+    ///     together are unique, each alone need not be).
+    ///   - onConflict: what inserting a record whose values another record has does: update that
+    ///     record (``UniqueConflictPolicy/upsert``, the default) or fail the save
+    ///     (``UniqueConflictPolicy/fail``).
+    public static func unique<each Value: IndexableValue>(
+        _ keyPath: repeat KeyPath<Model, each Value>, onConflict: UniqueConflictPolicy = .upsert
+    ) -> ModelIndex {
+        ModelIndex(fieldPaths: ModelIndex(repeat each keyPath).fieldPaths, uniqueness: onConflict)
     }
 
     /// The index's name in the store: its field paths, joined.

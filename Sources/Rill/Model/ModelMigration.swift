@@ -5,7 +5,7 @@ import Foundation
 /// version's type and turned into the current model by the model's closure.
 ///
 /// Made by ``ModelEvolution/Step/migrated(from:_:)``; run by the container, once per store (see
-/// `Store.registerEntity(named:identifierKind:indexes:schema:relationships:migrating:)`).
+/// `Store.registerEntity(named:identifierKind:indexes:uniqueness:schema:relationships:migrating:)`).
 struct ModelMigration<Model: PersistentModel>: Sendable {
     /// The earlier type's name, for messages.
     let earlierName: String

@@ -49,11 +49,11 @@ extension PersistentModel {
         guard allowsSave else { return try store.entity(named: entityName) }
         if let schema, let migration {
             return try store.registerEntity(
-                named: entityName, identifierKind: kind, indexes: indexFieldPaths, schema: schema,
-                relationships: relationshipSchemas, migrating: migration)
+                named: entityName, identifierKind: kind, indexes: indexFieldPaths,
+                uniqueness: uniqueIndexes, schema: schema, relationships: relationshipSchemas, migrating: migration)
         }
         return try store.registerEntity(
-            named: entityName, identifierKind: kind, indexes: indexFieldPaths, schema: schema,
-            relationships: relationshipSchemas)
+            named: entityName, identifierKind: kind, indexes: indexFieldPaths, uniqueness: uniqueIndexes,
+            schema: schema, relationships: relationshipSchemas)
     }
 }

@@ -21,6 +21,10 @@ package struct EntityDeclaration: Sendable {
     package var schema: EntitySchema?
     /// The entity's relationships (see `RelationshipSchema`); nil to keep what the store has.
     package var relationships: [RelationshipSchema]?
+    /// Which of the declared indexes are unique, by index name (`email`, `city,zip`), with their policies: the
+    /// declared indexes it does not name are made plain. Nil to keep each index's uniqueness as the store has it
+    /// (a description that does not say), making the declared indexes the store lacks plain.
+    package var uniqueness: [String: UniqueConflictPolicy]?
     /// Runs first when the declaration is applied, in the save's write transaction: a check
     /// that aborts the save by throwing, and what it writes is part of the save (a migration's
     /// record that it ran: see `Store+Migration.swift`). Nil for none.
@@ -51,11 +55,17 @@ package struct EntityDeclaration: Sendable {
         indexes.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
     }
 
+    /// The catalog name of the index on `paths`.
+    static func indexName(_ paths: [[String]]) -> String {
+        paths.map { $0.joined(separator: ".") }.joined(separator: ",")
+    }
+
     /// This declaration followed by `later`, a second description of the same entity in one save: the indexes of
     /// both, and `later`'s field kinds over these (a field declared first keeps its place).
     func followed(by later: EntityDeclaration) -> EntityDeclaration {
         var combined = later
         combined.indexes = indexes + later.indexes.filter { index in !indexes.contains(index) }
+        if let first = uniqueness { combined.uniqueness = first.merging(later.uniqueness ?? [:]) { $1 } }
         switch (fields, later.fields) {
         case (let first?, let second?): combined.fields = second.merged(with: first).ordered(like: first)
         case (let first?, nil): combined.fields = first

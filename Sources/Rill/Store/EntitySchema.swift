@@ -23,6 +23,8 @@ package struct EntitySchema: Sendable, Equatable {
     package var defaults: [String: RecordValue] = [:]
     /// The fields the model's evolution renamed: current name → the name earlier records use.
     package var renamed: [String: String] = [:]
+    /// The unique indexes among `indexes`, by catalog name, with what an insert of values another record has does.
+    package var unique: [String: UniqueConflictPolicy] = [:]
     /// 1 for the first schema registered, one more for each different one after it.
     package var version: UInt64
 
@@ -37,27 +39,46 @@ package struct EntitySchema: Sendable, Equatable {
     func describesSame(as other: EntitySchema) -> Bool {
         kinds == other.kinds && optional == other.optional && indexes == other.indexes
             && defaulted == other.defaulted && renamed == other.renamed && defaults == other.defaults
+            && unique == other.unique
     }
 
     /// The schema as a schema-less value:
     /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"defaults":{…},
-    /// "renamed":{…}}`.
+    /// "renamed":{…},"unique":{…}}`: `"defaults"` (only when the evolution gives fields a default)
+    /// maps each to its value, `"unique"` (only when the model declares unique indexes) each index
+    /// to `"upsert"` or `"fail"`.
     package var jsonValue: RecordValue {
-        .map([
+        var fields: [RecordField] = [
             RecordField(name: "version", value: .uint(version)),
             RecordField(name: "fields", value: kinds),
             RecordField(name: "optional", value: .array(optional.map { .string($0) })),
             RecordField(name: "indexes", value: .array(indexes.map { .string($0) })),
             RecordField(name: "defaulted", value: .array(defaulted.map { .string($0) })),
             RecordField(
-                name: "defaults",
-                value: .map(defaults.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: $0.value) })),
-            RecordField(
                 name: "renamed",
                 value: .map(
                     renamed.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: .string($0.value)) })
             ),
-        ])
+        ]
+        // Only a schema whose fields have defaults says so: the schemas kept before read the same.
+        if !defaults.isEmpty {
+            fields.insert(
+                RecordField(
+                    name: "defaults",
+                    value: .map(defaults.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: $0.value) })
+                ), at: 5)
+        }
+        // Only a schema with unique indexes says so: the schemas kept before them read the same.
+        if !unique.isEmpty {
+            fields.append(
+                RecordField(
+                    name: "unique",
+                    value: .map(
+                        unique.sorted { $0.key < $1.key }.map {
+                            RecordField(name: $0.key, value: .string($0.value.rawValue))
+                        })))
+        }
+        return .map(fields)
     }
 
     init?(json: RecordValue) {
@@ -81,6 +102,13 @@ package struct EntitySchema: Sendable, Equatable {
         }
         if case .map(let pairs)? = field("renamed") {
             for pair in pairs { if case .string(let old) = pair.value { renamed[pair.name] = old } }
+        }
+        if case .map(let pairs)? = field("unique") {
+            for pair in pairs {
+                if case .string(let name) = pair.value, let policy = UniqueConflictPolicy(rawValue: name) {
+                    unique[pair.name] = policy
+                }
+            }
         }
     }
 }

@@ -8,7 +8,17 @@ package struct EntityStorage: Sendable, Hashable {
     let database: Database
     /// Every index of the entity in the store (not only those a model type declares): each save
     /// maintains all of them.
-    package var indexes: [IndexStorage] = []
+    package var indexes: [IndexStorage] = [] {
+        didSet {
+            hasUniqueIndexes = indexes.contains { $0.uniqueness != nil }
+            uniqueFields = indexes.reduce(into: []) { if $1.uniqueness != nil { $0.formUnion($1.topLevelFields) } }
+        }
+    }
+    /// Whether some index is unique: a save checks the unique indexes of an entity that has one,
+    /// and of no other.
+    package private(set) var hasUniqueIndexes = false
+    /// The top-level fields the unique indexes read: all a save decodes of a record to check them.
+    private(set) var uniqueFields: Set<String> = []
     /// The catalog version this description was read at; a save that finds another version in
     /// the store reloads it first (another process may have added an index).
     package var catalogVersion: UInt64 = 0

@@ -11,6 +11,10 @@ package struct IndexStorage: Sendable, Hashable {
     package let name: String
     package let fieldPaths: [[String]]
     let database: Database
+    /// For a unique index, what an insert of values another record has does (see
+    /// `UniqueConflictPolicy`); nil for an index records may share values of. Kept in the index's
+    /// catalog entry.
+    package var uniqueness: UniqueConflictPolicy? = nil
 
     /// The bytes of a key the values may take together: 256, so that every integer and UUID
     /// identifier, and string identifiers up to 254 bytes, stay whole in the key; more only for
@@ -19,6 +23,30 @@ package struct IndexStorage: Sendable, Hashable {
 
     static func databaseName(entity: String, index: String) -> String { "index:\(entity):\(index)" }
     static func catalogPrefix(entity: String) -> String { "index:\(entity):" }
+
+    /// The catalog entry's value: the version byte (1), then, for a unique index, 1 (upsert) or 2
+    /// (fail). A plain index's entry is the version byte alone, as before unique indexes.
+    static func catalogValue(uniqueness: UniqueConflictPolicy?) -> [UInt8] {
+        switch uniqueness {
+        case nil: [1]
+        case .upsert?: [1, 1]
+        case .fail?: [1, 2]
+        }
+    }
+
+    /// The uniqueness a catalog entry's value records.
+    ///
+    /// - Throws: `RillError(.corruptStore)` naming the index when the value is not one of `catalogValue`'s.
+    static func uniqueness(
+        fromCatalogValue raw: UnsafeRawBufferPointer, entity: String, index: String
+    ) throws -> UniqueConflictPolicy? {
+        switch Array(raw) {
+        case [1]: return nil
+        case [1, 1]: return .upsert
+        case [1, 2]: return .fail
+        default: throw RillError(.corruptStore, "the catalog entry of index \(entity)(\(index)) is unreadable")
+        }
+    }
 
     static func fieldPaths(fromName name: String) -> [[String]] {
         name.split(separator: ",").map { $0.split(separator: ".").map(String.init) }

@@ -179,6 +179,11 @@ extension Store {
                             "index \(name)(\(index.name)) lacks \(wanted.count) key(s) of the log's records",
                             limit: reportLimit)
                     }
+                    // A unique index holds each set of values once (a writer before unique indexes ignored them).
+                    if index.uniqueness != nil, let conflict = try? Self.firstConflict(in: index, of: entity, txn: txn)
+                    {
+                        report.add("the unique index \(name)(\(index.name)) is broken: \(conflict)", limit: reportLimit)
+                    }
                 }
             }
         }

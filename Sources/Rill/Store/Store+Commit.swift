@@ -186,17 +186,22 @@ extension Store {
         switch operation {
         case .update, .insertIfAbsent:
             preconditionFailure("an update or a conditional insert was turned into an upsert above")
-        case .upsert(let record):
-            return try change.key.withUnsafeBytes { key -> LogEntry.Change? in
+        case .upsert(let given):
+            // Only an entity with a unique index pays for the check (see `resolvingUniqueness`); an insert of
+            // values another record has may become an update of that record, under its identifier.
+            let (id, record) =
+                hasIndexes && entity.hasUniqueIndexes
+                ? try resolvingUniqueness(of: given, key: change.key, entity: entity, in: txn) : (change.key, given)
+            return try id.withUnsafeBytes { key -> LogEntry.Change? in
                 try record.withUnsafeBytes { value -> LogEntry.Change? in
                     // One descent for the common case: a new record goes in, an existing one comes back.
                     guard let existing = try txn.insert(value, for: key, in: database) else {
                         if hasIndexes {
                             try updateIndexes(
-                                of: entity, id: change.key, old: nil, new: value, changedFields: nil, in: txn)
+                                of: entity, id: id, old: nil, new: value, changedFields: nil, in: txn)
                         }
                         return LogEntry.Change(
-                            kind: .insert, entity: entity.name, key: change.key, changedFields: [], record: record,
+                            kind: .insert, entity: entity.name, key: id, changedFields: [], record: record,
                             before: nil)
                     }
                     if existing.elementsEqual(value) { return nil }
@@ -205,11 +210,11 @@ extension Store {
                     let before = Array(existing)
                     if hasIndexes {
                         try updateIndexes(
-                            of: entity, id: change.key, old: existing, new: value, changedFields: fields, in: txn)
+                            of: entity, id: id, old: existing, new: value, changedFields: fields, in: txn)
                     }
                     try txn.put(value, for: key, in: database)
                     return LogEntry.Change(
-                        kind: .update, entity: entity.name, key: change.key, changedFields: fields, record: record,
+                        kind: .update, entity: entity.name, key: id, changedFields: fields, record: record,
                         before: before)
                 }
             }

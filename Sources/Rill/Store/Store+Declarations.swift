@@ -74,9 +74,22 @@ extension Store {
             guard var storage = try storage(named: name, in: txn, meta: meta) else {
                 throw RillError(.corruptStore, "entity \(name) vanished while it was declared")
             }
-            for indexName in declaration.indexNames where !storage.indexes.contains(where: { $0.name == indexName }) {
-                storage.indexes.append(
-                    try buildIndex(named: indexName, of: storage, in: txn, meta: meta, progress: progress))
+            for indexName in declaration.indexNames {
+                let uniqueness = declaration.uniqueness?[indexName]
+                guard let position = storage.indexes.firstIndex(where: { $0.name == indexName }) else {
+                    storage.indexes.append(
+                        try buildIndex(
+                            named: indexName, of: storage, uniqueness: uniqueness, in: txn, meta: meta,
+                            progress: progress))
+                    continue
+                }
+                // A declaration that says which indexes are unique (a model type's) decides for the indexes it
+                // declares, so that a model dropping a constraint drops it.
+                guard declaration.uniqueness != nil, storage.indexes[position].uniqueness != uniqueness else {
+                    continue
+                }
+                try setUniqueness(uniqueness, of: storage.indexes[position], entity: storage, in: txn, meta: meta)
+                storage.indexes[position].uniqueness = uniqueness
             }
             if let relationships = declaration.relationships {
                 storage = try keepRelationships(relationships, of: storage, in: txn, meta: meta)
@@ -103,14 +116,15 @@ extension Store {
             return nil
         }
         var storage = EntityStorage(name: name, identifierKind: kind, database: records)
-        for indexName in try keys(withPrefix: IndexStorage.catalogPrefix(entity: name), in: meta, txn: txn) {
+        for (indexName, uniqueness) in try catalogIndexes(of: name, in: txn, meta: meta) {
             let databaseName = IndexStorage.databaseName(entity: name, index: indexName)
             guard let database = try txn.database(named: databaseName, create: false) else {
                 throw RillError(.corruptStore, "the catalog lists index \(name)(\(indexName)), but it is missing")
             }
             storage.indexes.append(
                 IndexStorage(
-                    name: indexName, fieldPaths: IndexStorage.fieldPaths(fromName: indexName), database: database))
+                    name: indexName, fieldPaths: IndexStorage.fieldPaths(fromName: indexName), database: database,
+                    uniqueness: uniqueness))
         }
         storage.relationships = try relationships(of: name, in: txn, meta: meta)
         storage.references = try referencesDatabase(in: txn, meta: meta)

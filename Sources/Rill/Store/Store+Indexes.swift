@@ -14,20 +14,56 @@ extension Store {
     /// Creates the index `name` of `entity` inside `txn`, fills it from the records `txn` sees, records it in
     /// the catalog and bumps the catalog version; all of it only if `txn` commits, so a failed build leaves no
     /// index behind. The build reports the records it has indexed to `progress`.
+    ///
+    /// - Throws: `RillError(.uniqueConflict)` naming two records that share values, for a unique index.
     static func buildIndex(
-        named name: String, of entity: EntityStorage, in txn: WriteTransaction, meta: Database,
-        progress: (@Sendable (StoreProgress) -> Void)?
+        named name: String, of entity: EntityStorage, uniqueness: UniqueConflictPolicy? = nil,
+        in txn: WriteTransaction, meta: Database, progress: (@Sendable (StoreProgress) -> Void)?
     ) throws -> IndexStorage {
         let databaseName = IndexStorage.databaseName(entity: entity.name, index: name)
         let database = try txn.database(named: databaseName, create: true)!
-        let index = IndexStorage(name: name, fieldPaths: IndexStorage.fieldPaths(fromName: name), database: database)
+        var index = IndexStorage(name: name, fieldPaths: IndexStorage.fieldPaths(fromName: name), database: database)
         let progress = BuildProgress(phase: .buildingIndex(entity: entity.name, index: name), handler: progress)
         try txn.removeAll(from: database)
         try fill(index, from: entity.database, entity: entity.name, txn: txn, progress: progress)
-        try txn.put([1], for: Array((IndexStorage.catalogPrefix(entity: entity.name) + name).utf8), in: meta)
+        index.uniqueness = uniqueness
+        try setUniqueness(uniqueness, of: index, entity: entity, in: txn, meta: meta)
+        return index
+    }
+
+    /// Records in `txn` that `index` (already filled) is unique with `uniqueness`, or plain when nil, and bumps
+    /// the catalog version, so that other processes' saves reload the entity before they write.
+    ///
+    /// - Throws: `RillError(.uniqueConflict)` naming two records that share values, when `uniqueness` is set:
+    ///   `txn` must then abort, so that nothing is written.
+    static func setUniqueness(
+        _ uniqueness: UniqueConflictPolicy?, of index: IndexStorage, entity: EntityStorage,
+        in txn: WriteTransaction, meta: Database
+    ) throws {
+        if uniqueness != nil, let conflict = try firstConflict(in: index, of: entity, txn: txn) {
+            throw RillError(
+                .uniqueConflict,
+                "\(entity.name)(\(index.name)) cannot be unique: \(conflict); change or delete one of them first",
+                underlyingError: conflict)
+        }
+        try txn.put(
+            IndexStorage.catalogValue(uniqueness: uniqueness),
+            for: Array((IndexStorage.catalogPrefix(entity: entity.name) + index.name).utf8), in: meta)
         let version = try catalogVersion(in: txn, meta: meta) + 1
         try txn.put(withUnsafeBytes(of: version.bigEndian) { Array($0) }, for: catalogVersionKey, in: meta)
-        return index
+    }
+
+    /// The indexes the catalog lists for `entity`, by name in key order, each with its uniqueness.
+    static func catalogIndexes(
+        of entity: String, in txn: some Transaction, meta: Database
+    ) throws -> [(name: String, uniqueness: UniqueConflictPolicy?)] {
+        var indexes: [(name: String, uniqueness: UniqueConflictPolicy?)] = []
+        try txn.forEachEntry(in: meta, withPrefix: Array(IndexStorage.catalogPrefix(entity: entity).utf8)) {
+            rest, value in
+            let name = String(decoding: rest, as: UTF8.self)
+            indexes.append((name, try IndexStorage.uniqueness(fromCatalogValue: value, entity: entity, index: name)))
+        }
+        return indexes
     }
 
     // MARK: - Maintenance

@@ -21,7 +21,7 @@ extension Store {
         }
     }
 
-    /// Registers the entity as `registerEntity(named:identifierKind:indexes:schema:relationships:)` does, and
+    /// Registers the entity as `registerEntity(named:identifierKind:indexes:uniqueness:schema:relationships:)` does, and
     /// migrates its records from `migration.from` to `schema`, unless that was done already.
     ///
     /// The records that need it are read in one snapshot and rewritten outside it (the model's
@@ -36,8 +36,10 @@ extension Store {
     /// - Throws: the migration's errors (a record it cannot read as the earlier version, a
     ///   changed id), before anything is written; the errors of `registerEntity`.
     package func registerEntity(
-        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]], schema: EntitySchema,
-        relationships: [RelationshipSchema] = [], migrating migration: StoreMigration
+        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]],
+        uniqueness: [String: UniqueConflictPolicy] = [:], schema: EntitySchema,
+        relationships: [RelationshipSchema] = [],
+        migrating migration: StoreMigration
     ) throws -> EntityStorage {
         let version = migration.from.version
         for _ in 0..<8 {
@@ -57,6 +59,7 @@ extension Store {
                     operation: .upsert(try record.withUnsafeBytes { try migration.migrate(key, $0) }))
             }
             var declaration = try EntityDeclaration(name: name, identifierKind: identifierKind, indexes: indexes)
+            declaration.uniqueness = uniqueness
             declaration.schema = schema
             declaration.relationships = relationships
             let (meta, key) = (self.meta, Self.migrationKey(for: name, from: version))
@@ -79,7 +82,8 @@ extension Store {
             throw RillError(.storage, "the store kept changing while the migration of \(name) read it")
         }
         return try registerEntity(
-            named: name, identifierKind: identifierKind, indexes: indexes, schema: schema, relationships: relationships)
+            named: name, identifierKind: identifierKind, indexes: indexes, uniqueness: uniqueness, schema: schema,
+            relationships: relationships)
     }
 
     /// Why a migration's save stopped before writing.

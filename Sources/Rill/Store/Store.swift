@@ -134,14 +134,18 @@ package final class Store: Sendable {
 
     /// Opens the storage of an entity, creating it and its catalog entry when missing, and
     /// building any of `indexes` (field paths of each index) that the store lacks, all in one write transaction
-    /// (see `declare(_:)`); nothing is written when the store has the entity and the indexes already.
+    /// (see `declare(_:)`); nothing is written when the store has the entity and the indexes already, each as
+    /// unique as `uniqueness` (index name → policy) says.
     ///
-    /// - Throws: `.invalidConfiguration` when the store already holds the entity with another kind of identifier.
+    /// - Throws: `.invalidConfiguration` when the store already holds the entity with another kind of identifier;
+    ///   `.uniqueConflict` when an index made unique finds two stored records sharing values.
     package func registerEntity(
-        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]] = [], schema: EntitySchema? = nil,
+        named name: String, identifierKind: IdentifierKind, indexes: [[[String]]] = [],
+        uniqueness: [String: UniqueConflictPolicy] = [:], schema: EntitySchema? = nil,
         relationships: [RelationshipSchema] = []
     ) throws -> EntityStorage {
         var declaration = try EntityDeclaration(name: name, identifierKind: identifierKind, indexes: indexes)
+        declaration.uniqueness = uniqueness
         declaration.schema = schema
         declaration.relationships = relationships
         if let stored = try entity(named: name) {
@@ -152,7 +156,9 @@ package final class Store: Sendable {
                         + "but the model's id is \(identifierKind.name)"
                 )
             }
-            let missing = declaration.indexNames.filter { index in !stored.indexes.contains { $0.name == index } }
+            let missing = declaration.indexNames.filter { index in
+                !stored.indexes.contains { $0.name == index && $0.uniqueness == uniqueness[index] }
+            }
             // Nothing is written when the store has the indexes and the same schema already.
             let sameSchema = try schema.map { schema in
                 try self.schemaVersions(of: name).contains { $0.describesSame(as: schema) }
@@ -170,15 +176,18 @@ package final class Store: Sendable {
         if let known = catalog.withLock({ $0.entities[name] }) { return known }
         do {
             let meta = self.meta
-            let (kind, indexNames, version, relationships, hasReferences):
-                (IdentifierKind?, [String], UInt64, [RelationshipSchema], Bool) = try environment.read { txn in
+            let (kind, indexes, version, relationships, hasReferences):
+                (
+                    IdentifierKind?, [(name: String, uniqueness: UniqueConflictPolicy?)], UInt64,
+                    [RelationshipSchema], Bool
+                ) = try environment.read { txn in
                     guard let raw = try txn.get(EntityStorage.catalogKey(for: name), in: meta) else {
                         return (nil, [], 0, [], false)
                     }
                     let kind = try EntityStorage.identifierKind(fromCatalogValue: raw, entity: name)
-                    let names = try Self.keys(withPrefix: IndexStorage.catalogPrefix(entity: name), in: meta, txn: txn)
+                    let indexes = try Self.catalogIndexes(of: name, in: txn, meta: meta)
                     return (
-                        kind, names, try Self.catalogVersion(in: txn, meta: meta),
+                        kind, indexes, try Self.catalogVersion(in: txn, meta: meta),
                         try Self.relationships(of: name, in: txn, meta: meta),
                         try txn.get(Self.referencesMarkerKey, in: meta) != nil
                     )
@@ -192,7 +201,7 @@ package final class Store: Sendable {
             if hasReferences {
                 storage.references = try environment.database(named: Self.referencesDatabaseName, create: false)
             }
-            for indexName in indexNames {
+            for (indexName, uniqueness) in indexes {
                 let databaseName = IndexStorage.databaseName(entity: name, index: indexName)
                 guard let indexDatabase = try environment.database(named: databaseName, create: false) else {
                     throw RillError(.corruptStore, "the catalog lists index \(name)(\(indexName)), but it is missing")
@@ -200,7 +209,7 @@ package final class Store: Sendable {
                 storage.indexes.append(
                     IndexStorage(
                         name: indexName, fieldPaths: IndexStorage.fieldPaths(fromName: indexName),
-                        database: indexDatabase))
+                        database: indexDatabase, uniqueness: uniqueness))
             }
             catalog.withLock { $0.entities[name] = storage }
             return storage

@@ -13,7 +13,9 @@ struct ExportCommand: Command {
         discussion: """
             Lines: {"entity":"Book","identifier":"String","indexes":["author,title"],"fields":{…}}
             for each entity (its identifier kind, indexes and the kinds of its fields: those its
-            description declared, then those any of its records show), then one
+            description declared, then those any of its records show; "unique":{"isbn":"upsert"}
+            for its unique indexes, each with what an insert of values another record has does:
+            upsert or fail), then one
             {"op":"insert","entity":"Book","record":{…}} per record. Everything is read in one
             snapshot. On a terminal, a progress bar shows on standard error after a second.
             """
@@ -32,7 +34,7 @@ struct ExportCommand: Command {
         var progress = Progress(verb: "exported", total: total)
         try store.read { txn in
             for entity in entities {
-                let header = RecordValue.map([
+                var description = [
                     RecordField(name: "entity", value: .string(entity.name)),
                     RecordField(name: "identifier", value: .string(entity.identifierKind.name)),
                     RecordField(name: "indexes", value: .array(entity.indexes.map { .string($0.name) })),
@@ -41,7 +43,12 @@ struct ExportCommand: Command {
                         value: try store.recordShape(
                             of: entity, learned: RecordShape.learn(from: entity, in: txn, limit: nil)
                         ).jsonValue),
-                ])
+                ]
+                let unique = entity.indexes.compactMap { index in
+                    index.uniqueness.map { RecordField(name: index.name, value: .string($0.rawValue)) }
+                }
+                if !unique.isEmpty { description.append(RecordField(name: "unique", value: .map(unique))) }
+                let header = RecordValue.map(description)
                 output.line(header.jsonString())
                 try txn.forEachRecord(of: entity) { key, bytes in
                     let record = try Store.recordValue(bytes, key: key, entity: entity.name)

@@ -14,7 +14,8 @@ struct ImportCommand: Command {
             or {"op":"delete","entity":…,"id":…} — or an entity's description as rill export
             writes it, which creates the entity (with its indexes) when the store lacks it and
             keeps the kinds of its fields: every later write through JSON (rill insert, the
-            daemon) converts values to them.
+            daemon) converts values to them. Its "unique" ({"isbn":"upsert"}) makes those
+            indexes unique; the records it imports are held to them as any write is.
             Everything — the descriptions, their indexes and field kinds, every change — is
             checked and written in one transaction: an error names the line (and the file,
             entity and field) and leaves the store exactly as it was; an import that creates the
@@ -114,6 +115,32 @@ struct ImportCommand: Command {
             }
             shape = fields
         }
-        return try EntityDeclaration(name: name, identifierKind: kind, indexes: indexes, fields: shape, source: source)
+        var uniqueness: [String: UniqueConflictPolicy]?
+        switch field("unique") {
+        case nil, .null?: break
+        case .map(let pairs)?:
+            var policies: [String: UniqueConflictPolicy] = [:]
+            for pair in pairs {
+                guard case .string(let text) = pair.value, let policy = UniqueConflictPolicy(rawValue: text) else {
+                    throw RillError(
+                        .invalidRecord,
+                        "the \"unique\" of entity \(name) maps index names to \"upsert\" or \"fail\" "
+                            + "({\"isbn\":\"upsert\"})")
+                }
+                policies[pair.name] = policy
+                let paths = pair.name.split(separator: ",", omittingEmptySubsequences: false).map {
+                    $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                }
+                if !indexes.contains(paths) { indexes.append(paths) }
+            }
+            uniqueness = policies
+        default:
+            throw RillError(
+                .invalidRecord, "the \"unique\" of entity \(name) must be an object ({\"isbn\":\"upsert\"})")
+        }
+        var declaration = try EntityDeclaration(
+            name: name, identifierKind: kind, indexes: indexes, fields: shape, source: source)
+        declaration.uniqueness = uniqueness
+        return declaration
     }
 }

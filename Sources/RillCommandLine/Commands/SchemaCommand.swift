@@ -15,7 +15,9 @@ struct SchemaCommand: Command {
             data, string, bool; [kind] for an array, {…} for a struct, any when not known), which
             are optional (marked ?), and its indexes. The version goes up by one each time a
             model type registers a schema not registered before (an older writer opening the
-            store again changes nothing). rill check holds every record to the current schema. An entity no model type registered (one
+            store again changes nothing). rill check holds every record to the current schema. Then
+            the unique indexes the store enforces on every write, each with what an insert of values
+            another record has does: upsert (it updates that record) or fail. An entity no model type registered (one
             made by rill import) shows the fields its description declared or its records hold.
             Writes given as JSON and text queries are checked against these kinds.
             """

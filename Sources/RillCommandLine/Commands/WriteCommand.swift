@@ -25,6 +25,15 @@ struct WriteCommand: Command {
                 "Delete records by id, in one atomic save.", "id", #"rill delete store Book b1 '"b2"' 42"#
             )
         }
+        let uniqueness =
+            operation == .delete
+            ? ""
+            : "\n\n"
+                + """
+                The entity's unique indexes (rill schema) hold: a record given with values that
+                another record has for a unique index updates that record, or fails the save, as
+                the index says (upsert or fail); an update onto them fails either way.
+                """
         let forms =
             operation == .delete
             ? "\n\n"
@@ -45,7 +54,7 @@ struct WriteCommand: Command {
                 input when there is none (NDJSON; blank lines are skipped, an error names the
                 line). Every one is checked against the entity's stored records (known fields,
                 kinds of values) before anything is written; any error leaves the store
-                unchanged. Prints {"seq":N} (null when nothing changed).\(forms)
+                unchanged. Prints {"seq":N} (null when nothing changed).\(uniqueness)\(forms)
 
                   \(example)
                 """)

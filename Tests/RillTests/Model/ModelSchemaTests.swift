@@ -128,7 +128,7 @@ import Testing
         let json = try runBuilt("rill", ["schema", "--json", url.path, "Note"])
         #expect(
             json.output.contains(
-                #""schema":{"version":2,"fields":{"id":"string","text":"string","tag":"string"},"optional":["tag"],"indexes":["text"],"defaulted":[],"defaults":{},"renamed":{}}"#
+                #""schema":{"version":2,"fields":{"id":"string","text":"string","tag":"string"},"optional":["tag"],"indexes":["text"],"defaulted":[],"renamed":{}}"#
             ), "\(json.output)")
         let unknown = try runBuilt("rill", ["schema", url.path, "Nope"])
         #expect(unknown.status == 1 && unknown.error.contains("no entity Nope"))
