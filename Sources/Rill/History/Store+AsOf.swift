@@ -41,7 +41,10 @@ extension Store {
         try check(query, entity: try existingEntity(query.entity))
         return try read { snapshot in
             let sequence = try position.sequence(in: self, snapshot: snapshot)
-            return (try rows(of: RecordRowSource(query), asOf: sequence, in: snapshot), sequence)
+            return (
+                try rows(of: try RecordRowSource(query, store: self, in: snapshot), asOf: sequence, in: snapshot),
+                sequence
+            )
         }
     }
 }

@@ -74,7 +74,7 @@ package struct RecordReplay: Sendable {
     private static func replay(
         _ query: Query, store: Store, in snapshot: StoreSnapshot, from start: UInt64, to end: UInt64
     ) throws -> (end: UInt64, initial: [QueryRow], changes: [ResultsChange<QueryRow>]) {
-        let maintained = MaintainedQuery(RecordRowSource(query))
+        let maintained = MaintainedQuery(try RecordRowSource(query, store: store, in: snapshot))
         let head = try store.log.head(in: snapshot)
         // The batch runs to the head the snapshot sees, not to `end`: the rows it loads are the
         // head's, and every record a later commit changed must be put back as it was at `start`.

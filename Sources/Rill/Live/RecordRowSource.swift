@@ -2,17 +2,48 @@ import Foundation
 
 /// The rows of a text query (`Query`): schema-less records, compared as the query language
 /// sorts them.
+///
+/// A record of an earlier version of the entity reads as the entity's current schema says
+/// (`evolution`, taken when the query starts): a renamed field under its current name, an
+/// added one with its default. A query that reads an evolved field is then not screened on the
+/// stored fields: its predicate is evaluated on each evolved record.
 struct RecordRowSource: LiveRowSource {
     let query: Query
+    let evolution: RecordEvolution?
+    /// The predicate, when it can be decided on the stored record (it reads no evolved field).
+    let filter: QueryNode?
 
-    init(_ query: Query) { self.query = query }
+    init(_ query: Query, evolution: RecordEvolution? = nil) {
+        self.query = query
+        self.evolution = evolution
+        if let evolution, let predicate = query.predicate, evolution.touches(predicate.topLevelFields) {
+            filter = nil
+        } else {
+            filter = query.predicate
+        }
+    }
+
+    /// `query` on `store`, with the evolution its entity's current schema describes as `snapshot` sees it.
+    init(_ query: Query, store: Store, in snapshot: StoreSnapshot) throws {
+        self.init(query, evolution: try store.evolution(of: query.entity, in: snapshot))
+    }
+
+    /// `query` on `store`, with the evolution its entity's current schema describes now.
+    init(_ query: Query, store: Store) throws {
+        self.init(query, evolution: try store.evolution(of: query.entity))
+    }
 
     var entityName: String { query.entity }
     var offset: Int? { query.offset }
     var limit: Int? { query.limit }
-    var filter: QueryNode? { query.predicate }
 
     var dependencies: Set<String>? {
+        guard let evolution else { return usedFields }
+        return evolution.dependencies(usedFields)
+    }
+
+    /// The top-level fields the predicate and sort read; nil when not known.
+    private var usedFields: Set<String>? {
         var fields: Set<String> = []
         if let predicate = query.predicate {
             guard let used = predicate.topLevelFields else { return nil }
@@ -32,13 +63,15 @@ struct RecordRowSource: LiveRowSource {
     func row(
         for change: DecodedChange, filtered: Bool, order: (RecordValue) throws -> [UInt8]?
     ) throws -> LiveEntry? {
-        guard let record = try change.recordValue() else { return nil }
+        guard let stored = try change.recordValue() else { return nil }
+        let record = evolution?.evolve(stored) ?? stored
         if !filtered, let predicate = query.predicate, !QueryEvaluator.matches(predicate, record) { return nil }
         return LiveRecordRow(key: change.key, record: record)
     }
 
     func row(record: [UInt8], key: [UInt8], order: (RecordValue) throws -> [UInt8]?) throws -> LiveEntry? {
-        let value = try Self.recordValue(record, key: key, entity: query.entity)
+        let stored = try Self.recordValue(record, key: key, entity: query.entity)
+        let value = evolution?.evolve(stored) ?? stored
         if let predicate = query.predicate, !QueryEvaluator.matches(predicate, value) { return nil }
         return LiveRecordRow(key: key, record: value)
     }

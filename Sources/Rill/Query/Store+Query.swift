@@ -1,7 +1,8 @@
 import Foundation
 
 extension Store {
-    /// Runs a query without model types: every record of the entity is read as a `RecordValue`,
+    /// Runs a query without model types: every record of the entity is read as a `RecordValue`
+    /// (a record of an earlier version as the current schema reads it: see `RecordEvolution`),
     /// the predicate evaluated on it, the matches sorted (ties by identifier) and windowed.
     ///
     /// The query is checked first against the entity's fields (`check(_:)`), unless it runs in
@@ -18,9 +19,12 @@ extension Store {
     ) throws -> [QueryRow] {
         let entity = try existingEntity(query.entity)
         if transaction == nil { try check(query, entity: entity) }
+        // Records of earlier versions read as the entity's current schema says.
+        let evolution =
+            try transaction.map { try self.evolution(of: query.entity, in: $0) } ?? self.evolution(of: query.entity)
         let execution = QueryExecution(
             store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
-            limit: query.limit, forceScan: forceScan, transaction: transaction)
+            limit: query.limit, forceScan: forceScan, transaction: transaction, evolution: evolution)
         let window = QueryWindow(offset: query.offset, limit: query.limit)
         var rows: QueryRows<QueryRow>
         if execution.isSorted {
@@ -69,7 +73,7 @@ extension Store {
         let count = try recordCount(of: entity)
         let plan = QueryExecution(
             store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
-            limit: query.limit, transaction: nil
+            limit: query.limit, transaction: nil, evolution: try evolution(of: query.entity)
         ).plan
         var lines: [String] = []
         lines += plan.describeAccess(entity: query.entity, recordCount: count, hasIndexes: !entity.indexes.isEmpty)

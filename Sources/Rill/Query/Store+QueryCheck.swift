@@ -43,10 +43,15 @@ extension Store {
         var refuted: Set<Int> = []
         var learned: RecordShape?
         let fields = open.map { problems[$0].evidence?.topLevelField }
-        let wanted: Set<String>? = fields.contains(nil) ? nil : Set(fields.compactMap { $0 })
+        let named: Set<String>? = fields.contains(nil) ? nil : Set(fields.compactMap { $0 })
         _ = try read { txn in
-            try Self.forEachStoredRecord(of: entity, in: txn) { key, bytes in
-                let record = try Self.recordValue(bytes, key: key, entity: entity.name, fields: wanted)
+            // Records of earlier versions count as the current schema reads them (a renamed
+            // field is read under its earlier name too).
+            let evolution = try evolution(of: entity.name, in: txn)
+            let wanted = evolution.map { $0.dependencies(named) } ?? named
+            return try Self.forEachStoredRecord(of: entity, in: txn) { key, bytes in
+                let stored = try Self.recordValue(bytes, key: key, entity: entity.name, fields: wanted)
+                let record = evolution?.evolve(stored) ?? stored
                 let before = open.count
                 open.removeAll { index in
                     guard problems[index].isRefuted(by: record) else { return false }
