@@ -423,7 +423,9 @@ import Testing
             do {
                 let sequence = try context.save()
                 let next = try #require(oracle, "round \(round): the save should have failed: \(changes)")
-                #expect((sequence == nil) == (next.records == state), "round \(round)")
+                // No commit when nothing changed; a commit may still leave the records as they were, when
+                // its changes undo one another (one upsert after another onto the same record).
+                if sequence == nil { #expect(next.records == state, "round \(round): \(changes)") }
                 upserts += next.upserts
                 state = next.records
             } catch let error as RillError {
