@@ -24,3 +24,7 @@ extension UUID: IndexableValue {}
 extension URL: IndexableValue {}
 extension Decimal: IndexableValue {}
 extension Optional: IndexableValue where Wrapped: IndexableValue {}
+
+/// A reference is stored as the referenced model's identifier, which an index orders: an index on
+/// a reference field serves `$0.recipe?.id == id`.
+extension Reference: IndexableValue {}

@@ -28,6 +28,7 @@ struct Ingredient: PersistentModel, Equatable {
     var recipe: Reference<Recipe>?
     var notes = Related<Note>()
 
+    static let indexes: [ModelIndex<Ingredient>] = [ModelIndex(\.recipe)]
     static let relationships: [ModelRelationship<Ingredient>] = [
         .reference(\.recipe),
         .inverse(\.notes, of: \Note.ingredient, deleteRule: .cascade),

@@ -113,5 +113,6 @@ import Testing
         let owner = recipes[0].id
         let plan = try context.explain(FetchDescriptor<Ingredient>(predicate: #Predicate { $0.recipe?.id == owner }))
         #expect(!plan.contains("residual"), "\(plan)")
+        #expect(plan.contains("index Ingredient(recipe)"), "\(plan)")
     }
 }
