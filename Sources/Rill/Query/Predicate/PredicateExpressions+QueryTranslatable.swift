@@ -26,7 +26,10 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
         case .isEmpty: return .compare(.equal, .count(base), .literal(.int(0)))
         case nil: break
         }
-        guard let names = KeyPathNames.names(of: path, root: Root.Output.self) else { return nil }
+        guard
+            let names = KeyPathNames.names(of: path, root: Root.Output.self)
+                ?? context.family?.fieldPath(of: path, root: Root.Output.self)
+        else { return nil }
         switch base {
         case .field(let prefix): return .field(prefix + names)
         case .element(let prefix): return .element(prefix + names)

@@ -1,0 +1,186 @@
+import Foundation
+import RillTestSupport
+import RillWorkloads
+import Testing
+
+@testable import Rill
+
+/// Model hierarchies: the kinds of a family share one entity; fetches of one kind are shallow,
+/// fetches of the family deep. Random records of three kinds; every fetch against Swift's own
+/// evaluation of the same predicate over all models, and against a brute force written apart.
+@Suite struct ModelFamilyTests {
+    let directory = TemporaryDirectory()
+
+    typealias DeepCase = (predicate: Predicate<any Dish>?, check: @Sendable (any Dish) -> Bool, text: String)
+
+    static func randomDeepCase(_ random: inout SeededGenerator) -> DeepCase {
+        let k = Int.random(in: 0...130, using: &random)
+        let r = Int.random(in: 0...9, using: &random)
+        let name = Dishes.names.randomElement(using: &random)!
+        let tag = ["sweet", "nut", "vegan"].randomElement(using: &random)!
+        switch Int.random(in: 0..<12, using: &random) {
+        case 0: return (#Predicate { $0 is Cake }, { $0 is Cake }, "is Cake")
+        case 1: return (#Predicate { !($0 is Drink) }, { !($0 is Drink) }, "!(is Drink)")
+        case 2: return (#Predicate { $0 is Cake || $0 is Soup }, { $0 is Cake || $0 is Soup }, "is Cake || is Soup")
+        case 3:
+            return (
+                #Predicate { ($0 as? Cake)?.minutes ?? 0 > k }, { ($0 as? Cake)?.minutes ?? 0 > k },
+                "(as? Cake).minutes > \(k)"
+            )
+        case 4:
+            return (
+                #Predicate { ($0 as? Drink)?.caffeinated == true }, { ($0 as? Drink)?.caffeinated == true },
+                "(as? Drink).caffeinated"
+            )
+        case 5: return (#Predicate { $0.name == name }, { $0.name == name }, "name == \(name)")
+        case 6: return (#Predicate { $0.rating > r }, { $0.rating > r }, "rating > \(r)")
+        case 7:
+            return (
+                #Predicate { $0 is Soup && $0.rating >= r }, { $0 is Soup && $0.rating >= r },
+                "is Soup && rating >= \(r)"
+            )
+        case 8:
+            return (
+                #Predicate { ($0 as? Cake)?.tags.contains(tag) == true }, { ($0 as? Cake)?.tags.contains(tag) == true },
+                "(as? Cake).tags contains \(tag)"
+            )
+        case 9:
+            return (
+                #Predicate { ($0 as? Soup)?.spicy == true || ($0 as? Cake)?.minutes ?? 200 < k },
+                { ($0 as? Soup)?.spicy == true || ($0 as? Cake)?.minutes ?? 200 < k },
+                "(as? Soup).spicy || (as? Cake).minutes < \(k)"
+            )
+        case 10:
+            return (
+                #Predicate { $0 is Drink && $0.name != name }, { $0 is Drink && $0.name != name },
+                "is Drink && name != \(name)"
+            )
+        default: return (nil, { _ in true }, "everything")
+        }
+    }
+
+    static let deepSorts: [(descriptors: [SortDescriptor<any Dish>], text: String)] = [
+        ([], "identifier"),
+        ([SortDescriptor(\.name)], "name"),
+        ([SortDescriptor(\.rating, order: .reverse), SortDescriptor(\.name)], "rating desc, name"),
+    ]
+
+    typealias CakeCase = (predicate: Predicate<Cake>?, check: @Sendable (Cake) -> Bool, text: String)
+
+    static func randomCakeCase(_ random: inout SeededGenerator) -> CakeCase {
+        let k = Int.random(in: 0...130, using: &random)
+        let r = Int.random(in: 0...9, using: &random)
+        let name = Dishes.names.randomElement(using: &random)!
+        switch Int.random(in: 0..<5, using: &random) {
+        case 0: return (#Predicate { $0.minutes > k }, { $0.minutes > k }, "minutes > \(k)")
+        case 1: return (#Predicate { $0.rating == r }, { $0.rating == r }, "rating == \(r)")
+        case 2:
+            return (
+                #Predicate { $0.name == name || $0.tags.isEmpty }, { $0.name == name || $0.tags.isEmpty },
+                "name || no tags"
+            )
+        case 3:
+            return (
+                #Predicate { $0.tags.count > 1 || $0.minutes < k }, { $0.tags.count > 1 || $0.minutes < k },
+                "tags > 1 || minutes < \(k)"
+            )
+        default: return (nil, { _ in true }, "every cake")
+        }
+    }
+
+    private func open() throws -> ModelContainer {
+        try ModelContainer(
+            for: Cake.self, Drink.self, Soup.self,
+            configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+    }
+
+    @Test func randomDeepAndShallowFetchesMatchSwiftAndBruteForce() throws {
+        var random = SeededGenerator(label: "family fetch oracle")
+        let container = try open()
+        let context = container.mainContext
+        var saved: [Int: any Dish] = [:]
+        let records = OracleScale.records(default: 600)
+        for id in 0..<records {
+            let dish = Dishes.random(id: id, using: &random)
+            context.insert(dish)
+            saved[id] = dish
+        }
+        try context.save()
+
+        var indexed = 0
+        let rounds = OracleScale.queries(default: 150)
+        for round in 0..<rounds {
+            context.rollback()
+            var visible = saved
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                // Unsaved changes, some of which give an identifier another kind.
+                for _ in 0..<Int.random(in: 1...10, using: &random) {
+                    let id = Int.random(in: 0..<(records + 20), using: &random)
+                    let dish = Dishes.random(id: id, using: &random)
+                    if Bool.random(using: &random) {
+                        context.insert(dish)
+                        visible[id] = dish
+                    } else {
+                        context.delete(dish)
+                        visible[id] = nil
+                    }
+                }
+            }
+            let all = visible.values.sorted { $0.id < $1.id }
+
+            // Deep.
+            let deep = Self.randomDeepCase(&random)
+            let sort = Self.deepSorts.randomElement(using: &random)!
+            var descriptor = FamilyDescriptor<any Dish>(predicate: deep.predicate, sortBy: sort.descriptors)
+            if Bool.random(using: &random) { descriptor.fetchLimit = Int.random(in: 0...30, using: &random) }
+            if Bool.random(using: &random) { descriptor.fetchOffset = Int.random(in: 0...10, using: &random) }
+            let order: (any Dish, any Dish) -> Bool = { lhs, rhs in
+                for descriptor in sort.descriptors {
+                    let order = descriptor.compare(lhs, rhs)
+                    if order != .orderedSame { return order == .orderedAscending }
+                }
+                return lhs.id < rhs.id
+            }
+            let bySwift = try all.filter { try deep.predicate?.evaluate($0) ?? true }.sorted(by: order)
+            let byHand = all.filter(deep.check).sorted(by: order)
+            #expect(
+                bySwift.map { $0.id } == byHand.map { $0.id }, "round \(round): the oracles disagree on \(deep.text)")
+            let window = Array(bySwift.dropFirst(descriptor.fetchOffset ?? 0).prefix(descriptor.fetchLimit ?? .max))
+            let fetched = try context.fetch(descriptor)
+            let context =
+                "round \(round): \(deep.text), sort \(sort.text), offset \(descriptor.fetchOffset ?? 0), limit \(descriptor.fetchLimit.map(String.init) ?? "none")"
+            #expect(fetched.map { $0.id } == window.map { $0.id }, "\(context)")
+            #expect(zip(fetched, window).allSatisfy { Dishes.same($0, $1) }, "\(context): kinds or fields differ")
+            #expect(try self.context(container).fetchCount(descriptor) >= 0)
+            #expect(try container.mainContext.fetchCount(descriptor) == window.count, "\(context): count")
+            if try !container.mainContext.explain(descriptor).hasPrefix("scan") { indexed += 1 }
+
+            // Shallow: cakes alone.
+            let shallow = Self.randomCakeCase(&random)
+            var cakes = FetchDescriptor<Cake>(
+                predicate: shallow.predicate,
+                sortBy: Bool.random(using: &random) ? [SortDescriptor(\.minutes), SortDescriptor(\.name)] : [])
+            if Bool.random(using: &random) { cakes.fetchLimit = Int.random(in: 0...20, using: &random) }
+            let cakeOrder: (Cake, Cake) -> Bool = { lhs, rhs in
+                for descriptor in cakes.sortBy {
+                    let order = descriptor.compare(lhs, rhs)
+                    if order != .orderedSame { return order == .orderedAscending }
+                }
+                return lhs.id < rhs.id
+            }
+            let allCakes = all.compactMap { $0 as? Cake }
+            let expectedCakes = try allCakes.filter { try shallow.predicate?.evaluate($0) ?? true }.sorted(
+                by: cakeOrder)
+            #expect(
+                expectedCakes == allCakes.filter(shallow.check).sorted(by: cakeOrder), "round \(round): cake oracles")
+            let cakeWindow = Array(expectedCakes.prefix(cakes.fetchLimit ?? .max))
+            #expect(try container.mainContext.fetch(cakes) == cakeWindow, "round \(round): shallow \(shallow.text)")
+            #expect(try container.mainContext.fetchCount(cakes) == cakeWindow.count, "round \(round): shallow count")
+        }
+        print(
+            "[family fetch oracle] \(records) records of 3 kinds: \(rounds) deep and shallow fetches matched; \(indexed) deep ones used an index"
+        )
+    }
+
+    private func context(_ container: ModelContainer) -> ModelContext { container.mainContext }
+}
