@@ -15,7 +15,9 @@ struct FamilyPredicate<Base>: Sendable {
     init(_ predicate: Predicate<Base>?, family: ModelFamily) {
         self.predicate = predicate
         entityName = family.entityName
-        var translation = predicate.map { PredicateTranslator.translate($0, family: family.translation) }
+        var translation = predicate.map {
+            PredicateTranslator.translate($0, family: family.translation(base: Base.self))
+        }
         // As for one model type: a field some kind's evolution adds or renames is decided on the models.
         let evolved = family.evolvedFields
         if !evolved.isEmpty, let node = translation?.node,

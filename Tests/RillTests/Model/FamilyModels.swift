@@ -6,6 +6,8 @@ import RillWorkloads
 protocol Dish: PersistentModel where ID == Int {
     var name: String { get }
     var rating: Int { get }
+    /// Computed in every kind, from a stored field in two of them only: never translated.
+    var summary: String { get }
 }
 
 extension Dish {
@@ -22,6 +24,7 @@ struct Cake: Dish, Equatable {
     var rating: Int
     var minutes: Int
     var tags: [String]
+    var summary: String { name }
 
     static let indexes: [ModelIndex<Cake>] = [ModelIndex(\.minutes), ModelIndex(\.rating)]
 }
@@ -32,6 +35,7 @@ struct Drink: Dish, Equatable {
     var rating: Int
     var caffeinated: Bool
     var volume: Double?
+    var summary: String { name }
 
     static let indexes: [ModelIndex<Drink>] = [ModelIndex(\.rating)]
 }
@@ -42,6 +46,7 @@ struct Soup: Dish, Equatable {
     var rating: Int
     var minutes: Int
     var spicy: Bool
+    var summary: String { "soup " + name }
 }
 
 enum Dishes {

@@ -18,7 +18,7 @@ import Testing
         let r = Int.random(in: 0...9, using: &random)
         let name = Dishes.names.randomElement(using: &random)!
         let tag = ["sweet", "nut", "vegan"].randomElement(using: &random)!
-        switch Int.random(in: 0..<12, using: &random) {
+        switch Int.random(in: 0..<13, using: &random) {
         case 0: return (#Predicate { $0 is Cake }, { $0 is Cake }, "is Cake")
         case 1: return (#Predicate { !($0 is Drink) }, { !($0 is Drink) }, "!(is Drink)")
         case 2: return (#Predicate { $0 is Cake || $0 is Soup }, { $0 is Cake || $0 is Soup }, "is Cake || is Soup")
@@ -55,6 +55,9 @@ import Testing
                 #Predicate { $0 is Drink && $0.name != name }, { $0 is Drink && $0.name != name },
                 "is Drink && name != \(name)"
             )
+        case 11:
+            let text = "soup " + name
+            return (#Predicate { $0.summary == text }, { $0.summary == text }, "summary == \(text)")
         default: return (nil, { _ in true }, "everything")
         }
     }
@@ -183,4 +186,71 @@ import Testing
     }
 
     private func context(_ container: ModelContainer) -> ModelContext { container.mainContext }
+
+    @Test func kindTestsAndRequirementsAreTranslatedAndServedByIndexes() throws {
+        let container = try open()
+        let context = container.mainContext
+        for id in 0..<40 {
+            context.insert(Cake(id: id, name: "c\(id)", rating: id % 10, minutes: id, tags: []))
+            context.insert(Drink(id: 100 + id, name: "d\(id)", rating: id % 10, caffeinated: id % 2 == 0, volume: nil))
+        }
+        try context.save()
+        func plan(_ predicate: Predicate<any Dish>) throws -> String {
+            try context.explain(FamilyDescriptor<any Dish>(predicate: predicate))
+        }
+        let isCake = try plan(#Predicate { $0 is Cake })
+        #expect(isCake.hasPrefix("index Dish(kind)"), "\(isCake)")
+        #expect(isCake.contains("filter: the translation"), "\(isCake)")
+        // A requirement every kind stores in one field reads that field, through its index.
+        let rating = try plan(#Predicate { $0.rating > 7 })
+        #expect(rating.hasPrefix("index Dish(rating)"), "\(rating)")
+        #expect(rating.contains("translated: rating > 7"), "\(rating)")
+        // A cast reads the kind's field under its test.
+        let minutes = try plan(#Predicate { ($0 as? Cake)?.minutes ?? 0 > 30 })
+        #expect(minutes.contains("filter: the translation"), "\(minutes)")
+        // A requirement one kind computes otherwise is evaluated on the models.
+        let summary = try plan(#Predicate { $0.summary == "soup c1" })
+        #expect(summary.contains("residual: the whole predicate"), "\(summary)")
+        #expect(try context.fetch(FamilyDescriptor<any Dish>(predicate: #Predicate { $0.summary == "c1" })).count == 1)
+        // A shallow fetch with no predicate is the kind's test alone, counted from the index.
+        let cakes = try context.explain(FetchDescriptor<Cake>())
+        #expect(cakes.hasPrefix("index Dish(kind)"), "\(cakes)")
+        #expect(try context.fetchCount(FetchDescriptor<Cake>()) == 40)
+        #expect(try context.fetchCount(FamilyDescriptor<any Dish>()) == 80)
+        #expect(try context.model(Drink.self, id: 3) == nil)
+        #expect(try context.model(Cake.self, id: 3)?.minutes == 3)
+    }
+
+    @Test func theSchemaRecordsTheFamily() throws {
+        let container = try open()
+        let schema = try #require(try container.store.schema(of: "Dish"))
+        let family = try #require(schema.family)
+        #expect(family.discriminator == "kind")
+        #expect(family.kinds.map(\.name) == ["Cake", "Drink", "Soup"])
+        guard case .map(let fields) = schema.kinds else {
+            Issue.record("no fields")
+            return
+        }
+        #expect(
+            fields.map(\.name) == ["kind", "id", "name", "rating", "minutes", "tags", "caffeinated", "volume", "spicy"])
+        // A field some kind lacks is optional in the union.
+        #expect(Set(schema.optional) == ["minutes", "tags", "caffeinated", "volume", "spicy"])
+        #expect(schema.indexes == ["kind", "minutes", "rating"])
+        // A record is held to the fields of the kind it names.
+        let cake = RecordValue.map([
+            RecordField(name: "kind", value: .string("Cake")), RecordField(name: "id", value: .int(1)),
+            RecordField(name: "name", value: .string("a")), RecordField(name: "rating", value: .int(1)),
+            RecordField(name: "tags", value: .array([])),
+        ])
+        #expect(schema.problems(of: cake).count == 1)
+        var pie = cake
+        if case .map(var parts) = pie {
+            parts[0].value = .string("Pie")
+            pie = .map(parts)
+        }
+        #expect(schema.problems(of: pie).first?.contains("not one of the family's kinds") == true)
+        // Registered again, the same family changes nothing.
+        let again = try open()
+        #expect(try again.store.schema(of: "Dish")?.version == schema.version)
+    }
 }

@@ -9,9 +9,9 @@ package struct FamilyTranslation: Sendable {
     let kinds: [(type: ObjectIdentifier, name: String)]
     /// The base type (the input type of the family's predicates).
     let base: ObjectIdentifier
-    /// The field paths of key paths on the base (a protocol requirement, whose key path has no
-    /// name to read), by key path: those every kind stores in one field.
-    let requirementPaths: [KeyPathKey: [String]]
+    /// The field path of a key path on the base (a protocol requirement, whose key path has no
+    /// name to read), when every kind stores it in the same field; nil otherwise.
+    let requirementPath: @Sendable (AnyKeyPath) -> [String]?
 
     /// A key path as a table key. `@unchecked Sendable`: key path objects are immutable.
     struct KeyPathKey: Hashable, @unchecked Sendable {
@@ -29,6 +29,6 @@ package struct FamilyTranslation: Sendable {
     /// The field path of `keyPath`, read from a value of the base type; nil when not known.
     func fieldPath(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
         guard ObjectIdentifier(root) == base else { return nil }
-        return requirementPaths[KeyPathKey(keyPath: keyPath)]
+        return requirementPath(keyPath)
     }
 }
