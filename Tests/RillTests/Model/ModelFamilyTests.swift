@@ -252,5 +252,35 @@ import Testing
         // Registered again, the same family changes nothing.
         let again = try open()
         #expect(try again.store.schema(of: "Dish")?.version == schema.version)
+
+        // The command line: the schema shows the family; the text query language reads the
+        // discriminator as a field; a JSON write names its kind; the check holds each record to
+        // its kind's fields.
+        let context = again.mainContext
+        context.insert(Cake(id: 1, name: "tart", rating: 3, minutes: 30, tags: ["nut"]))
+        context.insert(Drink(id: 2, name: "Tea", rating: 5, caffeinated: true, volume: nil))
+        try context.save()
+        let path = directory.url.appendingPathComponent("store").path
+        let printed = try runBuilt("rill", ["schema", path, "Dish"])
+        #expect(printed.status == 0)
+        #expect(
+            printed.output.contains(
+                "  family: the kind in `kind`, one of\n    Cake: id, name, rating, minutes, tags\n"),
+            "\(printed.output)")
+        let query = try runBuilt("rill", ["query", "--json", path, #"Dish where kind == "Drink""#])
+        #expect(
+            query.status == 0 && query.output.contains(#""name":"Tea""#) && !query.output.contains("tart"),
+            "\(query.output)")
+        let write = try runBuilt(
+            "rill",
+            ["insert", path, "Dish", #"{"id":3,"kind":"Soup","name":"Pho","rating":7,"minutes":20,"spicy":true}"#])
+        #expect(write.status == 0, "\(write.error)")
+        #expect(try context.model(Soup.self, id: 3)?.spicy == true)
+        #expect(try runBuilt("rill", ["check", path]).status == 0)
+        let forged = try runBuilt(
+            "rill", ["insert", path, "Dish", #"{"id":4,"kind":"Pie","name":"pecan","rating":1}"#])
+        #expect(forged.status == 0, "\(forged.error)")
+        let check = try runBuilt("rill", ["check", path])
+        #expect(check.status != 0 && check.output.contains("not one of the family's kinds"), "\(check.output)")
     }
 }
