@@ -48,9 +48,11 @@ extension ModelContext {
             let bytes = try store.record(of: entity, key: key)
         else { return nil }
         // The identifier may be of another kind of the family: that record is not a `T`.
-        if let kindTest = T.kindTest {
+        if let kindTest = T.kindTest, let family = T.family {
             let record = try bytes.withUnsafeBytes { bytes in
-                try key.withUnsafeBytes { try Store.recordValue(bytes, key: $0, entity: T.entityName) }
+                try key.withUnsafeBytes {
+                    try Store.recordValue(bytes, key: $0, entity: T.entityName, fields: [family.discriminator])
+                }
             }
             guard QueryEvaluator.matches(kindTest, record) else { return nil }
         }

@@ -36,6 +36,9 @@ import Testing
             let cakes = try LiveQuery(
                 FetchDescriptor<Cake>(predicate: #Predicate { $0.minutes > 40 }, sortBy: [SortDescriptor(\.minutes)]),
                 in: container)
+            // Shallow with a predicate that is not translated: the kind's test still comes first.
+            let named = try LiveQuery(
+                FetchDescriptor<Drink>(predicate: #Predicate { $0.summary == "Tea" || $0.rating > 6 }), in: container)
             var changes = live.changes.makeAsyncIterator()
             var previous = live.results
             let label = "query \(query): \(deep.text), sort \(sort.text)"
@@ -53,6 +56,11 @@ import Testing
                 guard let sequence = try context.save() else { continue }
                 try live.catchUp()
                 try cakes.catchUp()
+                try named.catchUp()
+                #expect(
+                    named.results.map(\.id) == (try context.fetch(named.descriptor)).map(\.id),
+                    "\(label), step \(step): shallow, not translated")
+                #expect(named.error == nil && cakes.error == nil)
                 let fresh = try context.fetch(descriptor)
                 #expect(Self.same(live.results, fresh), "\(label), step \(step): results")
                 #expect(

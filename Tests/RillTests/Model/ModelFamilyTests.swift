@@ -74,8 +74,11 @@ import Testing
         let k = Int.random(in: 0...130, using: &random)
         let r = Int.random(in: 0...9, using: &random)
         let name = Dishes.names.randomElement(using: &random)!
-        switch Int.random(in: 0..<5, using: &random) {
+        switch Int.random(in: 0..<6, using: &random) {
         case 0: return (#Predicate { $0.minutes > k }, { $0.minutes > k }, "minutes > \(k)")
+        case 4:
+            // A computed property: not translated, so the kind's test alone decides before decoding.
+            return (#Predicate { $0.summary == name }, { $0.name == name }, "summary == \(name)")
         case 1: return (#Predicate { $0.rating == r }, { $0.rating == r }, "rating == \(r)")
         case 2:
             return (
