@@ -287,3 +287,83 @@ import Testing
         #expect(check.status != 0 && check.output.contains("not one of the family's kinds"), "\(check.output)")
     }
 }
+
+/// A family the container refuses: each problem names the kind and what is wrong.
+@Suite struct ModelFamilyConfigurationTests {
+    let directory = TemporaryDirectory()
+
+    protocol Shape: PersistentModel where ID == Int {}
+
+    struct Square: Shape {
+        var id: Int
+        var side: Int
+        static var family: ModelFamily? { ModelFamilyConfigurationTests.clashing }
+    }
+
+    /// Has a field named as the discriminator.
+    struct Circle: Shape {
+        var id: Int
+        var kind: String
+        static var family: ModelFamily? { ModelFamilyConfigurationTests.clashing }
+    }
+
+    static let clashing = ModelFamily(of: (any Shape).self, entityName: "Shape", kinds: Square.self, Circle.self)
+
+    /// Not listed in the family it names.
+    struct Stray: Shape {
+        var id: Int
+        static var family: ModelFamily? { ModelFamilyConfigurationTests.clashing }
+    }
+
+    struct Token: PersistentModel {
+        var id: String
+        static var family: ModelFamily? { ModelFamilyConfigurationTests.mixed }
+    }
+
+    struct Counter: PersistentModel {
+        var id: Int
+        static var family: ModelFamily? { ModelFamilyConfigurationTests.mixed }
+    }
+
+    static let mixed = ModelFamily(of: (any PersistentModel).self, entityName: "Mixed", kinds: Token.self, Counter.self)
+
+    private func refusal(_ types: any PersistentModel.Type...) -> String? {
+        do {
+            _ = try ModelContainer(
+                for: types, configurations: [ModelConfiguration(url: directory.url.appendingPathComponent("store"))])
+            return nil
+        } catch let error as RillError {
+            #expect(error.code == .invalidConfiguration)
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func aKindWithTheDiscriminatorsNameIsRefused() {
+        let message = refusal(Square.self, Circle.self)
+        #expect(message?.contains("Circle has a field `kind`") == true, "\(message ?? "accepted")")
+    }
+
+    @Test func aKindTheFamilyDoesNotListIsRefused() {
+        let message = refusal(Stray.self)
+        #expect(message?.contains("does not list it") == true, "\(message ?? "accepted")")
+    }
+
+    @Test func kindsWithDifferentIdentifiersAreRefused() {
+        let message = refusal(Token.self, Counter.self)
+        #expect(message?.contains("different identifier types") == true, "\(message ?? "accepted")")
+    }
+
+    @Test func kindsShareTheFamilysEntityName() {
+        #expect(Square.entityName == "Shape" && Circle.entityName == "Shape")
+        #expect(Cake.entityName == "Dish" && Cake.kindTest != nil)
+        #expect(ModelFamilyTests.Plain.entityName == "Plain" && ModelFamilyTests.Plain.kindTest == nil)
+    }
+}
+
+extension ModelFamilyTests {
+    struct Plain: PersistentModel {
+        var id: Int
+    }
+}
