@@ -47,23 +47,29 @@ final class FamilyProbe: Sendable {
         return pair
     }
 
-    /// The stored field path `keyPath` (rooted at `Base`) reads in every kind; nil when not one.
-    func fieldPath<Base>(of keyPath: AnyKeyPath, base: Base.Type) -> [String]? {
+    /// The positions of the kinds whose values pass `test`.
+    func kindIndexes(where test: (Any) -> Bool) -> [Int] {
+        probes.indices.filter { test(probes[$0][0].value) }
+    }
+
+    /// The stored field path `keyPath` (rooted at `Root`) reads in every kind whose values are
+    /// `Root`s; nil when not one, or when no kind's are.
+    func fieldPath<Root>(of keyPath: AnyKeyPath, root: Root.Type) -> [String]? {
         let key = FamilyTranslation.KeyPathKey(keyPath: keyPath)
         if let known = resolved.withLock({ $0[key] }) { return known }
-        let path = compute(keyPath, base: base)
+        let path = compute(keyPath, root: root)
         resolved.withLock { table in
             if table.count < 1_024 { table[key] = .some(path) }
         }
         return path
     }
 
-    private func compute<Base>(_ keyPath: AnyKeyPath, base: Base.Type) -> [String]? {
-        guard let partial = keyPath as? PartialKeyPath<Base> else { return nil }
+    private func compute<Root>(_ keyPath: AnyKeyPath, root: Root.Type) -> [String]? {
+        guard let partial = keyPath as? PartialKeyPath<Root> else { return nil }
         var found: [String]?
-        for pair in probes {
+        for pair in probes where pair[0].value is Root {
             for probe in pair {
-                guard let value = probe.value as? Base, let read = Self.recordValue(value[keyPath: partial]) else {
+                guard let value = probe.value as? Root, let read = Self.recordValue(value[keyPath: partial]) else {
                     return nil
                 }
                 var paths: [[String]] = []

@@ -51,9 +51,8 @@ extension PersistentModel {
 extension ModelFamily {
     /// What the predicate translator knows of the family whose base is `Base`.
     func translation<Base>(base: Base.Type) -> FamilyTranslation {
-        let probe = FamilyProbe.of(self, base: Base.self)
-        return FamilyTranslation(
+        FamilyTranslation(
             discriminator: discriminator, kinds: kinds.map { (ObjectIdentifier($0.type), $0.name) }, base: self.base,
-            requirementPath: { keyPath in probe?.fieldPath(of: keyPath, base: Base.self) })
+            probe: FamilyProbe.of(self, base: Base.self))
     }
 }

@@ -10,6 +10,11 @@ protocol Dish: PersistentModel where ID == Int {
     var summary: String { get }
 }
 
+/// A protocol two of the kinds conform to: `$0 is any Warm` holds for their records.
+protocol Warm {
+    var minutes: Int { get }
+}
+
 extension Dish {
     static var family: ModelFamily? { .dishes }
 }
@@ -18,7 +23,7 @@ extension ModelFamily {
     static let dishes = ModelFamily(of: (any Dish).self, entityName: "Dish", kinds: Cake.self, Drink.self, Soup.self)
 }
 
-struct Cake: Dish, Equatable {
+struct Cake: Dish, Warm, Equatable {
     var id: Int
     var name: String
     var rating: Int
@@ -40,7 +45,7 @@ struct Drink: Dish, Equatable {
     static let indexes: [ModelIndex<Drink>] = [ModelIndex(\.rating)]
 }
 
-struct Soup: Dish, Equatable {
+struct Soup: Dish, Warm, Equatable {
     var id: Int
     var name: String
     var rating: Int

@@ -18,7 +18,7 @@ import Testing
         let r = Int.random(in: 0...9, using: &random)
         let name = Dishes.names.randomElement(using: &random)!
         let tag = ["sweet", "nut", "vegan"].randomElement(using: &random)!
-        switch Int.random(in: 0..<13, using: &random) {
+        switch Int.random(in: 0..<15, using: &random) {
         case 0: return (#Predicate { $0 is Cake }, { $0 is Cake }, "is Cake")
         case 1: return (#Predicate { !($0 is Drink) }, { !($0 is Drink) }, "!(is Drink)")
         case 2: return (#Predicate { $0 is Cake || $0 is Soup }, { $0 is Cake || $0 is Soup }, "is Cake || is Soup")
@@ -54,6 +54,13 @@ import Testing
             return (
                 #Predicate { $0 is Drink && $0.name != name }, { $0 is Drink && $0.name != name },
                 "is Drink && name != \(name)"
+            )
+        case 12:
+            return (#Predicate { $0 is any Warm }, { $0 is any Warm }, "is any Warm")
+        case 13:
+            return (
+                #Predicate { ($0 as? any Warm)?.minutes ?? 0 > k }, { ($0 as? any Warm)?.minutes ?? 0 > k },
+                "(as? any Warm).minutes > \(k)"
             )
         case 11:
             let text = "soup " + name
@@ -211,6 +218,15 @@ import Testing
         // A cast reads the kind's field under its test.
         let minutes = try plan(#Predicate { ($0 as? Cake)?.minutes ?? 0 > 30 })
         #expect(minutes.contains("filter: the translation"), "\(minutes)")
+        // A protocol some kinds conform to is those kinds' test; a field read through a cast to
+        // it is the field those kinds store it in.
+        let warm = try plan(#Predicate { ($0 as? any Warm)?.minutes ?? 0 > 30 })
+        #expect(warm.contains("filter: the translation") && warm.contains("minutes"), "\(warm)")
+        #expect(try plan(#Predicate { $0 is any Warm }).hasPrefix("index Dish(kind)"))
+        #expect(try context.fetchCount(FamilyDescriptor<any Dish>(predicate: #Predicate { $0 is any Warm })) == 40)
+        // A computed property of one kind that reads one stored field reads that field.
+        let summary1 = try plan(#Predicate { ($0 as? Cake)?.summary == "c1" })
+        #expect(summary1.contains("filter: the translation"), "\(summary1)")
         // A requirement one kind computes otherwise is evaluated on the models.
         let summary = try plan(#Predicate { $0.summary == "soup c1" })
         #expect(summary.contains("residual: the whole predicate"), "\(summary)")

@@ -9,9 +9,9 @@ package struct FamilyTranslation: Sendable {
     let kinds: [(type: ObjectIdentifier, name: String)]
     /// The base type (the input type of the family's predicates).
     let base: ObjectIdentifier
-    /// The field path of a key path on the base (a protocol requirement, whose key path has no
-    /// name to read), when every kind stores it in the same field; nil otherwise.
-    let requirementPath: @Sendable (AnyKeyPath) -> [String]?
+    /// The kinds probed, to learn what a key path with no name reads and which kinds are of a
+    /// type; nil when some kind refuses the probe.
+    let probe: FamilyProbe?
 
     /// A key path as a table key. `@unchecked Sendable`: key path objects are immutable.
     struct KeyPathKey: Hashable, @unchecked Sendable {
@@ -26,9 +26,25 @@ package struct FamilyTranslation: Sendable {
         return .compare(.equal, .field([discriminator]), .literal(.string(kind.name)))
     }
 
-    /// The field path of `keyPath`, read from a value of the base type; nil when not known.
-    func fieldPath(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
-        guard ObjectIdentifier(root) == base else { return nil }
-        return requirementPath(keyPath)
+    /// The test that the record is of a kind whose values are `Desired`s (a protocol some
+    /// kinds conform to): nil when the kinds were not probed. A struct's type decides whether it
+    /// is a `Desired`, not its values, so a probe of each kind answers for all its records.
+    func test<Desired>(ofKindsThatAre type: Desired.Type) -> QueryNode? {
+        guard let probe else { return nil }
+        let names = probe.kindIndexes { $0 is Desired }.map { kinds[$0].name }
+        let field = QueryNode.field([discriminator])
+        switch names.count {
+        case 0: return .literal(.bool(false))
+        case 1: return .compare(.equal, field, .literal(.string(names[0])))
+        default: return .isIn(field, names.map { .literal(.string($0)) })
+        }
+    }
+
+    /// The field path of `keyPath` (one with no name to read: a protocol requirement, a
+    /// computed property) read from the record itself as a `Root` — the base, a kind, or a
+    /// protocol some kinds conform to — when every such kind reads one stored field; nil
+    /// otherwise.
+    func fieldPath<Root>(of keyPath: AnyKeyPath, root: Root.Type) -> [String]? {
+        probe?.fieldPath(of: keyPath, root: Root.self)
     }
 }
