@@ -1,11 +1,12 @@
 import Foundation
 
 /// Makes a value of a `Decodable` type without a record, with a value of its own in every scalar
-/// field: the n-th scalar read is `base + n` (a string `"\u{1}probe:<base + n>"`, a date that many
-/// seconds after the reference date, a UUID whose last bytes are the number, …), so that the field
-/// a computed value comes from can be told by its value. Bools are false in one probe and true in
-/// the other (`base` odd or even); an optional is present, an array has one element, a keyed
-/// container has every key, a `CaseIterable` enum is its first case.
+/// field: the n-th scalar read is `base + n` for an odd `base`, `base + 13n² + n` for an even one
+/// (a string `"\u{1}probe:<number>"`, a date that many seconds after the reference date, a UUID
+/// whose last bytes are the number, …), so that the field a computed value comes from can be told
+/// by its value. Bools are true in the odd probe and false in the even one; an optional is
+/// present, an array has one element, a keyed container has every key, a `CaseIterable` enum is
+/// its first case.
 ///
 /// Used to learn which stored field a protocol requirement of a family's base reads in each
 /// kind (`FamilyProbe`): key paths of requirements have no name to read.
@@ -33,7 +34,9 @@ final class DistinctProbeDecoder: Decoder {
     /// The next distinct value of a scalar type; nil for another type.
     private func next<T>(_ type: T.Type) -> T? {
         count += 1
-        let number = base + count
+        // The second probe does not number its fields evenly: a computed value that is another
+        // field plus a constant (`id + 2`) then matches a field in one probe at most.
+        let number = base + (base % 2 == 1 ? count : 13 * count * count + count)
         let value: Any? =
             switch type {
             case is String.Type: "\u{1}probe:\(number)"

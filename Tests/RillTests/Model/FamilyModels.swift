@@ -8,6 +8,13 @@ protocol Dish: PersistentModel where ID == Int {
     var rating: Int { get }
     /// Computed in every kind, from a stored field in two of them only: never translated.
     var summary: String { get }
+    /// One more than the rating, computed in every kind: a field plus a constant, never taken
+    /// for another field.
+    var code: Int { get }
+}
+
+extension Dish {
+    var code: Int { rating + 1 }
 }
 
 /// A protocol two of the kinds conform to: `$0 is any Warm` holds for their records.
