@@ -42,7 +42,8 @@ import Foundation
 ///
 /// Every kind must have the same identifier type (the base protocol's `where ID == …` says so),
 /// its entity name is the family's (the default ``PersistentModel/entityName`` gives it), and it
-/// must not have a field named as the discriminator.
+/// must not have a field named as the discriminator. The kinds of a family cannot declare unique
+/// indexes or relationships yet: the container refuses them.
 public struct ModelFamily: Sendable {
     /// One kind of a family: its name, as records store it in the discriminator, and its type.
     public struct Kind: Sendable {
@@ -147,6 +148,14 @@ public struct ModelFamily: Sendable {
                 problems.append(
                     "the kinds of \(entityName) have different identifier types: \(kinds[0].type) "
                         + "\(kinds[0].type.identifierTypeName), \(kind.type) \(kind.type.identifierTypeName)")
+            }
+            // Not yet for the kinds of a family: a unique index would span every kind, and a
+            // deep predicate cannot look through a relationship.
+            if !kind.type.uniqueIndexes.isEmpty {
+                problems.append("\(kind.type) declares a unique index; the kinds of a family cannot yet")
+            }
+            if !kind.type.relationshipSchemas.isEmpty {
+                problems.append("\(kind.type) declares relationships; the kinds of a family cannot yet")
             }
             if case .map(let fields)? = kind.type.probedSchema?.kinds,
                 fields.contains(where: { $0.name == discriminator })

@@ -376,6 +376,21 @@ import Testing
         #expect(message?.contains("different identifier types") == true, "\(message ?? "accepted")")
     }
 
+    /// Declares a unique index, which the kinds of a family cannot yet.
+    struct Triangle: Shape {
+        var id: Int
+        var name: String
+        static var family: ModelFamily? { ModelFamilyConfigurationTests.unique }
+        static let indexes: [ModelIndex<Triangle>] = [.unique(\.name)]
+    }
+
+    static let unique = ModelFamily(of: (any Shape).self, entityName: "Polygon", kinds: Triangle.self)
+
+    @Test func aKindWithAUniqueIndexIsRefused() {
+        let message = refusal(Triangle.self)
+        #expect(message?.contains("declares a unique index") == true, "\(message ?? "accepted")")
+    }
+
     @Test func kindsShareTheFamilysEntityName() {
         #expect(Square.entityName == "Shape" && Circle.entityName == "Shape")
         #expect(Cake.entityName == "Dish" && Cake.kindTest != nil)
