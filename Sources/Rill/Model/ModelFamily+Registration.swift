@@ -21,17 +21,19 @@ extension ModelFamily {
         var kindSchemas: [FamilySchema.Kind] = []
         var defaulted: [String] = []
         var renamed: [String: String] = [:]
+        var defaults: [String: RecordValue] = [:]
         for kind in kinds {
             guard let probed = kind.type.probedSchema else { return nil }
             kindSchemas.append(FamilySchema.Kind(name: kind.name, fields: probed.kinds, optional: probed.optional))
             for field in probed.defaulted where !defaulted.contains(field) { defaulted.append(field) }
             renamed.merge(probed.renamed) { first, _ in first }
+            defaults.merge(probed.defaults) { first, _ in first }
         }
         let family = FamilySchema(discriminator: discriminator, kinds: kindSchemas)
         let union = family.union
         let indexNames = indexFieldPaths.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
         var schema = EntitySchema(kinds: union.fields, optional: union.optional, indexes: indexNames)
-        (schema.defaulted, schema.renamed) = (defaulted, renamed)
+        (schema.defaulted, schema.renamed, schema.defaults) = (defaulted, renamed, defaults)
         schema.family = family
         return schema
     }
@@ -46,6 +48,9 @@ extension ModelFamily {
 extension PersistentModel {
     /// The fields the model's evolution adds or renames.
     static var evolvedFields: Set<String> { evolution.fields }
+
+    /// Whether the model's evolution declares migrations of kind changes.
+    static var declaresMigrations: Bool { !evolution.migrations.isEmpty }
 }
 
 extension ModelFamily {

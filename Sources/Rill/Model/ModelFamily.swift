@@ -43,7 +43,7 @@ import Foundation
 /// Every kind must have the same identifier type (the base protocol's `where ID == …` says so),
 /// its entity name is the family's (the default ``PersistentModel/entityName`` gives it), and it
 /// must not have a field named as the discriminator. The kinds of a family cannot declare unique
-/// indexes or relationships yet: the container refuses them.
+/// indexes, relationships or migrations (`.migrated(from:)`) yet: the container refuses them.
 public struct ModelFamily: Sendable {
     /// One kind of a family: its name, as records store it in the discriminator, and its type.
     public struct Kind: Sendable {
@@ -156,6 +156,9 @@ public struct ModelFamily: Sendable {
             }
             if !kind.type.relationshipSchemas.isEmpty {
                 problems.append("\(kind.type) declares relationships; the kinds of a family cannot yet")
+            }
+            if kind.type.declaresMigrations {
+                problems.append("\(kind.type) declares a migration; the kinds of a family cannot yet")
             }
             if case .map(let fields)? = kind.type.probedSchema?.kinds,
                 fields.contains(where: { $0.name == discriminator })
