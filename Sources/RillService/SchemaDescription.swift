@@ -56,7 +56,8 @@ package enum SchemaDescription {
     }
 
     /// Lines for a person: each entity, its version, then each field with its kind (`?` when
-    /// optional), then its indexes, then its unique indexes with their policies.
+    /// optional), then its indexes, then its unique indexes with their policies, and for a
+    /// family's entity its discriminator and each kind's fields.
     package static func lines(_ entities: [Entity]) -> [String] {
         var lines: [String] = []
         for entity in entities {
@@ -85,6 +86,14 @@ package enum SchemaDescription {
                     "  unique: "
                         + entity.unique.map { "(\($0.index)) on conflict \($0.policy.rawValue)" }.joined(
                             separator: ", "))
+            }
+            if let family = entity.schema?.family {
+                lines.append("  family: the kind in `\(family.discriminator)`, one of")
+                for kind in family.kinds {
+                    let names: [String]
+                    if case .map(let fields) = kind.fields { names = fields.map(\.name) } else { names = [] }
+                    lines.append("    \(kind.name): " + names.joined(separator: ", "))
+                }
             }
         }
         return lines

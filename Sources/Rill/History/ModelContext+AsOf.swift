@@ -13,7 +13,7 @@ extension ModelContext {
     /// they changed put back as it was) and the results asked for, not the size of the store.
     ///
     /// - Throws: ``RillError`` with `.misuse` when the token is past the store's last commit,
-    ///   and the errors of ``fetch(_:)``.
+    ///   and the errors of ``fetch(_:)->[T]``.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, asOf token: HistoryToken) throws -> [T] {
         try fetch(descriptor, asOf: .sequence(token.sequence))
     }

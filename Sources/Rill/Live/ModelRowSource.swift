@@ -61,6 +61,10 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
     func row(
         for change: DecodedChange, filtered: Bool, order: (RecordValue) throws -> [UInt8]?
     ) throws -> LiveEntry? {
+        // A record of another kind of the family is not decoded: it may not decode as this one.
+        if let recordTest = predicate.recordTest {
+            guard let record = try change.recordValue(), QueryEvaluator.matches(recordTest, record) else { return nil }
+        }
         guard let model = try change.model(T.self) else { return nil }
         // The filter is the predicate's complete translation: it decides alone.
         if !filtered {
@@ -79,6 +83,10 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         if let filter {
             let parsed = try Self.recordValue(record, key: key, entity: T.entityName)
             guard QueryEvaluator.matches(filter, parsed) else { return nil }
+            value = parsed
+        } else if let recordTest = predicate.recordTest {
+            let parsed = try Self.recordValue(record, key: key, entity: T.entityName)
+            guard QueryEvaluator.matches(recordTest, parsed) else { return nil }
             value = parsed
         }
         let model = try LiveDecoding.decode(T.self, record, key: key)

@@ -33,6 +33,8 @@ public final class ModelContainer: Sendable {
     let entitiesByName: [String: EntityStorage]
     let allowsSave: Bool
     let modelTypeNames: Set<String>
+    /// The families of the model types, by their base type (``ModelFamily``).
+    let familiesByBase: [ObjectIdentifier: ModelFamily]
     private let mainContextCore = ModelContext.Core()
     private let removesStoreOnDeinit: Bool
 
@@ -72,7 +74,10 @@ public final class ModelContainer: Sendable {
         let configuration = configurations.first ?? ModelConfiguration()
         var seen: [String: any PersistentModel.Type] = [:]
         for type in forTypes {
-            if let other = seen[type.entityName], other != type {
+            // The kinds of a family share its entity name.
+            if let other = seen[type.entityName], other != type,
+                type.family == nil || other.family?.entityName != type.family?.entityName
+            {
                 throw RillError(
                     .invalidConfiguration,
                     "\(type) and \(other) have the same entity name \"\(type.entityName)\"")
@@ -87,7 +92,16 @@ public final class ModelContainer: Sendable {
         let store = try Store(
             directory: configuration.url.path, options: options, create: configuration.allowsSave, progress: progress)
         var entities: [String: EntityStorage] = [:]
+        var families: [ObjectIdentifier: ModelFamily] = [:]
         for type in forTypes {
+            if let family = type.family {
+                // One registration for the whole family, whichever of its kinds were passed.
+                if entities[family.entityName] != nil { continue }
+                entities[family.entityName] = try Self.register(
+                    family, of: type, in: store, allowsSave: configuration.allowsSave)
+                families[family.base] = family
+                continue
+            }
             if let problem = type.evolutionProblems.first {
                 throw RillError(.invalidConfiguration, "\(type.entityName)'s evolution: \(problem)")
             }
@@ -108,6 +122,7 @@ public final class ModelContainer: Sendable {
         self.modelTypes = forTypes
         self.modelTypeNames = Set(forTypes.map { $0.entityName })
         self.entitiesByName = entities
+        self.familiesByBase = families
         self.allowsSave = configuration.allowsSave
         self.removesStoreOnDeinit = configuration.isStoredInMemoryOnly
     }
@@ -117,6 +132,29 @@ public final class ModelContainer: Sendable {
             let path = store.directory
             try? FileManager.default.removeItem(atPath: path)
         }
+    }
+
+    /// Checks `family` (that `type` names) and registers its entity: the kinds' indexes and the
+    /// discriminator's, and the family's schema.
+    private static func register(
+        _ family: ModelFamily, of type: any PersistentModel.Type, in store: Store, allowsSave: Bool
+    ) throws -> EntityStorage? {
+        var problems = family.problems
+        if family.kind(of: type) == nil {
+            problems.insert("\(type) names family \(family.entityName), which does not list it among its kinds", at: 0)
+        }
+        for kind in family.kinds {
+            problems += kind.type.evolutionProblems.map { "\(kind.type)'s evolution: \($0)" }
+        }
+        if let problem = problems.first { throw RillError(.invalidConfiguration, problem) }
+        guard let kind = family.identifierKind else {
+            throw RillError(
+                .invalidConfiguration,
+                "\(family.entityName)'s id is \(type.identifierTypeName); a model's id is a UUID, String, Int or Int64")
+        }
+        guard allowsSave else { return try store.entity(named: family.entityName) }
+        return try store.registerEntity(
+            named: family.entityName, identifierKind: kind, indexes: family.indexFieldPaths, schema: family.schema)
     }
 
     // MARK: - Facts

@@ -47,6 +47,15 @@ extension ModelContext {
         guard let entity = try entity(for: T.self),
             let bytes = try store.record(of: entity, key: key)
         else { return nil }
+        // The identifier may be of another kind of the family: that record is not a `T`.
+        if let kindTest = T.kindTest, let family = T.family {
+            let record = try bytes.withUnsafeBytes { bytes in
+                try key.withUnsafeBytes {
+                    try Store.recordValue(bytes, key: $0, entity: T.entityName, fields: [family.discriminator])
+                }
+            }
+            guard QueryEvaluator.matches(kindTest, record) else { return nil }
+        }
         do {
             return try T.decodeStored(from: bytes)
         } catch {

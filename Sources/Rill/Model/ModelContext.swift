@@ -213,7 +213,7 @@ public final class ModelContext: Sendable {
 
     static func encode<M: PersistentModel>(_ model: M) throws -> [UInt8] {
         do {
-            return try RecordCoder.encode(model)
+            return try M.encodeStored(model)
         } catch {
             throw RillError(
                 .encodingFailed,
@@ -234,11 +234,18 @@ public final class ModelContext: Sendable {
 
     /// The context's unsaved changes to models of type `T`: identifier key → model, or nil for a deletion.
     func stagedChanges<T: PersistentModel>(of type: T.Type) -> [[UInt8]: T?] {
+        stagedChanges(ofEntity: T.entityName, as: T.self)
+    }
+
+    /// The context's unsaved changes to records of `entity`: identifier key → the model as an
+    /// `Element`, or nil for a deletion (and for a model that is not an `Element`: another kind
+    /// of a family, which takes the place of the stored record).
+    func stagedChanges<Element>(ofEntity entity: String, as type: Element.Type) -> [[UInt8]: Element?] {
         core.state.withLock { state in
-            var changes: [[UInt8]: T?] = [:]
-            for entry in state.staged.entries where entry.key.entity == T.entityName {
+            var changes: [[UInt8]: Element?] = [:]
+            for entry in state.staged.entries where entry.key.entity == entity {
                 switch entry.change {
-                case .upsert(let model): changes[entry.key.id] = .some(model as? T)
+                case .upsert(let model): changes[entry.key.id] = .some(model as? Element)
                 case .delete: changes[entry.key.id] = .some(nil)
                 }
             }

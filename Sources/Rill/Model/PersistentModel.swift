@@ -20,7 +20,8 @@ import Synchronization
 /// The stored field names are the model's coding keys, so renaming a property (or its coding
 /// key) renames the stored field.
 public protocol PersistentModel: Codable, Identifiable, Sendable where ID: ModelIdentifier {
-    /// The name under which the model's records are stored. Default: the type's name.
+    /// The name under which the model's records are stored. Default: the type's name, or the
+    /// entity name of its ``family``.
     ///
     /// Two model types with the same entity name share one set of records, so keep it stable
     /// across releases of an app, and distinct across its models.
@@ -36,16 +37,22 @@ public protocol PersistentModel: Codable, Identifiable, Sendable where ID: Model
     /// The model's relationships: the references it stores and the inverses it reads. Default:
     /// none. See ``ModelRelationship``.
     static var relationships: [ModelRelationship<Self>] { get }
+
+    /// The family the model is one kind of, stored in the family's entity with its kind's name
+    /// in the discriminator. Default: nil, a model with an entity of its own. See ``ModelFamily``.
+    static var family: ModelFamily? { get }
 }
 
 extension PersistentModel {
-    public static var entityName: String { EntityNames.name(of: Self.self) }
+    public static var entityName: String { family?.entityName ?? EntityNames.name(of: Self.self) }
 
     public static var indexes: [ModelIndex<Self>] { [] }
 
     public static var evolution: ModelEvolution<Self> { ModelEvolution() }
 
     public static var relationships: [ModelRelationship<Self>] { [] }
+
+    public static var family: ModelFamily? { nil }
 }
 
 /// Type names, computed once: `String(describing:)` is too slow for every insert.

@@ -15,6 +15,10 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     let translation: PredicateTranslation?
     /// The complete translation: it decides alone whether a record matches.
     let exact: QueryNode?
+    /// What a stored record must meet before it is decoded when the translation does not decide
+    /// alone: the kind test of a family's kind (a record of another kind may not decode as this
+    /// one, or may decode as something it is not). Nil otherwise.
+    let recordTest: QueryNode?
     /// Whether the predicate must be evaluated by `TotalEvaluation` (Foundation's evaluation could
     /// trap or throw).
     private let mayFail: Bool
@@ -34,8 +38,15 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         {
             translation = nil
         }
+        // A kind of a family shares its entity with the other kinds: its records are those whose
+        // discriminator names it, a conjunct of every predicate (and the whole of none).
+        let kindTest = T.kindTest
+        if let kindTest {
+            translation = Self.conjoining(kindTest, to: translation, hasPredicate: predicate != nil)
+        }
         self.translation = translation
         let exact = translation.flatMap { $0.isComplete ? $0.node : nil }
+        recordTest = exact == nil ? kindTest : nil
         self.exact = exact
         // Looking through the tree costs more than a whole indexed fetch: only a predicate that
         // will be evaluated on models is looked at (one with a complete translation is
@@ -44,6 +55,24 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         relationshipFields =
             exact == nil && predicate != nil && !T.relationships.isEmpty
             ? RelationshipReads.fields(of: predicate!, in: T.self) : []
+    }
+
+    /// `translation` with `kindTest` as one more conjunct: complete when there was no predicate,
+    /// or when its translation was complete (an evolved field's predicate has none).
+    private static func conjoining(
+        _ kindTest: QueryNode, to translation: PredicateTranslation?, hasPredicate: Bool
+    ) -> PredicateTranslation {
+        guard let translation else {
+            return PredicateTranslation(node: kindTest, isComplete: !hasPredicate, untranslated: [])
+        }
+        var operands = [kindTest]
+        if case .and(let others)? = translation.node {
+            operands += others
+        } else if let node = translation.node {
+            operands.append(node)
+        }
+        return PredicateTranslation(
+            node: .and(operands), isComplete: translation.isComplete, untranslated: translation.untranslated)
     }
 
     /// Whether `record`, the stored form of a model, matches; only for a complete translation.
@@ -61,7 +90,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         guard let exact else { return try evaluate(model) }
         let record: RecordValue
         do {
-            record = try RecordCoder.encode(model).withUnsafeBytes { try RecordValue(record: $0) }
+            record = try T.encodeStored(model).withUnsafeBytes { try RecordValue(record: $0) }
         } catch {
             throw RillError(
                 .queryFailed, "\(T.entityName) \(model.id) cannot be tested: \(ModelContext.describe(error))",

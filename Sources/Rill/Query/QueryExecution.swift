@@ -14,9 +14,9 @@ struct QueryExecution {
     let entity: EntityStorage
     let plan: QueryPlan
     /// Decides each candidate on its stored record before a row is made of it: the predicate
-    /// when it is known exactly in Rill's query form. Nil when there is none, when it is not
-    /// known exactly (the caller tests its rows), or when the plan's index ranges are the
-    /// predicate (every candidate matches).
+    /// when it is known exactly in Rill's query form. When it is not known exactly (the caller
+    /// tests its rows), the required test, if any. Nil when there is neither, or when the plan's
+    /// index ranges are the predicate (every candidate matches).
     let filter: QueryNode?
     /// The predicate is known exactly, and expressed by the plan's index ranges.
     let coversPredicate: Bool
@@ -41,9 +41,12 @@ struct QueryExecution {
     ///   - evolution: read each candidate through it (see `RecordEvolution`). A predicate or sort
     ///     on an evolved field is then decided on the evolved records, by a scan: the indexes
     ///     hold the stored values, which a record of an earlier version lacks.
+    ///   - required: when `predicate` is not exact, a test each candidate's record must pass
+    ///     before the caller sees it (the kind of a family's kind); part of `predicate` already.
     init(
         store: Store, entity: EntityStorage, predicate: QueryNode?, isExact: Bool, sort: [QuerySortKey]?,
-        limit: Int?, forceScan: Bool = false, transaction: StoreSnapshot?, evolution: RecordEvolution? = nil
+        limit: Int?, forceScan: Bool = false, transaction: StoreSnapshot?, evolution: RecordEvolution? = nil,
+        required: QueryNode? = nil
     ) {
         self.store = store
         self.entity = entity
@@ -62,7 +65,7 @@ struct QueryExecution {
         self.plan = plan
         // Index ranges that are exactly the predicate need no test at all.
         coversPredicate = isExact && predicate != nil && plan.coversPredicate
-        filter = isExact && !coversPredicate ? predicate : nil
+        filter = isExact ? (coversPredicate ? nil : predicate) : required
         filterFields = filter?.topLevelFields
     }
 

@@ -141,7 +141,7 @@ struct QueryExecutor<T: PersistentModel> {
     func count() throws -> Int {
         if readsRelationships, loader == nil { return try resolving { try $0.count() } }
         let total: Int
-        if descriptor.predicate == nil, staged.isEmpty {
+        if descriptor.predicate == nil, predicate.recordTest == nil, predicate.exact == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
         } else {
             let execution = try plan()
@@ -210,7 +210,7 @@ struct QueryExecutor<T: PersistentModel> {
         return QueryExecution(
             store: store, entity: current, predicate: predicate.translation?.node, isExact: predicate.exact != nil,
             sort: indexableSortKeys(), limit: descriptor.fetchLimit,
-            transaction: transaction)
+            transaction: transaction, required: predicate.recordTest)
     }
 
     /// The sort as field paths, when an index's order can serve it.

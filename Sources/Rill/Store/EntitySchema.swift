@@ -27,6 +27,9 @@ package struct EntitySchema: Sendable, Equatable {
     package var unique: [String: UniqueConflictPolicy] = [:]
     /// 1 for the first schema registered, one more for each different one after it.
     package var version: UInt64
+    /// For the entity of a family of model types: the discriminator and each kind's fields (the
+    /// schema's own fields are their union). Nil for an entity of one model type.
+    package var family: FamilySchema?
 
     package init(kinds: RecordValue, optional: [String], indexes: [String], version: UInt64 = 0) {
         self.kinds = kinds
@@ -39,14 +42,14 @@ package struct EntitySchema: Sendable, Equatable {
     func describesSame(as other: EntitySchema) -> Bool {
         kinds == other.kinds && optional == other.optional && indexes == other.indexes
             && defaulted == other.defaulted && renamed == other.renamed && defaults == other.defaults
-            && unique == other.unique
+            && unique == other.unique && family == other.family
     }
 
     /// The schema as a schema-less value:
     /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"defaults":{…},
     /// "renamed":{…},"unique":{…}}`: `"defaults"` (only when the evolution gives fields a default)
     /// maps each to its value, `"unique"` (only when the model declares unique indexes) each index
-    /// to `"upsert"` or `"fail"`.
+    /// to `"upsert"` or `"fail"`; and `"family":{…}` (`FamilySchema.jsonValue`) for a family's entity.
     package var jsonValue: RecordValue {
         var fields: [RecordField] = [
             RecordField(name: "version", value: .uint(version)),
@@ -78,6 +81,7 @@ package struct EntitySchema: Sendable, Equatable {
                             RecordField(name: $0.key, value: .string($0.value.rawValue))
                         })))
         }
+        if let family { fields.append(RecordField(name: "family", value: family.jsonValue)) }
         return .map(fields)
     }
 
@@ -110,6 +114,10 @@ package struct EntitySchema: Sendable, Equatable {
                 }
             }
         }
+        if let value = field("family") {
+            guard let family = FamilySchema(json: value) else { return nil }
+            self.family = family
+        }
     }
 }
 
@@ -119,6 +127,16 @@ extension EntitySchema {
     /// from a name the record has), or a value of another kind than the field's. Empty when
     /// the record reads.
     package func problems(of record: RecordValue) -> [String] {
+        if let family {
+            // A record of a family is held to the fields of the kind it names.
+            switch family.kind(of: record) {
+            case .failure(let problem): return [problem.text]
+            case .success(let kind):
+                var schema = EntitySchema(kinds: kind.fields, optional: kind.optional, indexes: indexes)
+                (schema.defaulted, schema.renamed, schema.defaults) = (defaulted, renamed, defaults)
+                return schema.problems(of: record)
+            }
+        }
         // Read as the model reads it: nested fields added or renamed, too.
         let record = RecordEvolution(schema: self)?.evolve(record) ?? record
         guard case .map(let kindFields) = kinds, case .map(let fields) = record else {

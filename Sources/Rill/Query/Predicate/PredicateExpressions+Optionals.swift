@@ -27,9 +27,19 @@ extension PredicateExpressions.OptionalFlatMap: QueryTranslatable {
     /// is a field read from the variable, which reads as null anyway.
     package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
         guard !PredicateValues.isOptional(Wrapped.self), !PredicateValues.isOptional(Result.self),
-            let value = context.translate(wrapped),
-            let body = context.translate(transform, binding: variable.key, to: value)
+            let value = context.translate(wrapped)
         else { return nil }
+        // `(c ? v : nil).flatMap(f)` is `c ? v.flatMap(f) : nil`: a cast to a kind of a family
+        // (`($0 as? BakedGood)?.minutes`) reads the record's fields under its kind's test.
+        if case .conditional(let condition, let then, .literal(.null)) = value {
+            guard let body = flatMap(then, in: &context) else { return nil }
+            return .conditional(condition, then: body, otherwise: .literal(.null))
+        }
+        return flatMap(value, in: &context)
+    }
+
+    private func flatMap(_ value: QueryNode, in context: inout PredicateTranslationContext) -> QueryNode? {
+        guard let body = context.translate(transform, binding: variable.key, to: value) else { return nil }
         if Self.isRead(body, through: value) { return body }
         return .conditional(.compare(.equal, value, .literal(.null)), then: .literal(.null), otherwise: body)
     }

@@ -26,7 +26,11 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
         case .isEmpty: return .compare(.equal, .count(base), .literal(.int(0)))
         case nil: break
         }
-        guard let names = KeyPathNames.names(of: path, root: Root.Output.self) else { return nil }
+        var names = KeyPathNames.names(of: path, root: Root.Output.self)
+        // A key path with no name to read, on the record of a family (a requirement of its base,
+        // a computed property of a kind): the field the kinds' probes find it reading.
+        if names == nil, case .field([]) = base { names = context.family?.fieldPath(of: path, root: Root.Output.self) }
+        guard let names else { return nil }
         switch base {
         case .field(let prefix): return .field(prefix + names)
         case .element(let prefix): return .element(prefix + names)

@@ -17,6 +17,8 @@ package struct PredicateTranslationContext {
     /// the end costs less than a hashed table.
     private var bindings: [Binding]
     private var depth = 0
+    /// The family whose records the predicate reads, for `is` and `as?` on the record.
+    package var family: FamilyTranslation?
 
     /// A context whose `root` variable is the record.
     package init(root: PredicateExpressions.VariableID) {

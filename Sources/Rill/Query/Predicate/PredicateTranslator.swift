@@ -8,13 +8,19 @@ import Foundation
 /// a part that cannot be translated makes the whole OR or NOT untranslatable.
 package enum PredicateTranslator {
     /// The translation of as much of `predicate` as can be translated exactly.
-    package static func translate<T>(_ predicate: Predicate<T>) -> PredicateTranslation {
+    ///
+    /// With `family`, the predicate reads the records of a family of model types (its input is
+    /// the family's base): `$0 is Kind` and `$0 as? Kind` test the discriminator.
+    package static func translate<T>(
+        _ predicate: Predicate<T>, family: FamilyTranslation? = nil
+    ) -> PredicateTranslation {
         var conjuncts: [Conjunct] = []
         collectConjuncts(of: predicate.expression, roots: [predicate.variable.key], into: &conjuncts)
         var nodes: [QueryNode] = []
         var untranslated: [String] = []
         for conjunct in conjuncts {
             var context = PredicateTranslationContext(root: predicate.variable.key)
+            context.family = family
             for root in conjunct.roots { context.bindRoot(root) }
             if let node = context.translate(conjunct.expression) {
                 if case .and(let operands) = node { nodes += operands } else { nodes.append(node) }

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Decodes a stored record of a family as the kind its discriminator names, as a value of the
+/// family's base.
+///
+/// The discriminator is data: a record written through JSON, or by a newer version of the app
+/// with a kind this one does not know, may name no kind of the family. Such a record is an
+/// error (`.decodingFailed`, naming the record and the kind), as a record that does not decode
+/// is: a fetch does not answer with fewer records than match. A predicate that tests the kind
+/// (`$0 is BakedGood`) decides on the stored record first, so such a record does not reach it.
+struct FamilyDecoders<Base> {
+    private let family: ModelFamily
+    private let decoders: [String: (UnsafeRawBufferPointer) throws -> Base]
+    private let fields: Set<String>
+
+    init(_ family: ModelFamily) {
+        self.family = family
+        var decoders: [String: (UnsafeRawBufferPointer) throws -> Base] = [:]
+        for kind in family.kinds { decoders[kind.name] = Self.decoder(kind.type) }
+        self.decoders = decoders
+        self.fields = [family.discriminator]
+    }
+
+    private static func decoder<K: PersistentModel>(_ type: K.Type) -> (UnsafeRawBufferPointer) throws -> Base {
+        { bytes in
+            let model = try K.decodeStored(from: bytes)
+            guard let base = model as? Base else {
+                throw RillError(.invalidConfiguration, "\(K.self) is a kind of its family but not a \(Base.self)")
+            }
+            return base
+        }
+    }
+
+    /// The model of the stored record `bytes` with identifier key `key`.
+    ///
+    /// - Throws: `RillError(.decodingFailed)` when the record names no kind of the family, or
+    ///   does not decode as the kind it names.
+    func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> Base {
+        let record = try Store.recordValue(bytes, key: key, entity: family.entityName, fields: fields)
+        var name: String?
+        if case .map(let values) = record,
+            case .string(let kind)? = values.first(where: { $0.name == family.discriminator })?.value
+        {
+            name = kind
+        }
+        guard let name, let decoder = decoders[name] else {
+            let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
+            throw RillError(
+                .decodingFailed,
+                "the stored \(family.entityName) \(id) names "
+                    + (name.map { "kind \"\($0)\"" } ?? "no kind") + " in `\(family.discriminator)`; the family's "
+                    + "kinds are " + family.kinds.map(\.name).joined(separator: ", "))
+        }
+        do {
+            return try decoder(bytes)
+        } catch let error as RillError {
+            throw error
+        } catch {
+            let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
+            throw RillError(
+                .decodingFailed,
+                "the stored \(family.entityName) \(id) does not decode as \(name): \(ModelContext.describe(error))",
+                underlyingError: error)
+        }
+    }
+
+    /// `decode(_:key:)` of a record held in arrays.
+    func decode(_ bytes: [UInt8], key: [UInt8]) throws -> Base {
+        try bytes.withUnsafeBytes { bytes in try key.withUnsafeBytes { try decode(bytes, key: $0) } }
+    }
+}
