@@ -38,10 +38,19 @@ extension Store {
     /// - Throws: `.misuse` when the position is past the log's last commit; the errors of
     ///   `run(_:forceScan:in:)`.
     package func run(_ query: Query, asOf position: LogPosition) throws -> (rows: [QueryRow], sequence: UInt64) {
-        try check(query, entity: try existingEntity(query.entity))
+        let entity = try existingEntity(query.entity)
+        try check(query, entity: entity)
+        let readsRelated = QueryRelationships(query.predicate, relationships: entity.relationships) != nil
         return try read { snapshot in
             let sequence = try position.sequence(in: self, snapshot: snapshot)
-            return (try rows(of: RecordRowSource(query), asOf: sequence, in: snapshot), sequence)
+            if readsRelated, try sequence != log.head(in: snapshot) {
+                throw RillError(
+                    .misuse,
+                    "a query that reads through relationships cannot be read as of an earlier commit: "
+                        + "related records are read as they are now")
+            }
+            let source = RecordRowSource(query, relationships: entity.relationships)
+            return (try rows(of: source, asOf: sequence, in: snapshot), sequence)
         }
     }
 }

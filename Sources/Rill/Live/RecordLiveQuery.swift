@@ -55,7 +55,9 @@ package final class RecordLiveQuery: @unchecked Sendable {
         try store.check(query)
         let follower = try LogFollowers.retain(for: store)
         self.follower = follower
-        let link = Link(query: MaintainedQuery(RecordRowSource(query)), handler: handler)
+        let relationships = try store.entity(named: query.entity)?.relationships ?? []
+        let link = Link(
+            query: MaintainedQuery(RecordRowSource(query, relationships: relationships)), handler: handler)
         self.link = link
         link.owner = self
         // Every stored property is set: should this throw, the deinitializer releases the follower.
@@ -71,6 +73,13 @@ package final class RecordLiveQuery: @unchecked Sendable {
                 return link.publication(
                     results, events: initial ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
                 )
+            }
+            // Commits of related entities are not replayed here: the follower routes them live only.
+            guard link.query.source.relationships == nil else {
+                throw RillError(
+                    .misuse,
+                    "a query that reads through relationships cannot resume after commit \(since): "
+                        + "follow it again from its current results")
             }
             // The results as they were at `since`, then each later commit applied in turn.
             try store.log.requireRetained(since, for: "resume after commit \(since)", in: txn)

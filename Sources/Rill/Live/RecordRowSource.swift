@@ -4,13 +4,25 @@ import Foundation
 /// sorts them.
 struct RecordRowSource: LiveRowSource {
     let query: Query
+    /// The relationships the predicate looks through; nil when it reads none.
+    let relationships: QueryRelationships?
+    let relatedDependencies: [RelatedDependency]
+    let relationshipSlot: RelationshipSlot?
 
-    init(_ query: Query) { self.query = query }
+    /// The rows of `query`, whose entity has `relationships` (`EntityStorage.relationships`).
+    init(_ query: Query, relationships: [RelationshipSchema] = []) {
+        self.query = query
+        let reads = QueryRelationships(query.predicate, relationships: relationships)
+        self.relationships = reads
+        relatedDependencies = reads?.reads.map { RelatedDependency($0.relationship) } ?? []
+        relationshipSlot = reads == nil ? nil : RelationshipSlot()
+    }
 
     var entityName: String { query.entity }
     var offset: Int? { query.offset }
     var limit: Int? { query.limit }
-    var filter: QueryNode? { query.predicate }
+    /// Nil when the predicate reads related records: the record alone does not decide it.
+    var filter: QueryNode? { relationships == nil ? query.predicate : nil }
 
     var dependencies: Set<String>? {
         var fields: Set<String> = []
@@ -33,25 +45,41 @@ struct RecordRowSource: LiveRowSource {
         for change: DecodedChange, filtered: Bool, order: (RecordValue) throws -> [UInt8]?
     ) throws -> LiveEntry? {
         guard let record = try change.recordValue() else { return nil }
-        if !filtered, let predicate = query.predicate, !QueryEvaluator.matches(predicate, record) { return nil }
+        if !filtered, try !matches(record, key: change.key) { return nil }
         return LiveRecordRow(key: change.key, record: record)
     }
 
     func row(record: [UInt8], key: [UInt8], order: (RecordValue) throws -> [UInt8]?) throws -> LiveEntry? {
         let value = try Self.recordValue(record, key: key, entity: query.entity)
-        if let predicate = query.predicate, !QueryEvaluator.matches(predicate, value) { return nil }
+        if try !matches(value, key: key) { return nil }
         return LiveRecordRow(key: key, record: value)
+    }
+
+    /// Whether `record` matches the predicate, its related records read by the slot's loader.
+    private func matches(_ record: RecordValue, key: [UInt8]) throws -> Bool {
+        guard let predicate = query.predicate else { return true }
+        guard let relationships else { return QueryEvaluator.matches(predicate, record) }
+        guard let loader = relationshipSlot?.loader else {
+            throw RillError(.misuse, "the related records of a live query were read outside a commit")
+        }
+        return try relationships.matches(record, key: key, entity: query.entity, loader: loader)
     }
 
     func fetch(
         limit: Int?, in transaction: StoreSnapshot, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
     ) throws -> [LiveEntry] {
         // A live query may start before its entity's first record exists.
-        guard try store.entity(named: query.entity) != nil else { return [] }
+        guard let entity = try store.entity(named: query.entity) else { return [] }
         var query = self.query
         query.offset = nil
         query.limit = limit
-        return try store.run(query, in: transaction).map { LiveRecordRow(key: $0.key, record: $0.record) }
+        let rows =
+            try relationships.map {
+                try store.run(
+                    query, through: $0, entity: entity, forceScan: false, in: transaction,
+                    loader: relationshipSlot?.loader)
+            } ?? store.run(query, in: transaction)
+        return rows.map { LiveRecordRow(key: $0.key, record: $0.record) }
     }
 
     func compare(_ lhs: LiveEntry, _ rhs: LiveEntry) -> ComparisonResult {
