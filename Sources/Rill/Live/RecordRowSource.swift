@@ -16,6 +16,7 @@ struct RecordRowSource: LiveRowSource {
         self.relationships = reads
         relatedDependencies = reads?.reads.map { RelatedDependency($0.relationship) } ?? []
         relationshipSlot = reads == nil ? nil : RelationshipSlot()
+        necessaryCondition = reads?.ownCondition
     }
 
     var entityName: String { query.entity }
@@ -23,6 +24,8 @@ struct RecordRowSource: LiveRowSource {
     var limit: Int? { query.limit }
     /// Nil when the predicate reads related records: the record alone does not decide it.
     var filter: QueryNode? { relationships == nil ? query.predicate : nil }
+    /// The conditions of a predicate that reads related records that the record alone decides.
+    let necessaryCondition: QueryNode?
 
     var dependencies: Set<String>? {
         var fields: Set<String> = []

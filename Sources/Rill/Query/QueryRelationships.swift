@@ -54,6 +54,19 @@ struct QueryRelationships: Sendable {
         }
     }
 
+    /// The conjuncts of the predicate that read no related record: a condition every match
+    /// meets, decided by the record alone (nil when there is none).
+    var ownCondition: QueryNode? {
+        let names = Set(reads.map(\.name))
+        let conjuncts: [QueryNode] = if case .and(let operands) = predicate { operands } else { [predicate] }
+        let own = conjuncts.filter { conjunct in conjunct.topLevelFields.map { $0.isDisjoint(with: names) } ?? false }
+        switch own.count {
+        case 0: return nil
+        case 1: return own[0]
+        default: return .and(own)
+        }
+    }
+
     /// The name the related records of `field` are read under: no stored field has it.
     static func relatedName(_ field: String) -> String { "\u{0}related:" + field }
 

@@ -218,7 +218,8 @@ import Testing
         }
         for _ in 0..<30 {
             let ingredient = Ingredient(
-                name: Self.words.randomElement(using: &random)!, recipe: Reference(recipes.randomElement(using: &random)!))
+                name: Self.words.randomElement(using: &random)!,
+                recipe: Reference(recipes.randomElement(using: &random)!))
             ingredients[ingredient.id] = ingredient
             context.insert(ingredient)
         }
@@ -235,8 +236,9 @@ import Testing
             let observation = query.observe(on: collector) { received.changes.append($0) }
             followed.append((query, observation, received, descriptor))
         }
-        var ingredientQueries: [(LiveQuery<Ingredient>, LiveObservation, Received<Ingredient>, FetchDescriptor<Ingredient>)] =
-            []
+        var ingredientQueries:
+            [(LiveQuery<Ingredient>, LiveObservation, Received<Ingredient>, FetchDescriptor<Ingredient>)] =
+                []
         for minutes in [10, 25] {
             let descriptor = FetchDescriptor<Ingredient>(
                 predicate: #Predicate { $0.recipe?.model?.minutes ?? -1 > minutes })
@@ -258,7 +260,9 @@ import Testing
                 case 0, 1:
                     guard var ingredient = ingredients.values.randomElement(using: &random) else { continue }
                     ingredient.name = Self.words.randomElement(using: &random)!
-                    if Bool.random(using: &random) { ingredient.recipe = Reference(recipes.randomElement(using: &random)!) }
+                    if Bool.random(using: &random) {
+                        ingredient.recipe = Reference(recipes.randomElement(using: &random)!)
+                    }
                     ingredients[ingredient.id] = ingredient
                     context.insert(ingredient)
                 case 2:

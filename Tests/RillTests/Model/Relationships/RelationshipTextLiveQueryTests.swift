@@ -58,6 +58,8 @@ import Testing
                 "Recipe where any ingredients.grams > \(grams) or name contains \"\(word)\" sort by minutes, name",
                 "Recipe where any ingredients.name beginswith \"\(word)\" sort by minutes desc limit 3",
                 "Recipe where count(ingredients) >= \(Int.random(in: 1...4, using: &random)) sort by name",
+                "Recipe where minutes > \(Int.random(in: 0...60, using: &random)) and any ingredients.name contains "
+                    + "\"\(word)\" sort by minutes limit 4",
             ]
         }
         for index in 0..<6 {
