@@ -79,6 +79,14 @@ extension Store {
         }
     }
 
+    /// Whether `query`'s predicate reads records of other entities through its entity's
+    /// relationships (see the query language's "Through relationships"): such a query is
+    /// followed live, but cannot resume after an earlier commit or be replayed.
+    package func readsRelatedRecords(_ query: Query) throws -> Bool {
+        guard let entity = try entity(named: query.entity) else { return false }
+        return QueryRelationships(query.predicate, relationships: entity.relationships) != nil
+    }
+
     /// A stored record read without its model type.
     ///
     /// - Throws: `RillError(.corruptStore)` naming the entity and identifier when the bytes are unreadable.

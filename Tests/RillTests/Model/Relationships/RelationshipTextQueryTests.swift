@@ -240,6 +240,10 @@ import Testing
         let kind = error("Ingredient where recipe.minutes == \"ten\"")
         #expect(kind?.code == .kindMismatch)
         #expect(kind?.message.contains("Recipe.minutes (through Ingredient.recipe) is a number") == true)
+        // One level: the related record's own reference is its identifier.
+        let deeper = error("Ingredient where recipe.chef.name == \"Ada\"")
+        #expect(deeper?.code == .unknownField, "\(String(describing: deeper))")
+        #expect(deeper?.message.contains("Recipe.chef (through Ingredient.recipe)") == true)
         let sort = error("Ingredient where grams > 0 sort by recipe.name")
         #expect(sort?.code == .queryFailed)
         #expect(sort?.message.contains("relationship Ingredient.recipe") == true, "\(String(describing: sort))")
