@@ -8,6 +8,10 @@ struct RecordRowSource: LiveRowSource {
     let relationships: QueryRelationships?
     let relatedDependencies: [RelatedDependency]
     let relationshipSlot: RelationshipSlot?
+    /// The predicate; nil when it reads related records, since the record alone does not decide it.
+    let filter: QueryNode?
+    /// The conditions of a predicate that reads related records that the record alone decides.
+    let necessaryCondition: QueryNode?
 
     /// The rows of `query`, whose entity has `relationships` (`EntityStorage.relationships`).
     init(_ query: Query, relationships: [RelationshipSchema] = []) {
@@ -17,15 +21,12 @@ struct RecordRowSource: LiveRowSource {
         relatedDependencies = reads?.reads.map { RelatedDependency($0.relationship) } ?? []
         relationshipSlot = reads == nil ? nil : RelationshipSlot()
         necessaryCondition = reads?.ownCondition
+        filter = reads == nil ? query.predicate : nil
     }
 
     var entityName: String { query.entity }
     var offset: Int? { query.offset }
     var limit: Int? { query.limit }
-    /// Nil when the predicate reads related records: the record alone does not decide it.
-    var filter: QueryNode? { relationships == nil ? query.predicate : nil }
-    /// The conditions of a predicate that reads related records that the record alone decides.
-    let necessaryCondition: QueryNode?
 
     var dependencies: Set<String>? {
         var fields: Set<String> = []

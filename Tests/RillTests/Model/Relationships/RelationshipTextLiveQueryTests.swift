@@ -196,5 +196,12 @@ import Testing
         #expect(throws: RillError.self) {
             _ = try RecordLiveQuery(live.query, store: store, since: 1) { _ in }
         }
+        // Nor is it replayed or read as of an earlier commit; as of the last one, it reads.
+        #expect(throws: RillError.self) { _ = try RecordReplay(live.query, store: store, from: 1) }
+        #expect(throws: RillError.self) { _ = try store.run(live.query, asOf: .sequence(1)) }
+        let head = try store.head()
+        #expect(try store.run(live.query, asOf: .sequence(head)).rows.map(\.key) == [bread.id.storageKey])
+        #expect(try store.readsRelatedRecords(live.query))
+        #expect(try !store.readsRelatedRecords(QueryParser.parse("Ingredient where recipe != nil")))
     }
 }
