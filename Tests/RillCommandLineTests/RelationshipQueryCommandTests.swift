@@ -78,7 +78,9 @@ private struct Part: PersistentModel {
                 #""relationships":[{"field":"dish","kind":"reference","entity":"Dish","deleteRule":"nullify"}]"#),
             "\(json.output)")
         let bad = try runBuilt("rill", ["query", path, #"Part where dish.nme == "cake""#])
-        #expect(bad.status != 0)
+        #expect(bad.status == 64)
         #expect(bad.error.contains(#"Dish (through Part.dish) has no field "nme""#), "\(bad.error)")
+        let sorted = try runBuilt("rill", ["query", path, "Part sort by dish.name"])
+        #expect(sorted.status == 64 && sorted.error.contains("reads through the relationship Part.dish"), "\(sorted)")
     }
 }

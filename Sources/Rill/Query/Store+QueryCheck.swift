@@ -67,7 +67,7 @@ extension Store {
             let written = key.path.joined(separator: ".")
             let column = query.source?.paths.last { $0.path == key.path && !$0.isElement }?.column
             throw QueryProblem(
-                code: .queryFailed,
+                code: .unknownField,
                 message:
                     "sort by \(written) reads through the relationship \(query.entity).\(first) to "
                     + "\(relationship.entity): a sort key reads the record's own fields",

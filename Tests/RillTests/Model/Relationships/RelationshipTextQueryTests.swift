@@ -245,7 +245,7 @@ import Testing
         #expect(deeper?.code == .unknownField, "\(String(describing: deeper))")
         #expect(deeper?.message.contains("Recipe.chef (through Ingredient.recipe)") == true)
         let sort = error("Ingredient where grams > 0 sort by recipe.name")
-        #expect(sort?.code == .queryFailed)
+        #expect(sort?.code == .unknownField)
         #expect(sort?.message.contains("relationship Ingredient.recipe") == true, "\(String(describing: sort))")
         // The stored reference alone is the identifier, a string here.
         #expect(error("Ingredient where recipe == \"\(recipe.id.uuidString)\"") == nil)
