@@ -82,6 +82,11 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         /// records already share values. Nothing was written; ``RillError/uniqueConflict`` names
         /// the entity, the fields, the values and the records.
         public static let uniqueConflict = Code("uniqueConflict")
+        /// A model reads a field as another kind than the store's current schema records, and
+        /// declares no migration for it (or the store was opened read-only, so the migration
+        /// cannot run). The underlying error is a ``SchemaKindChange`` naming the entity, the
+        /// field, both schema versions and both kinds.
+        public static let migrationRequired = Code("migrationRequired")
     }
 
     /// The kind of failure.

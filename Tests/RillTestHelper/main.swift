@@ -63,6 +63,13 @@ do {
         let stored = try container.mainContext.upsertAndFetch(
             Account(id: Int(rest[1])!, email: "shared@example.com", name: rest[2]))
         say("\(stored.id) \(stored.name)")
+    case "migrate":
+        // migrate <store>: waits for the file `<store>.go`, then opens the store for TaskV2 (which
+        // migrates it from TaskV1 when that has not been done); prints the number of tasks.
+        while access(rest[0] + ".go", F_OK) != 0 { usleep(200) }
+        let migrated = try ModelContainer(
+            for: TaskV2.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: rest[0])))
+        say("\(try migrated.mainContext.fetchCount(FetchDescriptor<TaskV2>()))")
 
     case "save-loop":
         // save-loop <store> <seed>: saves forever; prints "saved <seq>" after each save returns.

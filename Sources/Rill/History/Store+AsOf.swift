@@ -49,8 +49,10 @@ extension Store {
                     "a query that reads through relationships cannot be read as of an earlier commit: "
                         + "related records are read as they are now")
             }
-            let source = RecordRowSource(query, relationships: entity.relationships)
-            return (try rows(of: source, asOf: sequence, in: snapshot), sequence)
+            return (
+                try rows(of: try RecordRowSource(query, store: self, in: snapshot), asOf: sequence, in: snapshot),
+                sequence
+            )
         }
     }
 }

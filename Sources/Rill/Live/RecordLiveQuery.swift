@@ -53,11 +53,10 @@ package final class RecordLiveQuery: @unchecked Sendable {
     ) throws {
         self.query = query
         try store.check(query)
+        let source = try RecordRowSource(query, store: store)
         let follower = try LogFollowers.retain(for: store)
         self.follower = follower
-        let relationships = try store.entity(named: query.entity)?.relationships ?? []
-        let link = Link(
-            query: MaintainedQuery(RecordRowSource(query, relationships: relationships)), handler: handler)
+        let link = Link(query: MaintainedQuery(source), handler: handler)
         self.link = link
         link.owner = self
         // Every stored property is set: should this throw, the deinitializer releases the follower.

@@ -2,26 +2,58 @@ import Foundation
 
 /// The rows of a text query (`Query`): schema-less records, compared as the query language
 /// sorts them.
+///
+/// A record of an earlier version of the entity reads as the entity's current schema says
+/// (`evolution`, taken when the query starts): a renamed field under its current name, an
+/// added one with its default. A query that reads an evolved field is then not screened on the
+/// stored fields: its predicate is evaluated on each evolved record.
+///
+/// A predicate that looks through relationships (`QueryRelationships`) is evaluated on each record
+/// with its related records read by the loader of the commit being applied (`relationshipSlot`).
 struct RecordRowSource: LiveRowSource {
     let query: Query
+    let evolution: RecordEvolution?
+    /// The predicate, when it can be decided on the stored record (it reads no evolved field and
+    /// no related record).
+    let filter: QueryNode?
     /// The relationships the predicate looks through; nil when it reads none.
     let relationships: QueryRelationships?
     let relatedDependencies: [RelatedDependency]
     let relationshipSlot: RelationshipSlot?
-    /// The predicate; nil when it reads related records, since the record alone does not decide it.
-    let filter: QueryNode?
-    /// The conditions of a predicate that reads related records that the record alone decides.
+    /// The conditions of a predicate that reads related records that the stored record alone
+    /// decides (none when they read an evolved field).
     let necessaryCondition: QueryNode?
 
-    /// The rows of `query`, whose entity has `relationships` (`EntityStorage.relationships`).
-    init(_ query: Query, relationships: [RelationshipSchema] = []) {
+    /// The rows of `query`, whose entity evolves as `evolution` says and has `relationships`
+    /// (`EntityStorage.relationships`).
+    init(_ query: Query, evolution: RecordEvolution? = nil, relationships: [RelationshipSchema] = []) {
         self.query = query
+        self.evolution = evolution
         let reads = QueryRelationships(query.predicate, relationships: relationships)
         self.relationships = reads
         relatedDependencies = reads?.reads.map { RelatedDependency($0.relationship) } ?? []
         relationshipSlot = reads == nil ? nil : RelationshipSlot()
-        necessaryCondition = reads?.ownCondition
-        filter = reads == nil ? query.predicate : nil
+        if let evolution, let predicate = query.predicate, evolution.touches(predicate.topLevelFields) {
+            filter = nil
+        } else {
+            filter = reads == nil ? query.predicate : nil
+        }
+        let own = reads?.ownCondition
+        necessaryCondition = own.flatMap { own in evolution?.touches(own.topLevelFields) == true ? nil : own }
+    }
+
+    /// `query` on `store`, with the evolution its entity's current schema describes as `snapshot` sees it.
+    init(_ query: Query, store: Store, in snapshot: StoreSnapshot) throws {
+        self.init(
+            query, evolution: try store.evolution(of: query.entity, in: snapshot),
+            relationships: try store.entity(named: query.entity)?.relationships ?? [])
+    }
+
+    /// `query` on `store`, with the evolution its entity's current schema describes now.
+    init(_ query: Query, store: Store) throws {
+        self.init(
+            query, evolution: try store.evolution(of: query.entity),
+            relationships: try store.entity(named: query.entity)?.relationships ?? [])
     }
 
     var entityName: String { query.entity }
@@ -29,6 +61,12 @@ struct RecordRowSource: LiveRowSource {
     var limit: Int? { query.limit }
 
     var dependencies: Set<String>? {
+        guard let evolution else { return usedFields }
+        return evolution.dependencies(usedFields)
+    }
+
+    /// The top-level fields the predicate and sort read; nil when not known.
+    private var usedFields: Set<String>? {
         var fields: Set<String> = []
         if let predicate = query.predicate {
             guard let used = predicate.topLevelFields else { return nil }
@@ -48,13 +86,15 @@ struct RecordRowSource: LiveRowSource {
     func row(
         for change: DecodedChange, filtered: Bool, order: (RecordValue) throws -> [UInt8]?
     ) throws -> LiveEntry? {
-        guard let record = try change.recordValue() else { return nil }
+        guard let stored = try change.recordValue() else { return nil }
+        let record = evolution?.evolve(stored) ?? stored
         if !filtered, try !matches(record, key: change.key) { return nil }
         return LiveRecordRow(key: change.key, record: record)
     }
 
     func row(record: [UInt8], key: [UInt8], order: (RecordValue) throws -> [UInt8]?) throws -> LiveEntry? {
-        let value = try Self.recordValue(record, key: key, entity: query.entity)
+        let stored = try Self.recordValue(record, key: key, entity: query.entity)
+        let value = evolution?.evolve(stored) ?? stored
         if try !matches(value, key: key) { return nil }
         return LiveRecordRow(key: key, record: value)
     }

@@ -100,13 +100,8 @@ public final class ModelContainer: Sendable {
                     "\(type.entityName)'s id is \(type.identifierTypeName); a model's id is a UUID, String, Int or Int64"
                 )
             }
-            entities[type.entityName] =
-                configuration.allowsSave
-                ? try store.registerEntity(
-                    named: type.entityName, identifierKind: kind, indexes: type.indexFieldPaths,
-                    uniqueness: type.uniqueIndexes, schema: type.probedSchema,
-                    relationships: type.relationshipSchemas)
-                : try store.entity(named: type.entityName)
+            entities[type.entityName] = try type.openEntity(
+                in: store, identifierKind: kind, allowsSave: configuration.allowsSave)
         }
         self.store = store
         self.configurations = [configuration]
@@ -182,7 +177,7 @@ extension PersistentModel {
         guard let probed = ModelSchemaProbe.schema(of: Self.self) else { return nil }
         let indexNames = indexFieldPaths.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
         var schema = EntitySchema(kinds: probed.kinds, optional: probed.optional, indexes: indexNames)
-        (schema.defaulted, schema.renamed) = evolution.schemaFields
+        (schema.defaulted, schema.defaults, schema.renamed) = evolution.schemaFields
         schema.unique = uniqueIndexes
         return schema
     }

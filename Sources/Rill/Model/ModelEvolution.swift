@@ -26,18 +26,25 @@ import Synchronization
 /// record only when it lacks the current field, so reading a record the current version wrote
 /// costs nothing more. Records are not rewritten: the next save of a model stores it whole, in
 /// the current shape.
+///
+/// A field whose kind changed cannot be read automatically: declare a migration for it with
+/// ``Step/migrated(from:_:)``, which rewrites the store's records once, in a commit of its own.
+/// Without one, the container refuses the store with a ``RillError/Code/migrationRequired``
+/// error whose ``SchemaKindChange`` names the entity, the field, both versions and both kinds.
 public struct ModelEvolution<Model: PersistentModel>: Sendable {
     /// One difference between an earlier version of the model and this one.
     public struct Step: Sendable {
         enum Kind: Sendable {
             case added(field: String, value: RecordValue)
             case renamed(field: String, from: String)
+            case migrated(ModelMigration<Model>)
             case invalid(String)
         }
 
         let kind: Kind
 
-        /// A field the model gained, read as `value` from a record that lacks it.
+        /// A field the model gained, read as `value` from a record that lacks it (also a field of a
+        /// nested struct, `\.address.zip`, in a record whose struct lacks it).
         public static func added<Value: Encodable & Sendable>(
             _ keyPath: KeyPath<Model, Value>, default value: Value
         ) -> Step {
@@ -53,7 +60,8 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
             }
         }
 
-        /// A field the model renamed: a record that lacks it reads it from `oldName`.
+        /// A field the model renamed: a record that lacks it reads it from `oldName`. For a field of
+        /// a nested struct (`\.address.city`), `oldName` is its earlier name in that struct.
         public static func renamed<Value>(_ keyPath: KeyPath<Model, Value>, from oldName: String) -> Step {
             guard let field = Self.field(of: keyPath) else {
                 return Step(kind: .invalid("a renamed field's key path is not a stored property of \(Model.self)"))
@@ -61,10 +69,41 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
             return Step(kind: .renamed(field: field, from: oldName))
         }
 
-        /// The top-level stored field `keyPath` reads; nil for a nested or computed one.
+        /// A migration from an earlier version of the model, for what no other step reads: a field
+        /// whose kind changed. `earlier` is that version's type (a `Decodable` copy of the model as
+        /// it was); `migrate` turns each record that does not read as the current version,
+        /// decoded as `earlier`, into the current model, keeping its id.
+        ///
+        /// The container runs it once per store, when it first opens a store whose current
+        /// schema is the one `earlier` reads: in one write transaction, as one commit authored
+        /// `rill.migration`, together with the registration of the new schema, so history shows
+        /// it and no reader sees the new schema before the records. It is recorded in the
+        /// catalog, and a second process opening the store at the same time finds it done. For
+        /// example, `priority` was a string and is now an integer:
+        ///
+        /// ```swift
+        /// struct TaskV1: Decodable { var id: String; var title: String; var priority: String }
+        ///
+        /// static let evolution = ModelEvolution<Task>(
+        ///     .migrated(from: TaskV1.self) { old in
+        ///         Task(id: old.id, title: old.title, priority: old.priority == "high" ? 2 : 1)
+        ///     })
+        /// ```
+        public static func migrated<Earlier: Decodable & SendableMetatype>(
+            from earlier: Earlier.Type, _ migrate: @escaping @Sendable (Earlier) throws -> Model
+        ) -> Step {
+            let migration = ModelMigration(from: earlier, migrate)
+            guard migration.earlierSchema != nil else {
+                return Step(kind: .invalid("the fields of \(Earlier.self), migrated from, cannot be learned"))
+            }
+            return Step(kind: .migrated(migration))
+        }
+
+        /// The dotted path of the stored field `keyPath` reads (`address.city` for a field of a
+        /// nested struct); nil for a computed one.
         private static func field(of keyPath: AnyKeyPath) -> String? {
-            guard let path = FieldPath.components(of: keyPath, root: Model.self), path.count == 1 else { return nil }
-            return path[0]
+            guard let path = FieldPath.components(of: keyPath, root: Model.self), !path.isEmpty else { return nil }
+            return path.joined(separator: ".")
         }
     }
 
@@ -72,33 +111,53 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
     /// The current names of the fields the steps add or rename: a record of an earlier version
     /// may lack them as stored, so predicates and sorts that read them go by the models.
     let fields: Set<String>
+    /// The steps as the rule every reader of records applies (nil without added or renamed
+    /// fields); the catalog's schema keeps the same, for readers without the model type.
+    let records: RecordEvolution?
+    /// The migrations from earlier versions, in the order declared.
+    let migrations: [ModelMigration<Model>]
 
     /// The differences from earlier versions, in any order.
     public init(_ steps: Step...) {
         self.steps = steps
-        var fields: Set<String> = []
+        var defaults: [RecordField] = []
+        var renames: [(field: String, from: String)] = []
+        var migrations: [ModelMigration<Model>] = []
         for step in steps {
             switch step.kind {
-            case .added(let field, _), .renamed(let field, _): fields.insert(field)
+            case .added(let field, let value): defaults.append(RecordField(name: field, value: value))
+            case .renamed(let field, let old): renames.append((field, old))
+            case .migrated(let migration): migrations.append(migration)
             case .invalid: continue
+            }
+        }
+        self.migrations = migrations
+        records = RecordEvolution(defaults: defaults, renames: renames)
+        var fields = records?.fields ?? []
+        // A field whose kind a migration changes holds the earlier kind in records of the log
+        // and of older writers: predicates and sorts on it go by the models too.
+        if !migrations.isEmpty, let probed = ModelSchemaProbe.schema(of: Model.self) {
+            var current = EntitySchema(kinds: probed.kinds, optional: probed.optional, indexes: [])
+            for rename in renames { current.renamed[rename.field] = rename.from }
+            for earlier in migrations.compactMap(\.earlierSchema) {
+                for change in current.kindChanges(from: earlier) {
+                    let field = change.field.prefix { $0 != "." && $0 != "[" }
+                    fields.insert(String(field))
+                }
             }
         }
         self.fields = fields
     }
 
-    /// The fields given a default, and the renamed ones (current name → earlier name), as the
-    /// catalog's schema records them.
-    var schemaFields: (defaulted: [String], renamed: [String: String]) {
-        var defaulted: [String] = []
+    /// The fields given a default with their defaults, and the renamed ones (current name →
+    /// earlier name), as the catalog's schema records them.
+    var schemaFields: (defaulted: [String], defaults: [String: RecordValue], renamed: [String: String]) {
+        guard let records else { return ([], [:], [:]) }
+        var defaults: [String: RecordValue] = [:]
+        for field in records.defaults { defaults[field.name] = field.value }
         var renamed: [String: String] = [:]
-        for step in steps {
-            switch step.kind {
-            case .added(let field, _): defaulted.append(field)
-            case .renamed(let field, let old): renamed[field] = old
-            case .invalid: continue
-            }
-        }
-        return (defaulted, renamed)
+        for rename in records.renames { renamed[rename.field] = rename.from }
+        return (records.defaults.map(\.name), defaults, renamed)
     }
 
     /// The problems of the steps (a key path that is not a stored property, a default that
@@ -113,35 +172,32 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
     /// `record` as the current version reads it: each added field it lacks set to its default,
     /// each renamed field it lacks read from its old name; nil when no step changes it.
     func evolve(_ record: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard !steps.isEmpty, case .map(var fields)? = try? RecordValue(record: record) else { return nil }
-        var changed = false
-        for step in steps {
-            switch step.kind {
-            case .added(let field, let value) where !fields.contains(where: { $0.name == field }):
-                fields.append(RecordField(name: field, value: value))
-                changed = true
-            case .renamed(let field, let oldName) where !fields.contains(where: { $0.name == field }):
-                guard let index = fields.firstIndex(where: { $0.name == oldName }) else { continue }
-                fields[index].name = field
-                changed = true
-            default: continue
-            }
-        }
-        return changed ? RecordValue.map(fields).recordBytes() : nil
+        records?.evolve(record)
     }
 }
 
 extension PersistentModel {
     /// Decodes a stored record of this model, reading a record of an earlier version through
-    /// ``evolution`` when it lacks a field the model reads (the only case that pays for it).
+    /// ``evolution`` when it lacks a field the model reads, and through its migrations when it
+    /// still does not decode (a record of the version before a kind change: in the log, or
+    /// written by an older writer running beside), the only cases that pay for it.
     static func decodeStored(from bytes: UnsafeRawBufferPointer) throws -> Self {
         do {
             return try RecordCoder.decode(Self.self, from: bytes)
-        } catch DecodingError.keyNotFound(let key, let context) {
-            guard let evolved = evolution.evolve(bytes) else {
-                throw DecodingError.keyNotFound(key, context)
+        } catch let error as DecodingError {
+            let evolution = self.evolution
+            var failure = error
+            if case .keyNotFound = error, let evolved = evolution.evolve(bytes) {
+                do {
+                    return try RecordCoder.decode(Self.self, from: evolved)
+                } catch let again as DecodingError {
+                    failure = again
+                }
             }
-            return try RecordCoder.decode(Self.self, from: evolved)
+            for migration in evolution.migrations {
+                if let model = try? migration.migrate(bytes) { return model }
+            }
+            throw failure
         }
     }
 

@@ -24,6 +24,9 @@ struct QueryExecution {
     let transaction: StoreSnapshot?
     /// The top-level fields the filter reads: only those are parsed to test a candidate.
     private let filterFields: Set<String>?
+    /// How records of earlier versions read as the current one, for a schema-less run (text
+    /// queries); nil for typed fetches, whose models read through their own evolution.
+    private let evolution: RecordEvolution?
 
     /// Plans a query over `entity`.
     ///
@@ -35,15 +38,24 @@ struct QueryExecution {
     ///     (the candidates then never count as sorted).
     ///   - limit: the query's limit (whether there is one decides if an index-order walk pays).
     ///   - forceScan: read every record, whatever the indexes (to compare plans).
+    ///   - evolution: read each candidate through it (see `RecordEvolution`). A predicate or sort
+    ///     on an evolved field is then decided on the evolved records, by a scan: the indexes
+    ///     hold the stored values, which a record of an earlier version lacks.
     init(
         store: Store, entity: EntityStorage, predicate: QueryNode?, isExact: Bool, sort: [QuerySortKey]?,
-        limit: Int?, forceScan: Bool = false, transaction: StoreSnapshot?
+        limit: Int?, forceScan: Bool = false, transaction: StoreSnapshot?, evolution: RecordEvolution? = nil
     ) {
         self.store = store
         self.entity = entity
         self.transaction = transaction
+        self.evolution = evolution
+        let sortFields = Set((sort ?? []).compactMap(\.path.first))
+        let evolved =
+            evolution.map { evolution in
+                evolution.touches(sortFields) || predicate.map { evolution.touches($0.topLevelFields) } == true
+            } ?? false
         var plan =
-            forceScan
+            forceScan || evolved
             ? QueryPlan(access: .scan, isSorted: sort?.isEmpty ?? false)
             : QueryPlanner.plan(predicate, sort: sort ?? [], limit: limit, entity: entity)
         if sort == nil { plan.isSorted = false }
@@ -71,6 +83,21 @@ struct QueryExecution {
         let filter = self.filter
         let fields = filterFields
         let name = entity.name
+        if let evolution {
+            // Only a record that lacks an evolved field is rebuilt; the others are read as stored.
+            try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, stored in
+                let evolved = evolution.evolve(stored)
+                return try (evolved ?? []).withUnsafeBytes { rebuilt in
+                    let bytes = evolved == nil ? stored : rebuilt
+                    if let filter {
+                        let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
+                        if !QueryEvaluator.matches(filter, record) { return true }
+                    }
+                    return try body(key, bytes)
+                }
+            }
+            return
+        }
         try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
             if let filter {
                 let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)

@@ -1,7 +1,8 @@
 import Foundation
 
 extension Store {
-    /// Runs a query without model types: every record of the entity is read as a `RecordValue`,
+    /// Runs a query without model types: every record of the entity is read as a `RecordValue`
+    /// (a record of an earlier version as the current schema reads it: see `RecordEvolution`),
     /// the predicate evaluated on it, the matches sorted (ties by identifier) and windowed.
     ///
     /// The query is checked first against the entity's fields (`check(_:)`), unless it runs in
@@ -24,9 +25,12 @@ extension Store {
             }
             return try read { try run(query, through: relationships, entity: entity, forceScan: forceScan, in: $0) }
         }
+        // Records of earlier versions read as the entity's current schema says.
+        let evolution =
+            try transaction.map { try self.evolution(of: query.entity, in: $0) } ?? self.evolution(of: query.entity)
         let execution = QueryExecution(
             store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
-            limit: query.limit, forceScan: forceScan, transaction: transaction)
+            limit: query.limit, forceScan: forceScan, transaction: transaction, evolution: evolution)
         var rows = Self.rows(of: query, sorted: execution.isSorted)
         // The execution's filter is the whole predicate: a candidate is parsed whole only once it
         // matches.
@@ -47,7 +51,8 @@ extension Store {
     ) throws -> [QueryRow] {
         let execution = QueryExecution(
             store: self, entity: entity, predicate: relationships.predicate, isExact: false, sort: query.sort,
-            limit: query.limit, forceScan: forceScan, transaction: transaction)
+            limit: query.limit, forceScan: forceScan, transaction: transaction,
+            evolution: try evolution(of: query.entity, in: transaction))
         var rows = Self.rows(of: query, sorted: execution.isSorted)
         guard rows.wantsMore else { return rows.results() }
         let loader = loader ?? RelationshipLoader(store: self, snapshot: transaction)
@@ -110,7 +115,8 @@ extension Store {
         let relationships = QueryRelationships(query.predicate, relationships: entity.relationships)
         let plan = QueryExecution(
             store: self, entity: entity, predicate: relationships?.predicate ?? query.predicate,
-            isExact: relationships == nil, sort: query.sort, limit: query.limit, transaction: nil
+            isExact: relationships == nil, sort: query.sort, limit: query.limit, transaction: nil,
+            evolution: try evolution(of: query.entity)
         ).plan
         var lines: [String] = []
         lines += plan.describeAccess(entity: query.entity, recordCount: count, hasIndexes: !entity.indexes.isEmpty)

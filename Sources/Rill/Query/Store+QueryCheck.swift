@@ -87,10 +87,15 @@ extension Store {
         var refuted: Set<Int> = []
         var learned: RecordShape?
         let fields = open.map { problems[$0].evidence?.topLevelField }
-        let wanted: Set<String>? = fields.contains(nil) ? nil : Set(fields.compactMap { $0 })
+        let named: Set<String>? = fields.contains(nil) ? nil : Set(fields.compactMap { $0 })
         _ = try read { txn in
-            try Self.forEachStoredRecord(of: entity, in: txn) { key, bytes in
-                let record = try Self.recordValue(bytes, key: key, entity: entity.name, fields: wanted)
+            // Records of earlier versions count as the current schema reads them (a renamed
+            // field is read under its earlier name too).
+            let evolution = try evolution(of: entity.name, in: txn)
+            let wanted = evolution.map { $0.dependencies(named) } ?? named
+            return try Self.forEachStoredRecord(of: entity, in: txn) { key, bytes in
+                let stored = try Self.recordValue(bytes, key: key, entity: entity.name, fields: wanted)
+                let record = evolution?.evolve(stored) ?? stored
                 let before = open.count
                 open.removeAll { index in
                     guard problems[index].isRefuted(by: record) else { return false }
@@ -146,8 +151,10 @@ extension Store {
             var open = list.filter { $0.problem.evidence != nil }
             guard !open.isEmpty else { continue }
             _ = try read { txn in
-                try Self.forEachStoredRecord(of: target, in: txn) { key, bytes in
-                    let record = try Self.recordValue(bytes, key: key, entity: name)
+                let evolution = try evolution(of: name, in: txn)
+                return try Self.forEachStoredRecord(of: target, in: txn) { key, bytes in
+                    let stored = try Self.recordValue(bytes, key: key, entity: name)
+                    let record = evolution?.evolve(stored) ?? stored
                     open.removeAll { item in
                         guard item.problem.isRefuted(by: record) else { return false }
                         refuted.insert(item.index)

@@ -1,3 +1,5 @@
+import RillStorage
+
 /// What a save says an entity is: its identifier kind, the indexes it must have and, optionally, the kinds of
 /// its fields (an import's entity description, or a model type's).
 ///
@@ -23,6 +25,10 @@ package struct EntityDeclaration: Sendable {
     /// declared indexes it does not name are made plain. Nil to keep each index's uniqueness as the store has it
     /// (a description that does not say), making the declared indexes the store lacks plain.
     package var uniqueness: [String: UniqueConflictPolicy]?
+    /// Runs first when the declaration is applied, in the save's write transaction: a check
+    /// that aborts the save by throwing, and what it writes is part of the save (a migration's
+    /// record that it ran: see `Store+Migration.swift`). Nil for none.
+    package var whenApplied: (@Sendable (WriteTransaction) throws -> Void)?
 
     /// A declaration of `name`.
     ///

@@ -18,6 +18,9 @@ package struct EntitySchema: Sendable, Equatable {
     package var indexes: [String]
     /// The fields the model's evolution gives a default, for records that lack them.
     package var defaulted: [String] = []
+    /// The default of each defaulted field, as a record value (the model's encoding of it): what
+    /// readers without the model type (text queries, `rill get`) read in a record that lacks it.
+    package var defaults: [String: RecordValue] = [:]
     /// The fields the model's evolution renamed: current name → the name earlier records use.
     package var renamed: [String: String] = [:]
     /// The unique indexes among `indexes`, by catalog name, with what an insert of values another record has does.
@@ -35,12 +38,15 @@ package struct EntitySchema: Sendable, Equatable {
     /// Whether two schemas say the same, whatever their versions.
     func describesSame(as other: EntitySchema) -> Bool {
         kinds == other.kinds && optional == other.optional && indexes == other.indexes
-            && defaulted == other.defaulted && renamed == other.renamed && unique == other.unique
+            && defaulted == other.defaulted && renamed == other.renamed && defaults == other.defaults
+            && unique == other.unique
     }
 
     /// The schema as a schema-less value:
-    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"renamed":{…},"unique":{…}}`,
-    /// `"unique"` (only when the model declares unique indexes) mapping each to `"upsert"` or `"fail"`.
+    /// `{"version":N,"fields":{…},"optional":[…],"indexes":[…],"defaulted":[…],"defaults":{…},
+    /// "renamed":{…},"unique":{…}}`: `"defaults"` (only when the evolution gives fields a default)
+    /// maps each to its value, `"unique"` (only when the model declares unique indexes) each index
+    /// to `"upsert"` or `"fail"`.
     package var jsonValue: RecordValue {
         var fields: [RecordField] = [
             RecordField(name: "version", value: .uint(version)),
@@ -54,6 +60,14 @@ package struct EntitySchema: Sendable, Equatable {
                     renamed.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: .string($0.value)) })
             ),
         ]
+        // Only a schema whose fields have defaults says so: the schemas kept before read the same.
+        if !defaults.isEmpty {
+            fields.insert(
+                RecordField(
+                    name: "defaults",
+                    value: .map(defaults.sorted { $0.key < $1.key }.map { RecordField(name: $0.key, value: $0.value) })
+                ), at: 5)
+        }
         // Only a schema with unique indexes says so: the schemas kept before them read the same.
         if !unique.isEmpty {
             fields.append(
@@ -83,6 +97,9 @@ package struct EntitySchema: Sendable, Equatable {
         guard let optionalNames = strings(optional), let indexNames = strings(indexes) else { return nil }
         self.init(kinds: kinds, optional: optionalNames, indexes: indexNames, version: version)
         if case .array(let names)? = field("defaulted") { defaulted = strings(names) ?? [] }
+        if case .map(let pairs)? = field("defaults") {
+            for pair in pairs { defaults[pair.name] = pair.value }
+        }
         if case .map(let pairs)? = field("renamed") {
             for pair in pairs { if case .string(let old) = pair.value { renamed[pair.name] = old } }
         }
@@ -102,11 +119,13 @@ extension EntitySchema {
     /// from a name the record has), or a value of another kind than the field's. Empty when
     /// the record reads.
     package func problems(of record: RecordValue) -> [String] {
+        // Read as the model reads it: nested fields added or renamed, too.
+        let record = RecordEvolution(schema: self)?.evolve(record) ?? record
         guard case .map(let kindFields) = kinds, case .map(let fields) = record else {
             return ["it is not a map of fields"]
         }
         var problems: [String] = []
-        let optionalPaths = Set(optional)
+        let optionalPaths = Set(optional).union(defaulted)
         for kindField in kindFields {
             let value = fields.first { $0.name == kindField.name }?.value
             switch value {

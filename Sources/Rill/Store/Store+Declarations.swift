@@ -55,6 +55,7 @@ extension Store {
         progress: (@Sendable (StoreProgress) -> Void)?
     ) throws -> EntityStorage {
         do {
+            try declaration.whenApplied?(txn)
             let name = declaration.name
             let catalogKey = EntityStorage.catalogKey(for: name)
             if let raw = try txn.get(catalogKey, in: meta) {

@@ -1,5 +1,6 @@
 import Foundation
 import RillStorage
+import Synchronization
 
 extension Store {
     private static func schemaCatalogKey(for entity: String) -> [UInt8] { Array("schema:\(entity)".utf8) }
@@ -21,6 +22,40 @@ extension Store {
             throw RillError(.corruptStore, "the schema of entity \(entity) in the catalog is unreadable")
         }
         return schema
+    }
+
+    /// How records of earlier versions of `entity` read as its current schema's (the defaults
+    /// of added fields, the earlier names of renamed ones), for readers without the model type;
+    /// nil when its schema describes no evolution, or it has none.
+    ///
+    /// One lookup in the catalog as `snapshot` sees it: the schema is parsed again only when
+    /// another version became current (registered by this process or another).
+    package func evolution(of entity: String, in snapshot: StoreSnapshot) throws -> RecordEvolution? {
+        try evolution(of: entity, in: snapshot.transaction)
+    }
+
+    /// `evolution(of:in:)` in a read of its own.
+    package func evolution(of entity: String) throws -> RecordEvolution? {
+        try withReadTransaction { try evolution(of: entity, in: $0) }
+    }
+
+    func evolution(of entity: String, in txn: some Transaction) throws -> RecordEvolution? {
+        guard let raw = try txn.get(Self.schemaCatalogKey(for: entity), in: meta) else { return nil }
+        if let known = evolutions.withLock({ $0[entity] }), raw.elementsEqual(known.schema) { return known.evolution }
+        let evolution = try Self.schema(of: entity, in: txn, meta: meta).flatMap { RecordEvolution(schema: $0) }
+        let bytes = Array(raw)
+        evolutions.withLock { $0[entity] = (bytes, evolution) }
+        return evolution
+    }
+
+    /// The record of `entity` with identifier key `key` as the entity's current schema reads it
+    /// (see `RecordEvolution`), or nil when there is none: what `rill get` prints.
+    package func currentRecordValue(of entity: EntityStorage, key: [UInt8]) throws -> RecordValue? {
+        try read { snapshot in
+            guard let bytes = try snapshot.record(of: entity, key: key) else { return nil }
+            let record = try key.withUnsafeBytes { try Self.recordValue(bytes, key: $0, entity: entity.name) }
+            return try evolution(of: entity.name, in: snapshot)?.evolve(record) ?? record
+        }
     }
 
     /// The prefix of the keys of every schema registered for `entity`, by version

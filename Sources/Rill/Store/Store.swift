@@ -31,6 +31,9 @@ package final class Store: Sendable {
     let catalog = Mutex(Catalog())
     /// What each entity's records look like, learned for changes given as JSON (see `prepare`).
     let recordShapes = Mutex<[String: RecordShape]>([:])
+    /// Each entity's evolution as its current schema describes it, with the schema's stored
+    /// bytes it was read from (see `evolution(of:in:)`).
+    let evolutions = Mutex<[String: (schema: [UInt8], evolution: RecordEvolution?)]>([:])
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]

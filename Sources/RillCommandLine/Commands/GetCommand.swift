@@ -19,11 +19,12 @@ struct GetCommand: Command {
             throw RillError(
                 .invalidIdentifier, "'\(text)' is not a \(entity.identifierKind.name) identifier, as \(name) uses")
         }
-        guard let record = try store.record(of: entity, key: identifier.storageKey) else {
+        // A record of an earlier version prints as the current schema reads it.
+        guard let record = try store.currentRecordValue(of: entity, key: identifier.storageKey) else {
             Output.error("no \(name) with id \(text)")
             return ExitStatus.failure
         }
-        output.line(try LogEntry.recordValue(record).jsonString(pretty: options.pretty))
+        output.line(record.jsonString(pretty: options.pretty))
         return ExitStatus.success
     }
 }

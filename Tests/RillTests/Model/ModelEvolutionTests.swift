@@ -211,19 +211,77 @@ import Testing
         observation.cancel()
     }
 
-    struct Nested: PersistentModel {
-        struct Inner: Codable, Sendable { var depth: Int }
+    struct PlaceV1: PersistentModel, Equatable {
+        static let entityName = "Place"
+        struct Address: Codable, Sendable, Equatable { var town: String }
         var id: Int
-        var inner: Inner
-        static let evolution = ModelEvolution<Nested>(.added(\.inner.depth, default: 1))
+        var address: Address
     }
 
-    @Test func anEvolutionStepOnANestedFieldIsRefusedByTheContainer() throws {
+    struct PlaceV2: PersistentModel, Equatable {
+        static let entityName = "Place"
+        struct Address: Codable, Sendable, Equatable {
+            var city: String
+            var zip: String = "00000"
+        }
+        var id: Int
+        var address: Address
+
+        static let evolution = ModelEvolution<PlaceV2>(
+            .renamed(\.address.city, from: "town"), .added(\.address.zip, default: "00000"))
+    }
+
+    @Test func evolutionStepsReachIntoNestedStructs() throws {
+        var random = SeededGenerator(label: "nested evolution")
+        let url = directory.url.appendingPathComponent("store")
+        var towns: [Int: String] = [:]
+        do {
+            let container = try ModelContainer(for: PlaceV1.self, configurations: ModelConfiguration(url: url))
+            for id in 0..<30 {
+                let town = ["Lyon", "Oslo", "Graz"].randomElement(using: &random)!
+                container.mainContext.insert(PlaceV1(id: id, address: .init(town: town)))
+                towns[id] = town
+            }
+            try container.mainContext.save()
+        }
+        let container = try ModelContainer(for: PlaceV2.self, configurations: ModelConfiguration(url: url))
+        let context = container.mainContext
+        context.insert(PlaceV2(id: 100, address: .init(city: "Oslo", zip: "0150")))
+        try context.save()
+        towns[100] = "Oslo"
+        let all = try context.fetch(FetchDescriptor<PlaceV2>(sortBy: [SortDescriptor(\.id)]))
+        #expect(all.map(\.address.city) == towns.sorted { $0.key < $1.key }.map(\.value))
+        #expect(all.filter { $0.id != 100 }.allSatisfy { $0.address.zip == "00000" })
+        let oslo = FetchDescriptor<PlaceV2>(
+            predicate: #Predicate { $0.address.city == "Oslo" }, sortBy: [SortDescriptor(\.id)])
+        let typed = try context.fetch(oslo).map(\.id)
+        #expect(typed == towns.filter { $0.value == "Oslo" }.keys.sorted())
+        // Text queries and the schema-less read see the nested fields as version 2 does.
+        let store = container.store
+        let rows = try store.run(try QueryParser.parse("Place where address.city == \"Oslo\" sort by id"))
+        #expect(rows.map { QueryEvaluator.read(["id"], from: $0.record) } == typed.map { .int(Int64($0)) })
+        let zips = try store.run(try QueryParser.parse("Place where address.zip == \"00000\""))
+        #expect(zips.count == 30)
+        let entity = try #require(try store.entity(named: "Place"))
+        let record = try #require(try store.currentRecordValue(of: entity, key: 1.storageKey))
+        #expect(QueryEvaluator.read(["address", "city"], from: record) == .string(towns[1]!))
+        #expect(QueryEvaluator.read(["address", "town"], from: record) == .null)
+        let report = try store.check()
+        #expect(report.isHealthy, "\(report.problems)")
+    }
+
+    struct Computed: PersistentModel {
+        var id: Int
+        var depth: Int { 1 }
+        static let evolution = ModelEvolution<Computed>(.added(\.depth, default: 1))
+    }
+
+    @Test func anEvolutionStepOnAComputedPropertyIsRefusedByTheContainer() throws {
         let error = #expect(throws: RillError.self) {
             _ = try ModelContainer(
-                for: Nested.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store"))
-            )
+                for: Computed.self,
+                configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
         }
-        #expect(error?.code == .invalidConfiguration && error?.message.contains("Nested") == true)
+        #expect(error?.code == .invalidConfiguration && error?.message.contains("Computed") == true)
     }
 }

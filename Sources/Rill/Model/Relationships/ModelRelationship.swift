@@ -24,9 +24,9 @@
 /// a relationship that a related model changed.
 ///
 /// What a delete does to the models that reference the deleted one is the `deleteRule` of the
-/// inverse that the deleted model's type declares, or ``DeleteRule/nullify`` when it declares
+/// inverse that the deleted model's type declares, or ``RelationshipDeleteRule/nullify`` when it declares
 /// none. A reference's own `deleteRule` says what deleting the referencing model does to the
-/// models it references: nothing (``DeleteRule/nullify``, the default) or ``DeleteRule/cascade``.
+/// models it references: nothing (``RelationshipDeleteRule/nullify``, the default) or ``RelationshipDeleteRule/cascade``.
 public struct ModelRelationship<Model: PersistentModel>: Sendable {
     /// What deleting a model does to the models related to it.
     public typealias DeleteRule = RelationshipDeleteRule
@@ -41,8 +41,8 @@ public struct ModelRelationship<Model: PersistentModel>: Sendable {
 
     /// A to-one reference, optional: `var recipe: Reference<Recipe>?`.
     ///
-    /// - Parameter deleteRule: what deleting this model does to the one it references:
-    ///   ``DeleteRule/nullify`` (nothing) or ``DeleteRule/cascade`` (delete it too).
+    /// `deleteRule` says what deleting this model does to the one it references:
+    /// ``RelationshipDeleteRule/nullify`` (nothing) or ``RelationshipDeleteRule/cascade`` (delete it too).
     public static func reference<Target: PersistentModel>(
         _ keyPath: WritableKeyPath<Model, Reference<Target>?> & Sendable, deleteRule: DeleteRule = .nullify
     ) -> Self {
@@ -81,7 +81,7 @@ public struct ModelRelationship<Model: PersistentModel>: Sendable {
     /// The inverse of a to-one reference of another model: the models whose reference names
     /// this one.
     ///
-    /// - Parameter deleteRule: what deleting this model does to the models that reference it.
+    /// `deleteRule` says what deleting this model does to the models that reference it.
     public static func inverse<Source: PersistentModel>(
         _ keyPath: WritableKeyPath<Model, Related<Source>> & Sendable, of reference: KeyPath<Source, Reference<Model>?>,
         deleteRule: DeleteRule = .nullify

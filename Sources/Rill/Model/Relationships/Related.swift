@@ -3,7 +3,7 @@
 ///
 /// A relationship is stored once, on the side that holds the ``Reference``. The other side is a
 /// `Related` property, declared as that reference's inverse with
-/// ``ModelRelationship/inverse(_:of:deleteRule:)``. It cannot disagree with the references,
+/// `ModelRelationship.inverse(_:of:deleteRule:)`. It cannot disagree with the references,
 /// because it is read from them (through the store's reference index) when a fetch prefetches it,
 /// and while a predicate that looks through it is evaluated:
 ///
