@@ -255,3 +255,88 @@ import Testing
         #expect(error("Recipe where any ingredients ($.grams > 3 and $.name != nil)") == nil)
     }
 }
+
+/// Crates and their items, in two versions: version 2 renames `name` to `label` and adds `weight`.
+private enum CrateModels {
+    struct CrateV1: PersistentModel {
+        static let entityName = "Crate"
+        var id: String
+        var items = Related<ItemV1>()
+
+        static let relationships: [ModelRelationship<CrateV1>] = [.inverse(\.items, of: \ItemV1.crate)]
+    }
+
+    struct ItemV1: PersistentModel {
+        static let entityName = "Item"
+        var id: String
+        var name: String
+        var crate: Reference<CrateV1>?
+
+        static let relationships: [ModelRelationship<ItemV1>] = [.reference(\.crate)]
+    }
+
+    struct CrateV2: PersistentModel {
+        static let entityName = "Crate"
+        var id: String
+        var items = Related<ItemV2>()
+
+        static let relationships: [ModelRelationship<CrateV2>] = [.inverse(\.items, of: \ItemV2.crate)]
+    }
+
+    struct ItemV2: PersistentModel {
+        static let entityName = "Item"
+        var id: String
+        var label: String
+        var weight: Int = 5
+        var crate: Reference<CrateV2>?
+
+        static let relationships: [ModelRelationship<ItemV2>] = [.reference(\.crate)]
+        static let evolution = ModelEvolution<ItemV2>(.added(\.weight, default: 5), .renamed(\.label, from: "name"))
+    }
+}
+
+extension RelationshipTextQueryTests {
+    @Test func relatedRecordsOfAnEarlierVersionReadAsTheCurrentSchema() throws {
+        let url = directory.url.appendingPathComponent("evolved")
+        do {
+            let old = try ModelContainer(
+                for: [CrateModels.CrateV1.self, CrateModels.ItemV1.self], configurations: [ModelConfiguration(url: url)]
+            )
+            let context = old.mainContext
+            for id in ["c1", "c2", "c3"] { context.insert(CrateModels.CrateV1(id: id)) }
+            context.insert(CrateModels.ItemV1(id: "i1", name: "apple", crate: Reference("c1")))
+            context.insert(CrateModels.ItemV1(id: "i2", name: "pear", crate: Reference("c2")))
+            try context.save()
+        }
+        let container = try ModelContainer(
+            for: [CrateModels.CrateV2.self, CrateModels.ItemV2.self], configurations: [ModelConfiguration(url: url)])
+        let context = container.mainContext
+        context.insert(CrateModels.ItemV2(id: "i3", label: "plum", weight: 9, crate: Reference("c3")))
+        try context.save()
+        let store = container.store
+        func crates(_ text: String) throws -> [String] {
+            try store.run(QueryParser.parse(text)).compactMap {
+                if case .string(let id) = QueryEvaluator.read(["id"], from: $0.record) { return id }
+                return nil
+            }
+        }
+        func typed(_ predicate: Predicate<CrateModels.CrateV2>) throws -> [String] {
+            try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.id)])).map(\.id)
+        }
+        #expect(try crates(#"Crate where any items.label == "apple""#) == ["c1"])
+        #expect(try typed(#Predicate { $0.items.contains { $0.label == "apple" } }) == ["c1"])
+        #expect(try crates("Crate where any items.weight == 5") == ["c1", "c2"])
+        #expect(try typed(#Predicate { $0.items.contains { $0.weight == 5 } }) == ["c1", "c2"])
+        #expect(try crates("Crate where any items ($.weight > 5 or $.label beginswith \"p\")") == ["c2", "c3"])
+        // A live query reads them so too, and follows a rename.
+        let events = RelationshipTextLiveQueryTests.Events()
+        let live = try RecordLiveQuery(
+            QueryParser.parse(#"Crate where any items.label contains "pe""#), store: store
+        ) { events.append($0) }
+        #expect(live.results.rows.count == 1)
+        context.insert(CrateModels.ItemV2(id: "i1", label: "peach", crate: Reference("c1")))
+        try context.save()
+        try live.catchUp()
+        #expect(live.results.rows.count == 2)
+    }
+}
