@@ -343,6 +343,12 @@ final class Connection: @unchecked Sendable {
         // or from before the horizon of a compacted log (those commits are gone), the
         // subscriber is sent a reset (the current results) instead.
         var resetInstead = false
+        // Related entities' commits are followed live only: a query through relationships
+        // resumes with a reset.
+        if since != nil, try server.store.readsRelatedRecords(query) {
+            since = nil
+            resetInstead = true
+        }
         if let resumeAfter = since {
             let store = server.store
             let (head, horizon) = try store.read { (try store.log.head(in: $0), try store.log.horizon(in: $0)) }

@@ -14,6 +14,8 @@ package enum SchemaDescription {
         /// The unique indexes the store enforces (its catalog's, whoever declared them), by name, each with
         /// what an insert of values another record has does.
         package var unique: [(index: String, policy: UniqueConflictPolicy)] = []
+        /// The relationships the catalog keeps for the entity: references it stores and inverses.
+        package var relationships: [RelationshipSchema] = []
     }
 
     /// Every entity of `store`, or only `name`.
@@ -26,12 +28,13 @@ package enum SchemaDescription {
             return Entity(
                 name: name, identifier: entity.identifierKind.name, schema: try store.schema(of: name),
                 fields: try store.recordShape(of: entity).jsonValue,
-                unique: entity.indexes.compactMap { index in index.uniqueness.map { (index.name, $0) } })
+                unique: entity.indexes.compactMap { index in index.uniqueness.map { (index.name, $0) } },
+                relationships: entity.relationships)
         }
     }
 
     /// `{"entities":[{"name":…,"identifier":…,"schema":{"version":…,"fields":…,"optional":…,"indexes":…}|null,"fields":…,
-    /// "unique":{"email":"upsert"}}]}`.
+    /// "relationships":[{"field","kind","entity","inverseOf"?,"deleteRule"}],"unique":{"email":"upsert"}}]}`.
     package static func json(_ entities: [Entity]) -> RecordValue {
         .map([
             RecordField(
@@ -43,6 +46,7 @@ package enum SchemaDescription {
                             RecordField(name: "identifier", value: .string(entity.identifier)),
                             RecordField(name: "schema", value: entity.schema?.jsonValue ?? .null),
                             RecordField(name: "fields", value: entity.fields),
+                            RecordField(name: "relationships", value: .array(entity.relationships.map(\.jsonValue))),
                             RecordField(
                                 name: "unique",
                                 value: .map(
@@ -81,6 +85,7 @@ package enum SchemaDescription {
             if let indexes = entity.schema?.indexes, !indexes.isEmpty {
                 lines.append("  indexes: " + indexes.map { "(\($0))" }.joined(separator: " "))
             }
+            for relationship in entity.relationships { lines.append("  " + describe(relationship)) }
             if !entity.unique.isEmpty {
                 lines.append(
                     "  unique: "
@@ -97,6 +102,23 @@ package enum SchemaDescription {
             }
         }
         return lines
+    }
+
+    /// A relationship as a person reads it: `recipe -> Recipe (reference)`, `ingredients <- Ingredient.recipe
+    /// (inverse, on delete cascade)`.
+    private static func describe(_ relationship: RelationshipSchema) -> String {
+        let kind: String
+        switch relationship.kind {
+        case .reference: kind = "reference"
+        case .requiredReference: kind = "required reference"
+        case .references: kind = "to-many reference"
+        case .inverse: kind = "inverse"
+        }
+        let target =
+            relationship.kind == .inverse
+            ? "<- \(relationship.entity).\(relationship.inverseOf ?? "")" : "-> \(relationship.entity)"
+        let rule = relationship.deleteRule == .nullify ? "" : ", on delete \(relationship.deleteRule.rawValue)"
+        return "relationship \(relationship.field) \(target) (\(kind)\(rule))"
     }
 
     /// A kind as a person reads it: `int`, `[string]`, `{weight: int, color: string?}`.

@@ -38,9 +38,17 @@ extension Store {
     /// - Throws: `.misuse` when the position is past the log's last commit; the errors of
     ///   `run(_:forceScan:in:)`.
     package func run(_ query: Query, asOf position: LogPosition) throws -> (rows: [QueryRow], sequence: UInt64) {
-        try check(query, entity: try existingEntity(query.entity))
+        let entity = try existingEntity(query.entity)
+        try check(query, entity: entity)
+        let readsRelated = QueryRelationships(query.predicate, relationships: entity.relationships) != nil
         return try read { snapshot in
             let sequence = try position.sequence(in: self, snapshot: snapshot)
+            if readsRelated, try sequence != log.head(in: snapshot) {
+                throw RillError(
+                    .misuse,
+                    "a query that reads through relationships cannot be read as of an earlier commit: "
+                        + "related records are read as they are now")
+            }
             return (
                 try rows(of: try RecordRowSource(query, store: self, in: snapshot), asOf: sequence, in: snapshot),
                 sequence

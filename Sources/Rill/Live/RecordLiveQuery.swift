@@ -73,6 +73,13 @@ package final class RecordLiveQuery: @unchecked Sendable {
                     results, events: initial ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
                 )
             }
+            // Commits of related entities are not replayed here: the follower routes them live only.
+            guard link.query.source.relationships == nil else {
+                throw RillError(
+                    .misuse,
+                    "a query that reads through relationships cannot resume after commit \(since): "
+                        + "follow it again from its current results")
+            }
             // The results as they were at `since`, then each later commit applied in turn.
             try store.log.requireRetained(since, for: "resume after commit \(since)", in: txn)
             let entries = try store.log.entries(after: since, in: txn)

@@ -74,7 +74,13 @@ package struct RecordReplay: Sendable {
     private static func replay(
         _ query: Query, store: Store, in snapshot: StoreSnapshot, from start: UInt64, to end: UInt64
     ) throws -> (end: UInt64, initial: [QueryRow], changes: [ResultsChange<QueryRow>]) {
-        let maintained = MaintainedQuery(try RecordRowSource(query, store: store, in: snapshot))
+        let source = try RecordRowSource(query, store: store, in: snapshot)
+        guard source.relationships == nil else {
+            throw RillError(
+                .misuse,
+                "a query that reads through relationships cannot be replayed: related records are read as they are now")
+        }
+        let maintained = MaintainedQuery(source)
         let head = try store.log.head(in: snapshot)
         // The batch runs to the head the snapshot sees, not to `end`: the rows it loads are the
         // head's, and every record a later commit changed must be put back as it was at `start`.

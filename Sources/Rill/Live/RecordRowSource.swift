@@ -7,30 +7,53 @@ import Foundation
 /// (`evolution`, taken when the query starts): a renamed field under its current name, an
 /// added one with its default. A query that reads an evolved field is then not screened on the
 /// stored fields: its predicate is evaluated on each evolved record.
+///
+/// A predicate that looks through relationships (`QueryRelationships`) is evaluated on each record
+/// with its related records read by the loader of the commit being applied (`relationshipSlot`).
 struct RecordRowSource: LiveRowSource {
     let query: Query
     let evolution: RecordEvolution?
-    /// The predicate, when it can be decided on the stored record (it reads no evolved field).
+    /// The predicate, when it can be decided on the stored record (it reads no evolved field and
+    /// no related record).
     let filter: QueryNode?
+    /// The relationships the predicate looks through; nil when it reads none.
+    let relationships: QueryRelationships?
+    let relatedDependencies: [RelatedDependency]
+    let relationshipSlot: RelationshipSlot?
+    /// The conditions of a predicate that reads related records that the stored record alone
+    /// decides (none when they read an evolved field).
+    let necessaryCondition: QueryNode?
 
-    init(_ query: Query, evolution: RecordEvolution? = nil) {
+    /// The rows of `query`, whose entity evolves as `evolution` says and has `relationships`
+    /// (`EntityStorage.relationships`).
+    init(_ query: Query, evolution: RecordEvolution? = nil, relationships: [RelationshipSchema] = []) {
         self.query = query
         self.evolution = evolution
+        let reads = QueryRelationships(query.predicate, relationships: relationships)
+        self.relationships = reads
+        relatedDependencies = reads?.reads.map { RelatedDependency($0.relationship) } ?? []
+        relationshipSlot = reads == nil ? nil : RelationshipSlot()
         if let evolution, let predicate = query.predicate, evolution.touches(predicate.topLevelFields) {
             filter = nil
         } else {
-            filter = query.predicate
+            filter = reads == nil ? query.predicate : nil
         }
+        let own = reads?.ownCondition
+        necessaryCondition = own.flatMap { own in evolution?.touches(own.topLevelFields) == true ? nil : own }
     }
 
     /// `query` on `store`, with the evolution its entity's current schema describes as `snapshot` sees it.
     init(_ query: Query, store: Store, in snapshot: StoreSnapshot) throws {
-        self.init(query, evolution: try store.evolution(of: query.entity, in: snapshot))
+        self.init(
+            query, evolution: try store.evolution(of: query.entity, in: snapshot),
+            relationships: try store.entity(named: query.entity)?.relationships ?? [])
     }
 
     /// `query` on `store`, with the evolution its entity's current schema describes now.
     init(_ query: Query, store: Store) throws {
-        self.init(query, evolution: try store.evolution(of: query.entity))
+        self.init(
+            query, evolution: try store.evolution(of: query.entity),
+            relationships: try store.entity(named: query.entity)?.relationships ?? [])
     }
 
     var entityName: String { query.entity }
@@ -65,26 +88,42 @@ struct RecordRowSource: LiveRowSource {
     ) throws -> LiveEntry? {
         guard let stored = try change.recordValue() else { return nil }
         let record = evolution?.evolve(stored) ?? stored
-        if !filtered, let predicate = query.predicate, !QueryEvaluator.matches(predicate, record) { return nil }
+        if !filtered, try !matches(record, key: change.key) { return nil }
         return LiveRecordRow(key: change.key, record: record)
     }
 
     func row(record: [UInt8], key: [UInt8], order: (RecordValue) throws -> [UInt8]?) throws -> LiveEntry? {
         let stored = try Self.recordValue(record, key: key, entity: query.entity)
         let value = evolution?.evolve(stored) ?? stored
-        if let predicate = query.predicate, !QueryEvaluator.matches(predicate, value) { return nil }
+        if try !matches(value, key: key) { return nil }
         return LiveRecordRow(key: key, record: value)
+    }
+
+    /// Whether `record` matches the predicate, its related records read by the slot's loader.
+    private func matches(_ record: RecordValue, key: [UInt8]) throws -> Bool {
+        guard let predicate = query.predicate else { return true }
+        guard let relationships else { return QueryEvaluator.matches(predicate, record) }
+        guard let loader = relationshipSlot?.loader else {
+            throw RillError(.misuse, "the related records of a live query were read outside a commit")
+        }
+        return try relationships.matches(record, key: key, entity: query.entity, loader: loader)
     }
 
     func fetch(
         limit: Int?, in transaction: StoreSnapshot, store: Store, order: (RecordValue, [UInt8]) throws -> [UInt8]?
     ) throws -> [LiveEntry] {
         // A live query may start before its entity's first record exists.
-        guard try store.entity(named: query.entity) != nil else { return [] }
+        guard let entity = try store.entity(named: query.entity) else { return [] }
         var query = self.query
         query.offset = nil
         query.limit = limit
-        return try store.run(query, in: transaction).map { LiveRecordRow(key: $0.key, record: $0.record) }
+        let rows =
+            try relationships.map {
+                try store.run(
+                    query, through: $0, entity: entity, forceScan: false, in: transaction,
+                    loader: relationshipSlot?.loader)
+            } ?? store.run(query, in: transaction)
+        return rows.map { LiveRecordRow(key: $0.key, record: $0.record) }
     }
 
     func compare(_ lhs: LiveEntry, _ rhs: LiveEntry) -> ComparisonResult {

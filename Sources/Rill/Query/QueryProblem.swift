@@ -28,6 +28,18 @@ package struct QueryProblem: Sendable {
 
         /// The top-level field the evidence reads, nil when it needs the whole record.
         var topLevelField: String? { chain.first?.first ?? path.first }
+
+        /// The evidence about the related records a rewritten predicate reads under the top-level
+        /// field (`QueryRelationships`), as read from each related record instead; nil when the
+        /// related records as a whole are tested (their kind is then certain).
+        func rebased() -> Evidence? {
+            guard let first = chain.first else {
+                return path.count > 1 ? Evidence(chain: [], path: Array(path.dropFirst()), test: test) : nil
+            }
+            // A quantifier's elements are the related records themselves, or read from each.
+            let rest = Array(first.dropFirst())
+            return Evidence(chain: (rest.isEmpty ? [] : [rest]) + chain.dropFirst(), path: path, test: test)
+        }
     }
 
     /// What disproves a problem, tested on the values a path reads.

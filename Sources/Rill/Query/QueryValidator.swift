@@ -23,6 +23,9 @@ import Foundation
 /// would disprove it; `Store.check` looks for that evidence in every record before reporting.
 package struct QueryValidator {
     private let entity: String
+    /// The related records a rewritten predicate reads, by the name they are read under
+    /// (`QueryRelationships.relatedName(_:)`): what messages call them, and the path written.
+    private let related: [String: Related]
     /// The paths written in the query's text (none for a query built in code).
     private let writtenPaths: [QuerySource.Path]
     private let root: Scope
@@ -30,16 +33,36 @@ package struct QueryValidator {
     /// How many written paths were visited: the index of the next one in `writtenPaths`.
     private var visited = 0
 
-    private init(entity: String, source: QuerySource?, shape: RecordShape) {
+    /// The records of another entity a path reads through a relationship.
+    package struct Related: Sendable {
+        /// The relationship field, as the query writes it.
+        package var field: String
+        /// The related entity.
+        package var entity: String
+
+        package init(field: String, entity: String) {
+            self.field = field
+            self.entity = entity
+        }
+    }
+
+    private init(entity: String, source: QuerySource?, shape: RecordShape, related: [String: Related]) {
         self.entity = entity
+        self.related = related
         writtenPaths = source?.paths ?? []
         root = Scope(shape: shape, chain: [], collection: nil, column: nil)
     }
 
     /// The problems of `query` given that its entity's records look like `shape`, in the order
     /// of the query text.
-    package static func problems(in query: Query, shape: RecordShape) -> [QueryProblem] {
-        var validator = QueryValidator(entity: query.entity, source: query.source, shape: shape)
+    ///
+    /// - Parameter related: for a predicate rewritten to read related records
+    ///   (`QueryRelationships`), the names they are read under; `shape` then has them, with the
+    ///   related entity's shape.
+    package static func problems(
+        in query: Query, shape: RecordShape, related: [String: Related] = [:]
+    ) -> [QueryProblem] {
+        var validator = QueryValidator(entity: query.entity, source: query.source, shape: shape, related: related)
         if let predicate = query.predicate { validator.condition(predicate, in: validator.root) }
         for key in query.sort { _ = validator.resolve(key.path, isElement: false, in: validator.root) }
         return validator.problems
@@ -67,6 +90,7 @@ package struct QueryValidator {
         /// The entity, and the collection of the scope the path is read in: what `name` is made
         /// of, only when a message needs it (most queries have no problem to report).
         var entity: String
+        var related: [String: Related]
         var collection: String?
         var column: Int?
         var chain: [[String]]
@@ -74,8 +98,10 @@ package struct QueryValidator {
 
         var kind: Kind? { Kind(shape) }
 
-        /// How messages name the operand (see `QueryValidator.name(_:entity:collection:)`).
-        var name: String { QueryValidator.name(path[...], entity: entity, collection: collection) }
+        /// How messages name the operand (see `QueryValidator.name(_:entity:related:collection:)`).
+        var name: String {
+            QueryValidator.name(path[...], entity: entity, related: related, collection: collection)
+        }
 
         func evidence(_ test: QueryProblem.Test) -> QueryProblem.Evidence {
             QueryProblem.Evidence(chain: chain, path: path, test: test)
@@ -252,7 +278,8 @@ package struct QueryValidator {
     ) -> Operand? {
         let column = path.isEmpty ? scope.column : nextColumn(path, isElement: isElement)
         var operand = Operand(
-            shape: .any, entity: entity, collection: scope.collection, column: column, chain: scope.chain, path: path)
+            shape: .any, entity: entity, related: related, collection: scope.collection, column: column,
+            chain: scope.chain, path: path)
         var shape = scope.shape
         var throughArray = false
         var index = 0
@@ -302,6 +329,8 @@ package struct QueryValidator {
     /// The column of the next written path, which should be `path`.
     private mutating func nextColumn(_ path: [String], isElement: Bool) -> Int? {
         defer { visited += 1 }
+        var path = path
+        if !isElement, let first = path.first, let read = related[first] { path[0] = read.field }
         if visited < writtenPaths.count, writtenPaths[visited].path == path,
             writtenPaths[visited].isElement == isElement
         {
@@ -313,12 +342,21 @@ package struct QueryValidator {
     /// How messages name the part of `scope` at `path`: `Book.address.city`, `an element of
     /// Book.items`, `price of an element of Book.items`.
     private func name(_ path: ArraySlice<String>, in scope: Scope) -> String {
-        Self.name(path, entity: entity, collection: scope.collection)
+        Self.name(path, entity: entity, related: related, collection: scope.collection)
     }
 
-    /// `name(_:in:)` for a scope of `collection` (nil: the record) in `entity`.
-    private static func name(_ path: ArraySlice<String>, entity: String, collection: String?) -> String {
-        guard let collection else { return ([entity] + path).joined(separator: ".") }
+    /// `name(_:in:)` for a scope of `collection` (nil: the record) in `entity`. A path through a
+    /// relationship is named from the related entity: `Recipe.name (through Ingredient.recipe)`.
+    private static func name(
+        _ path: ArraySlice<String>, entity: String, related: [String: Related], collection: String?
+    ) -> String {
+        guard let collection else {
+            if let first = path.first, let read = related[first] {
+                return ([read.entity] + path.dropFirst()).joined(separator: ".")
+                    + " (through \(entity).\(read.field))"
+            }
+            return ([entity] + path).joined(separator: ".")
+        }
         let element = "an element of \(collection)"
         return path.isEmpty ? element : path.joined(separator: ".") + " of " + element
     }

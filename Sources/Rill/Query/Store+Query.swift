@@ -19,29 +19,19 @@ extension Store {
     ) throws -> [QueryRow] {
         let entity = try existingEntity(query.entity)
         if transaction == nil { try check(query, entity: entity) }
+        if let relationships = QueryRelationships(query.predicate, relationships: entity.relationships) {
+            if let transaction {
+                return try run(query, through: relationships, entity: entity, forceScan: forceScan, in: transaction)
+            }
+            return try read { try run(query, through: relationships, entity: entity, forceScan: forceScan, in: $0) }
+        }
         // Records of earlier versions read as the entity's current schema says.
         let evolution =
             try transaction.map { try self.evolution(of: query.entity, in: $0) } ?? self.evolution(of: query.entity)
         let execution = QueryExecution(
             store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
             limit: query.limit, forceScan: forceScan, transaction: transaction, evolution: evolution)
-        let window = QueryWindow(offset: query.offset, limit: query.limit)
-        var rows: QueryRows<QueryRow>
-        if execution.isSorted {
-            rows = QueryRows(window: window)
-        } else {
-            let keys = query.sort
-            rows = QueryRows(window: window) { lhs, rhs in
-                for key in keys {
-                    let order = QueryValueOrder.sortOrder(
-                        QueryEvaluator.read(key.path, from: lhs.record), QueryEvaluator.read(key.path, from: rhs.record)
-                    )
-                    if order == .orderedSame { continue }
-                    return (order == .orderedAscending) == key.ascending
-                }
-                return lhs.key.lexicographicallyPrecedes(rhs.key)
-            }
-        }
+        var rows = Self.rows(of: query, sorted: execution.isSorted)
         // The execution's filter is the whole predicate: a candidate is parsed whole only once it
         // matches.
         let name = query.entity
@@ -49,6 +39,57 @@ extension Store {
             QueryRow(key: Array(key), record: try Self.recordValue(bytes, key: key, entity: name))
         }
         return rows.results()
+    }
+
+    /// `run(_:forceScan:in:)` for a query whose predicate looks through relationships: the
+    /// planner sees the rewritten predicate (no index serves a path through a relationship, the
+    /// other conditions may narrow the candidates), and each candidate is tested with its related
+    /// records read by `loader` (a live query's, as of the commit it applies), or in `transaction`.
+    func run(
+        _ query: Query, through relationships: QueryRelationships, entity: EntityStorage, forceScan: Bool,
+        in transaction: StoreSnapshot, loader: RelationshipLoader? = nil
+    ) throws -> [QueryRow] {
+        let execution = QueryExecution(
+            store: self, entity: entity, predicate: relationships.predicate, isExact: false, sort: query.sort,
+            limit: query.limit, forceScan: forceScan, transaction: transaction,
+            evolution: try evolution(of: query.entity, in: transaction))
+        var rows = Self.rows(of: query, sorted: execution.isSorted)
+        guard rows.wantsMore else { return rows.results() }
+        let loader = loader ?? RelationshipLoader(store: self, snapshot: transaction)
+        let name = query.entity
+        let fields = relationships.storedFields
+        try execution.forEachMatch { key, bytes in
+            let tested = try Self.recordValue(bytes, key: key, entity: name, fields: fields)
+            let id = Array(key)
+            guard try relationships.matches(tested, key: id, entity: name, loader: loader) else { return true }
+            return rows.add(QueryRow(key: id, record: try Self.recordValue(bytes, key: key, entity: name)))
+        }
+        return rows.results()
+    }
+
+    /// The rows of `query`'s results, collected in its order: as they come when the candidates
+    /// come `sorted`, else sorted by its keys, then identifier.
+    private static func rows(of query: Query, sorted: Bool) -> QueryRows<QueryRow> {
+        let window = QueryWindow(offset: query.offset, limit: query.limit)
+        if sorted { return QueryRows(window: window) }
+        let keys = query.sort
+        return QueryRows(window: window) { lhs, rhs in
+            for key in keys {
+                let order = QueryValueOrder.sortOrder(
+                    QueryEvaluator.read(key.path, from: lhs.record), QueryEvaluator.read(key.path, from: rhs.record))
+                if order == .orderedSame { continue }
+                return (order == .orderedAscending) == key.ascending
+            }
+            return lhs.key.lexicographicallyPrecedes(rhs.key)
+        }
+    }
+
+    /// Whether `query`'s predicate reads records of other entities through its entity's
+    /// relationships (see the query language's "Through relationships"): such a query is
+    /// followed live, but cannot resume after an earlier commit or be replayed.
+    package func readsRelatedRecords(_ query: Query) throws -> Bool {
+        guard let entity = try entity(named: query.entity) else { return false }
+        return QueryRelationships(query.predicate, relationships: entity.relationships) != nil
     }
 
     /// A stored record read without its model type.
@@ -71,14 +112,25 @@ extension Store {
         let entity = try existingEntity(query.entity)
         try check(query, entity: entity)
         let count = try recordCount(of: entity)
+        let relationships = QueryRelationships(query.predicate, relationships: entity.relationships)
         let plan = QueryExecution(
-            store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
-            limit: query.limit, transaction: nil, evolution: try evolution(of: query.entity)
+            store: self, entity: entity, predicate: relationships?.predicate ?? query.predicate,
+            isExact: relationships == nil, sort: query.sort, limit: query.limit, transaction: nil,
+            evolution: try evolution(of: query.entity)
         ).plan
         var lines: [String] = []
         lines += plan.describeAccess(entity: query.entity, recordCount: count, hasIndexes: !entity.indexes.isEmpty)
         if let predicate = query.predicate {
             lines.append("filter: \(predicate) — evaluated on each candidate record")
+        }
+        for read in relationships?.reads ?? [] {
+            let relationship = read.relationship
+            let how =
+                relationship.kind == .inverse
+                ? "the \(relationship.entity) records whose \(relationship.inverseOf ?? "") references it, "
+                    + "from the reference index"
+                : "the \(relationship.entity) record\(relationship.kind == .references ? "s" : "") it references"
+            lines.append("reads \(query.entity).\(relationship.field) for each candidate: \(how) (no index serves it)")
         }
         if plan.isSorted {
             lines.append(

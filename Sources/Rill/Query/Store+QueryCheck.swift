@@ -27,17 +27,61 @@ extension Store {
 
     /// `check(_:)` for a query whose entity's storage the caller holds already.
     func check(_ query: Query, entity: EntityStorage) throws {
-        let shape = try recordShape(of: entity, declared: [:], fresh: false)
-        let suspected = QueryValidator.problems(in: query, shape: shape)
+        if !entity.relationships.isEmpty { try checkSortKeys(of: query, relationships: entity.relationships) }
+        var shape = try recordShape(of: entity, declared: [:], fresh: false)
+        var checked = query
+        var related: [String: QueryValidator.Related] = [:]
+        if let relationships = QueryRelationships(query.predicate, relationships: entity.relationships) {
+            // The rewritten predicate is checked, against the record's shape with the related
+            // entities' beside it.
+            checked.predicate = relationships.predicate
+            if case .map(var fields) = shape {
+                for read in relationships.reads {
+                    let relationship = read.relationship
+                    let target = try self.entity(named: relationship.entity)
+                    let targetShape = try target.map { try recordShape(of: $0, declared: [:], fresh: false) } ?? .any
+                    fields.append(
+                        (
+                            read.name,
+                            relationship.kind == .reference || relationship.kind == .requiredReference
+                                ? targetShape : .array(targetShape)
+                        ))
+                    related[read.name] = QueryValidator.Related(field: relationship.field, entity: relationship.entity)
+                }
+                shape = .map(fields)
+            }
+        }
+        let suspected = QueryValidator.problems(in: checked, shape: shape, related: related)
         guard !suspected.isEmpty else { return }
-        if let problem = try confirmed(suspected, in: entity).first {
+        if let problem = try confirmed(suspected, in: entity, related: related).first {
             throw problem.error(in: query.source)
+        }
+    }
+
+    /// Refuses a sort key that reads through a relationship: rows are ordered by their own fields.
+    private func checkSortKeys(of query: Query, relationships: [RelationshipSchema]) throws {
+        for key in query.sort {
+            guard let first = key.path.first, let relationship = relationships.first(where: { $0.field == first }),
+                key.path.count > 1 || relationship.kind == .inverse
+            else { continue }
+            let written = key.path.joined(separator: ".")
+            let column = query.source?.paths.last { $0.path == key.path && !$0.isElement }?.column
+            throw QueryProblem(
+                code: .unknownField,
+                message:
+                    "sort by \(written) reads through the relationship \(query.entity).\(first) to "
+                    + "\(relationship.entity): a sort key reads the record's own fields",
+                column: column, evidence: nil
+            ).error(in: query.source)
         }
     }
 
     /// The problems that no stored record of `entity` disproves. What the records that do
     /// disprove one hold is added to the remembered shape, so the next query does not look again.
-    private func confirmed(_ problems: [QueryProblem], in entity: EntityStorage) throws -> [QueryProblem] {
+    private func confirmed(
+        _ problems: [QueryProblem], in entity: EntityStorage, related: [String: QueryValidator.Related] = [:]
+    ) throws -> [QueryProblem] {
+        guard related.isEmpty else { return try confirmed(problems, in: entity, throughRelated: related) }
         var open = problems.indices.filter { problems[$0].evidence != nil }
         guard !open.isEmpty else { return problems }
         var refuted: Set<Int> = []
@@ -70,5 +114,58 @@ extension Store {
             }
         }
         return problems.indices.filter { !refuted.contains($0) }.map { problems[$0] }
+    }
+
+    /// `confirmed(_:in:related:)` for a query that reads related records: a problem about them
+    /// is looked for in the related entity's records (its evidence read from each of them), the
+    /// others in the entity's own.
+    private func confirmed(
+        _ problems: [QueryProblem], in entity: EntityStorage, throughRelated related: [String: QueryValidator.Related]
+    ) throws -> [QueryProblem] {
+        var own: [Int] = []
+        var byEntity: [String: [(index: Int, problem: QueryProblem)]] = [:]
+        for (index, problem) in problems.enumerated() {
+            if let evidence = problem.evidence, let name = evidence.topLevelField, let read = related[name] {
+                var rebased = problem
+                rebased.evidence = evidence.rebased()
+                byEntity[read.entity, default: []].append((index, rebased))
+            } else {
+                own.append(index)
+            }
+        }
+        // The entity's own problems that its records confirm: a subset, in order.
+        let ownConfirmed = try confirmed(own.map { problems[$0] }, in: entity)
+        var keptOwn: Set<Int> = []
+        var next = 0
+        for index in own where next < ownConfirmed.count {
+            if ownConfirmed[next].message == problems[index].message,
+                ownConfirmed[next].column == problems[index].column
+            {
+                keptOwn.insert(index)
+                next += 1
+            }
+        }
+        var refuted: Set<Int> = []
+        for (name, list) in byEntity {
+            guard let target = try self.entity(named: name) else { continue }
+            var open = list.filter { $0.problem.evidence != nil }
+            guard !open.isEmpty else { continue }
+            _ = try read { txn in
+                let evolution = try evolution(of: name, in: txn)
+                return try Self.forEachStoredRecord(of: target, in: txn) { key, bytes in
+                    let stored = try Self.recordValue(bytes, key: key, entity: name)
+                    let record = evolution?.evolve(stored) ?? stored
+                    open.removeAll { item in
+                        guard item.problem.isRefuted(by: record) else { return false }
+                        refuted.insert(item.index)
+                        return true
+                    }
+                    return !open.isEmpty
+                }
+            }
+        }
+        return problems.indices.filter { index in
+            own.contains(index) ? keptOwn.contains(index) : !refuted.contains(index)
+        }.map { problems[$0] }
     }
 }

@@ -14,6 +14,10 @@ final class RelationshipLoader {
     let commit: CommitContext?
     /// Decoded models, by entity and identifier key (nil: known to be missing).
     private var models: [String: [[UInt8]: Any?]] = [:]
+    /// Schema-less records read for text queries, by entity and identifier key (nil: missing).
+    private var records: [String: [[UInt8]: RecordValue?]] = [:]
+    /// How each entity's records of earlier versions read as its current schema (nil: as stored).
+    private var evolutions: [String: RecordEvolution?] = [:]
     private var entities: [String: EntityStorage?] = [:]
 
     init(store: Store, snapshot: StoreSnapshot, commit: CommitContext? = nil) {
@@ -32,6 +36,26 @@ final class RelationshipLoader {
         if let known = entities[name] { return known }
         let found = try store.entity(named: name)
         entities[name] = found
+        return found
+    }
+
+    /// The kind of identifier of the entity `name`; nil when the store has no such entity.
+    func identifierKind(of name: String) throws -> IdentifierKind? { try entity(name)?.identifierKind }
+
+    /// The record of the entity `name` with identifier key `key`, schema-less, as of the commit
+    /// (or the snapshot), read as the entity's current schema says (see `RecordEvolution`); nil
+    /// when there is none.
+    func recordValue(of name: String, key: [UInt8]) throws -> RecordValue? {
+        if let known = records[name]?[key] { return known }
+        var found: RecordValue?
+        if let entity = try entity(name), let bytes = try record(of: entity, key: key) {
+            let stored = try bytes.withUnsafeBytes { bytes in
+                try key.withUnsafeBytes { try Store.recordValue(bytes, key: $0, entity: name) }
+            }
+            if evolutions[name] == nil { evolutions[name] = .some(try store.evolution(of: name, in: snapshot)) }
+            found = evolutions[name]??.evolve(stored) ?? stored
+        }
+        records[name, default: [:]][key] = .some(found)
         return found
     }
 
