@@ -154,7 +154,8 @@ public final class ModelContainer: Sendable {
         }
         guard allowsSave else { return try store.entity(named: family.entityName) }
         return try store.registerEntity(
-            named: family.entityName, identifierKind: kind, indexes: family.indexFieldPaths, schema: family.schema)
+            named: family.entityName, identifierKind: kind, indexes: family.indexFieldPaths, schema: family.schema,
+            relationships: family.kinds.first?.type.relationshipSchemas ?? [])
     }
 
     // MARK: - Facts

@@ -42,8 +42,11 @@ import Foundation
 ///
 /// Every kind must have the same identifier type (the base protocol's `where ID == …` says so),
 /// its entity name is the family's (the default ``PersistentModel/entityName`` gives it), and it
-/// must not have a field named as the discriminator. The kinds of a family cannot declare unique
-/// indexes, relationships or migrations (`.migrated(from:)`) yet: the container refuses them.
+/// must not have a field named as the discriminator. The kinds of a family share the entity's
+/// relationships, so each declares the same ones (a deep predicate may look through them; a deep
+/// live query follows its own records' changes, not those of related models). The kinds of a
+/// family cannot declare unique indexes or migrations (`.migrated(from:)`) yet: the container
+/// refuses them.
 public struct ModelFamily: Sendable {
     /// One kind of a family: its name, as records store it in the discriminator, and its type.
     public struct Kind: Sendable {
@@ -149,13 +152,15 @@ public struct ModelFamily: Sendable {
                     "the kinds of \(entityName) have different identifier types: \(kinds[0].type) "
                         + "\(kinds[0].type.identifierTypeName), \(kind.type) \(kind.type.identifierTypeName)")
             }
-            // Not yet for the kinds of a family: a unique index would span every kind, and a
-            // deep predicate cannot look through a relationship.
+            // Not yet for the kinds of a family: a unique index would span every kind.
             if !kind.type.uniqueIndexes.isEmpty {
                 problems.append("\(kind.type) declares a unique index; the kinds of a family cannot yet")
             }
-            if !kind.type.relationshipSchemas.isEmpty {
-                problems.append("\(kind.type) declares relationships; the kinds of a family cannot yet")
+            // The entity's relationships are the family's: every kind must say the same.
+            if Set(kind.type.relationshipSchemas) != Set(kinds[0].type.relationshipSchemas) {
+                problems.append(
+                    "\(kind.type) declares other relationships than \(kinds[0].type); the kinds of a family "
+                        + "must declare the same ones")
             }
             if kind.type.declaresMigrations {
                 problems.append("\(kind.type) declares a migration; the kinds of a family cannot yet")

@@ -11,13 +11,23 @@ import Foundation
 struct FamilyDecoders<Base> {
     private let family: ModelFamily
     private let decoders: [String: (UnsafeRawBufferPointer) throws -> Base]
+    /// Each kind's reader of the relationships of one of its models (see `resolved(_:loader:)`).
+    private let resolvers: [ObjectIdentifier: (Base, RelationshipLoader) throws -> Base]
     private let fields: Set<String>
+    /// Whether the kinds have relationships (they all declare the same ones).
+    let hasRelationships: Bool
 
     init(_ family: ModelFamily) {
         self.family = family
         var decoders: [String: (UnsafeRawBufferPointer) throws -> Base] = [:]
-        for kind in family.kinds { decoders[kind.name] = Self.decoder(kind.type) }
+        var resolvers: [ObjectIdentifier: (Base, RelationshipLoader) throws -> Base] = [:]
+        for kind in family.kinds {
+            decoders[kind.name] = Self.decoder(kind.type)
+            resolvers[ObjectIdentifier(kind.type)] = Self.resolver(kind.type)
+        }
         self.decoders = decoders
+        self.resolvers = resolvers
+        hasRelationships = family.kinds.contains { !$0.type.relationshipSchemas.isEmpty }
         self.fields = [family.discriminator]
     }
 
@@ -29,6 +39,22 @@ struct FamilyDecoders<Base> {
             }
             return base
         }
+    }
+
+    private static func resolver<K: PersistentModel>(_ type: K.Type) -> (Base, RelationshipLoader) throws -> Base {
+        let relationships = K.relationships
+        return { base, loader in
+            guard var model = base as? K, !relationships.isEmpty else { return base }
+            for relationship in relationships { try relationship.resolve(&model, loader) }
+            return model as? Base ?? base
+        }
+    }
+
+    /// `model` with every relationship of its kind read by `loader`: what a deep predicate that is
+    /// not translated completely is evaluated on, since it may look through any of them.
+    func resolved(_ model: Base, loader: RelationshipLoader) throws -> Base {
+        guard let resolve = resolvers[ObjectIdentifier(type(of: model as Any))] else { return model }
+        return try resolve(model, loader)
     }
 
     /// The model of the stored record `bytes` with identifier key `key`.

@@ -92,12 +92,26 @@ struct FamilyExecutor<Base> {
         _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: Base, _ isSorted: Bool)
             throws -> Bool
     ) throws -> Bool {
-        guard let execution = try plan(sorted: sorted) else { return true }
         let testsModels = predicate.exact == nil
+        // A predicate evaluated on the models may look through their relationships: it is
+        // evaluated on copies whose relationships are read in the fetch's snapshot.
+        let readsRelationships = testsModels && decoders.hasRelationships && descriptor.predicate != nil
+        if readsRelationships, transaction == nil {
+            return try store.read { snapshot in
+                var copy = self
+                copy.transaction = snapshot
+                return try copy.forEachStoredMatch(sorted: sorted, body)
+            }
+        }
+        guard let execution = try plan(sorted: sorted) else { return true }
         let isSorted = execution.isSorted
+        let loader = readsRelationships ? transaction.map { RelationshipLoader(store: store, snapshot: $0) } : nil
         try execution.forEachMatch { key, bytes in
             let model = try decoders.decode(bytes, key: key)
-            guard try !testsModels || predicate.evaluate(model) else { return true }
+            if testsModels {
+                let tested = try loader.map { try decoders.resolved(model, loader: $0) } ?? model
+                guard try predicate.evaluate(tested) else { return true }
+            }
             return try body(key, bytes, model, isSorted)
         }
         return isSorted

@@ -117,7 +117,7 @@ package enum QueryPlanner {
             var values: [RecordValue] = []
             for candidate in candidates {
                 guard case .literal(let value) = candidate, equates(value) else { return nil }
-                values.append(value)
+                values += equalKeys(value)
             }
             guard !values.isEmpty, values.count <= 256 else { return nil }
             return Condition(path: path, values: values, node: node)
@@ -130,13 +130,20 @@ package enum QueryPlanner {
         _ path: [String], _ op: QueryComparison, _ value: RecordValue, _ node: QueryNode
     ) -> Condition? {
         switch op {
-        case .equal: return equates(value) ? Condition(path: path, values: [value], node: node) : nil
+        case .equal: return equates(value) ? Condition(path: path, values: equalKeys(value), node: node) : nil
         case .notEqual: return nil
         case .less: return ranges(value) ? Condition(path: path, upper: (value, false), node: node) : nil
         case .lessOrEqual: return ranges(value) ? Condition(path: path, upper: (value, true), node: node) : nil
         case .greater: return ranges(value) ? Condition(path: path, lower: (value, false), node: node) : nil
         case .greaterOrEqual: return ranges(value) ? Condition(path: path, lower: (value, true), node: node) : nil
         }
+    }
+
+    /// The values whose index keys an equality with `value` must look up: a string that spells a
+    /// UUID equals that UUID too (as the evaluator compares them), which is keyed apart.
+    private static func equalKeys(_ value: RecordValue) -> [RecordValue] {
+        if case .string(let text) = value, let uuid = UUID(uuidString: text) { return [value, .uuid(uuid)] }
+        return [value]
     }
 
     /// Values whose index-key equality is the predicate's equality.
