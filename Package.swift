@@ -23,6 +23,7 @@ let package = Package(
         .executableTarget(name: "settings-demo", dependencies: ["Rill"], path: "Samples/Settings"),
         // The tasks sample: a fetched-results list kept current, a search, an indexed journal.
         .executableTarget(name: "tasks-demo", dependencies: ["Rill"], path: "Samples/Tasks"),
+        .executableTarget(name: "recipes-demo", dependencies: ["Rill"], path: "Samples/Recipes"),
         // The read-write lock of the storage layer's resize gate and of the log follower's publication.
         .target(name: "RillLocks"),
         // The only module that speaks LMDB.
@@ -80,7 +81,7 @@ let package = Package(
             name: "RillCommandLineTests",
             dependencies: [
                 "Rill", "RillStorage", "RillService", "RillWorkloads", "RillTestSupport", "rill-test-helper",
-                "RillCommandLine", "library-demo", "settings-demo", "tasks-demo",
+                "RillCommandLine", "library-demo", "settings-demo", "tasks-demo", "recipes-demo",
             ]
         ),
     ],

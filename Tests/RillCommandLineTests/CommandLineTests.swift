@@ -176,6 +176,27 @@ import Testing
         #expect(lines.contains("order: from the index, no sort needed") && lines.contains("window: offset 0, limit 5"))
     }
 
+    @Test func recipesDemoFiltersByKindSearchesThroughIngredientsAndFollowsThem() throws {
+        let result = try run("recipes-demo", [directory.path("recipes")])
+        #expect(result.status == 0, "\(result.error)")
+        let expected = [
+            "Beverages: Ginger tea, Hot chocolate, Iced tea",
+            "Mentions \"lemon\": Iced tea, Lemon drizzle",
+            "Baked goods mentioning \"lemon\": Lemon drizzle",
+            "Next planned from day 2: Hot chocolate",
+            "Baked goods with \"chocolate\": none",
+            "Rename the ingredient cocoa to \"dark chocolate\":", "  + Brownies at 0",
+            "Baked goods with \"chocolate\": Brownies",
+            "Add a chocolate loaf:", "  + Chocolate loaf at 1",
+            "Baked goods with \"chocolate\": Brownies, Chocolate loaf",
+            "Delete the ingredient eggs:", "  ~ Brownies at 0", "  ~ Chocolate loaf at 1",
+            "Baked goods with \"chocolate\": Brownies, Chocolate loaf",
+            "Brownies now use: cocoa, butter, sugar",
+            "Commits for the delete: 1",
+        ]
+        #expect(result.output.split(separator: "\n").map(String.init) == expected, "\(result.output)")
+    }
+
     @Test func queryPrintsMatchingRecords() throws {
         let path = directory.path("books")
         let container = try ModelContainer(

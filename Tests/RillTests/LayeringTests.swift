@@ -33,6 +33,7 @@ import Testing
         "Samples/Library": ["Rill"],
         "Samples/Settings": ["Rill"],
         "Samples/Tasks": ["Rill"],
+        "Samples/Recipes": ["Rill"],
         "Tests/RillTestSupport": ["Rill", "RillWorkloads", "RillHTTP"],
         "Tests/RillTestHelper": ["Rill", "RillWorkloads", "RillTestSupport"],
     ]
@@ -46,6 +47,7 @@ import Testing
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",
         "Sources/RillWorkloads": "RillWorkloads", "Sources/rill-bench": "rill-bench",
         "Samples/Library": "library-demo", "Samples/Settings": "settings-demo", "Samples/Tasks": "tasks-demo",
+        "Samples/Recipes": "recipes-demo",
         "Tests/RillTestSupport": "RillTestSupport",
         "Tests/RillTestHelper": "rill-test-helper",
     ]
