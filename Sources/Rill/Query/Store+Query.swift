@@ -18,16 +18,22 @@ extension Store {
         _ query: Query, forceScan: Bool = false, in transaction: StoreSnapshot? = nil
     ) throws -> [QueryRow] {
         let entity = try existingEntity(query.entity)
-        if transaction == nil { try check(query, entity: entity) }
+        guard let transaction else {
+            try check(query, entity: entity)
+            // One read for the schema's evolution and the records.
+            return try read { try run(query, entity: entity, forceScan: forceScan, in: $0) }
+        }
+        return try run(query, entity: entity, forceScan: forceScan, in: transaction)
+    }
+
+    private func run(
+        _ query: Query, entity: EntityStorage, forceScan: Bool, in transaction: StoreSnapshot
+    ) throws -> [QueryRow] {
         if let relationships = QueryRelationships(query.predicate, relationships: entity.relationships) {
-            if let transaction {
-                return try run(query, through: relationships, entity: entity, forceScan: forceScan, in: transaction)
-            }
-            return try read { try run(query, through: relationships, entity: entity, forceScan: forceScan, in: $0) }
+            return try run(query, through: relationships, entity: entity, forceScan: forceScan, in: transaction)
         }
         // Records of earlier versions read as the entity's current schema says.
-        let evolution =
-            try transaction.map { try self.evolution(of: query.entity, in: $0) } ?? self.evolution(of: query.entity)
+        let evolution = try self.evolution(of: query.entity, in: transaction)
         let execution = QueryExecution(
             store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
             limit: query.limit, forceScan: forceScan, transaction: transaction, evolution: evolution)
