@@ -15,6 +15,10 @@ package protocol Transaction {
 // MARK: - Reading
 
 extension Transaction {
+    /// LMDB's number of the transaction: a read sees the store as the write transaction of that
+    /// number left it, so two reads with one number see the same store.
+    package var transactionID: UInt64 { UInt64(mdb_txn_id(pointer)) }
+
     /// The value stored under `key`, or nil.
     @inlinable
     package func get(_ key: UnsafeRawBufferPointer, in database: Database) throws -> UnsafeRawBufferPointer? {

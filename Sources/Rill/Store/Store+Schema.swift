@@ -40,11 +40,22 @@ extension Store {
     }
 
     func evolution(of entity: String, in txn: some Transaction) throws -> RecordEvolution? {
-        guard let raw = try txn.get(Self.schemaCatalogKey(for: entity), in: meta) else { return nil }
-        if let known = evolutions.withLock({ $0[entity] }), raw.elementsEqual(known.schema) { return known.evolution }
+        // A read of the store as the one that looked last saw it finds what that one found. (Not
+        // a write transaction: it changes the store under one number.)
+        let seen: UInt64? = txn is ReadTransaction ? txn.transactionID : nil
+        let known = evolutions.withLock { $0[entity] }
+        if let known, let seen, known.seen == seen { return known.evolution }
+        guard let raw = try txn.get(Self.schemaCatalogKey(for: entity), in: meta) else {
+            evolutions.withLock { $0[entity] = ([], nil, seen) }
+            return nil
+        }
+        if let known, !known.schema.isEmpty, raw.elementsEqual(known.schema) {
+            evolutions.withLock { $0[entity]?.seen = seen }
+            return known.evolution
+        }
         let evolution = try Self.schema(of: entity, in: txn, meta: meta).flatMap { RecordEvolution(schema: $0) }
         let bytes = Array(raw)
-        evolutions.withLock { $0[entity] = (bytes, evolution) }
+        evolutions.withLock { $0[entity] = (bytes, evolution, seen) }
         return evolution
     }
 

@@ -32,8 +32,9 @@ package final class Store: Sendable {
     /// What each entity's records look like, learned for changes given as JSON (see `prepare`).
     let recordShapes = Mutex<[String: RecordShape]>([:])
     /// Each entity's evolution as its current schema describes it, with the schema's stored
-    /// bytes it was read from (see `evolution(of:in:)`).
-    let evolutions = Mutex<[String: (schema: [UInt8], evolution: RecordEvolution?)]>([:])
+    /// bytes it was read from and the number of the read transaction that last found it so (see
+    /// `evolution(of:in:)`).
+    let evolutions = Mutex<[String: (schema: [UInt8], evolution: RecordEvolution?, seen: UInt64?)]>([:])
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]
