@@ -52,10 +52,11 @@ struct QueryExecution {
         self.entity = entity
         self.transaction = transaction
         self.evolution = evolution
-        let sortFields = Set((sort ?? []).compactMap(\.path.first))
+        // Only a schema-less run has an evolution: typed fetches make no set of fields here.
         let evolved =
             evolution.map { evolution in
-                evolution.touches(sortFields) || predicate.map { evolution.touches($0.topLevelFields) } == true
+                evolution.touches(Set((sort ?? []).compactMap(\.path.first)))
+                    || predicate.map { evolution.touches($0.topLevelFields) } == true
             } ?? false
         var plan =
             forceScan || evolved
