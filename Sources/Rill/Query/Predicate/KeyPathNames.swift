@@ -25,13 +25,30 @@ package enum KeyPathNames {
         resolved(keyPath, root: root).measure
     }
 
+    /// What a key path from a relationship value (a `Reference` or `Related`) reads.
+    enum RelationshipRead: Sendable {
+        /// The root is not a relationship value.
+        case none
+        /// A reference's `id`: the stored field itself.
+        case identifier
+        /// Anything else: another record.
+        case otherRecord
+    }
+
+    /// Whether `keyPath` reads from a relationship value, worked out once per key path (a
+    /// conformance check on every translation costs a lookup in the runtime's tables).
+    static func relationshipRead(of keyPath: AnyKeyPath, root: Any.Type) -> RelationshipRead {
+        resolved(keyPath, root: root).relationship
+    }
+
     /// What a key path reads, worked out once per key path: describing a key path and comparing
     /// it with `\String.count` cost more than the rest of translating a predicate.
     private static func resolved(_ keyPath: AnyKeyPath, root: Any.Type) -> Resolved {
         let key = CacheKey(keyPath: keyPath, root: ObjectIdentifier(root))
         if let known = cache.withLock({ $0[key] }) { return known }
         let resolved = Resolved(
-            measure: computeMeasure(of: keyPath, root: root), names: computeNames(of: keyPath, root: root))
+            measure: computeMeasure(of: keyPath, root: root), names: computeNames(of: keyPath, root: root),
+            relationship: computeRelationshipRead(of: keyPath, root: root))
         cache.withLock { cache in
             // Key paths are few (one per property a program names), so the table stays small.
             if cache.count < 4_096 { cache[key] = resolved }
@@ -42,6 +59,15 @@ package enum KeyPathNames {
     private struct Resolved: Sendable {
         var measure: Measure?
         var names: [String]?
+        var relationship: RelationshipRead
+    }
+
+    private static func computeRelationshipRead(of keyPath: AnyKeyPath, root: Any.Type) -> RelationshipRead {
+        guard root is any RelationshipValue.Type else { return .none }
+        guard let reference = root as? any AnyModelReference.Type, keyPath == reference.identifierKeyPath else {
+            return .otherRecord
+        }
+        return .identifier
     }
 
     /// A key path as a table key. `@unchecked Sendable`: key path objects are immutable once made,

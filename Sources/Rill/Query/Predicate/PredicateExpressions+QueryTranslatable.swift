@@ -16,10 +16,10 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
         let path = keyPath as AnyKeyPath
         // Through a relationship, a predicate reads other records: only a reference's own
         // identifier is in this one (where the reference is stored).
-        if Root.Output.self is any RelationshipValue.Type {
-            guard let reference = Root.Output.self as? any AnyModelReference.Type, path == reference.identifierKeyPath
-            else { return nil }
-            return base
+        switch KeyPathNames.relationshipRead(of: path, root: Root.Output.self) {
+        case .none: break
+        case .identifier: return base
+        case .otherRecord: return nil
         }
         switch KeyPathNames.measure(of: path, root: Root.Output.self) {
         case .count: return .count(base)
