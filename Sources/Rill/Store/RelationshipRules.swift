@@ -20,7 +20,7 @@ struct RelationshipRules {
     private var pending: [Derived] = []
 
     private enum Derived {
-        case delete(entity: String, key: [UInt8], because: String)
+        case delete(entity: String, key: [UInt8])
         case removeReference(entity: String, key: [UInt8], field: String, target: [UInt8])
     }
 
@@ -101,10 +101,7 @@ struct RelationshipRules {
                 for target in old {
                     let rule = entity.relationships.first { $0.field == target.field }?.deleteRule
                     if rule == .cascade {
-                        pending.append(
-                            .delete(
-                                entity: target.entity, key: target.key,
-                                because: "\(entity.name).\(target.field) cascades"))
+                        pending.append(.delete(entity: target.entity, key: target.key))
                     }
                 }
             }
@@ -132,10 +129,7 @@ struct RelationshipRules {
                     "cannot delete \(name): \(holder) references it through \(referrer.field), and "
                         + "\(entity.name).\(inverse?.field ?? referrer.field) denies the delete")
             case .cascade:
-                pending.append(
-                    .delete(
-                        entity: referrer.entity, key: referrer.key,
-                        because: "\(entity.name).\(inverse?.field ?? "") cascades"))
+                pending.append(.delete(entity: referrer.entity, key: referrer.key))
             case .nullify:
                 let kind = try storage(referrer.entity)?.relationships.first { $0.field == referrer.field }?.kind
                 if kind == .requiredReference {
@@ -154,7 +148,7 @@ struct RelationshipRules {
     /// there is nothing left to do (the record is gone already).
     private mutating func prepare(_ derived: Derived) throws -> PreparedChange? {
         switch derived {
-        case .delete(let name, let key, _):
+        case .delete(let name, let key):
             guard let storage = try storage(name) else { return nil }
             return PreparedChange(entity: storage, key: key, operation: .delete)
         case .removeReference(let name, let key, let field, let target):

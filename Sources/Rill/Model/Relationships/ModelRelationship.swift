@@ -33,8 +33,6 @@ public struct ModelRelationship<Model: PersistentModel>: Sendable {
 
     /// How the relationship is kept, as the store knows it.
     let schema: RelationshipSchema
-    /// Reads the stored references (identifier keys) of a model; empty for an inverse.
-    let referencedKeys: @Sendable (Model) -> [[UInt8]]
     /// Sets the relationship of one model to what `loader` reads: the referenced models, or
     /// those that reference it.
     let resolve: @Sendable (inout Model, RelationshipLoader) throws -> Void
@@ -48,7 +46,6 @@ public struct ModelRelationship<Model: PersistentModel>: Sendable {
     ) -> Self {
         Self(
             keyPath, .reference, other: Target.entityName, deleteRule: deleteRule,
-            referencedKeys: { model in model[keyPath: keyPath].map { [$0.id.storageKey] } ?? [] },
             resolve: { model, loader in
                 guard let reference = model[keyPath: keyPath] else { return }
                 model[keyPath: keyPath] = try loader.resolve(reference)
@@ -62,7 +59,6 @@ public struct ModelRelationship<Model: PersistentModel>: Sendable {
     ) -> Self {
         Self(
             keyPath, .requiredReference, other: Target.entityName, deleteRule: deleteRule,
-            referencedKeys: { model in [model[keyPath: keyPath].id.storageKey] },
             resolve: { model, loader in model[keyPath: keyPath] = try loader.resolve(model[keyPath: keyPath]) })
     }
 
@@ -72,7 +68,6 @@ public struct ModelRelationship<Model: PersistentModel>: Sendable {
     ) -> Self {
         Self(
             keyPath, .references, other: Target.entityName, deleteRule: deleteRule,
-            referencedKeys: { model in model[keyPath: keyPath].map { $0.id.storageKey } },
             resolve: { model, loader in
                 model[keyPath: keyPath] = try model[keyPath: keyPath].map { try loader.resolve($0) }
             })
@@ -113,7 +108,6 @@ public struct ModelRelationship<Model: PersistentModel>: Sendable {
         let sourceField = source?.count == 1 ? source![0] : ""
         return Self(
             keyPath, .inverse, other: Source.entityName, otherField: sourceField, deleteRule: deleteRule,
-            referencedKeys: { _ in [] },
             resolve: { model, loader in
                 model[keyPath: keyPath] = try loader.referrers(
                     of: Model.entityName, key: model.id.storageKey, as: Source.self, field: sourceField)
@@ -122,14 +116,13 @@ public struct ModelRelationship<Model: PersistentModel>: Sendable {
 
     private init(
         _ keyPath: AnyKeyPath, _ kind: RelationshipSchema.Kind, other: String, otherField: String? = nil,
-        deleteRule: DeleteRule, referencedKeys: @escaping @Sendable (Model) -> [[UInt8]],
+        deleteRule: DeleteRule,
         resolve: @escaping @Sendable (inout Model, RelationshipLoader) throws -> Void
     ) {
         let path = FieldPath.components(of: keyPath, root: Model.self)
         schema = RelationshipSchema(
             field: path?.count == 1 ? path![0] : "", kind: kind, entity: other, inverseOf: otherField,
             deleteRule: deleteRule)
-        self.referencedKeys = referencedKeys
         self.resolve = resolve
     }
 

@@ -59,24 +59,8 @@ public struct Reference<Target: PersistentModel>: Codable, Hashable, Sendable {
 protocol AnyModelReference: RelationshipValue {
     /// `\Reference<Target>.id`.
     static var identifierKeyPath: AnyKeyPath { get }
-    /// The referenced model's entity.
-    static var targetEntityName: String { get }
-    /// The referenced identifier's storage key.
-    var targetKey: [UInt8] { get }
-    /// The same reference with its model set from stored bytes (decoded as the target type).
-    func resolved(with record: UnsafeRawBufferPointer) throws -> Self
 }
 
 extension Reference: AnyModelReference {
     static var identifierKeyPath: AnyKeyPath { \Reference<Target>.id }
-
-    static var targetEntityName: String { Target.entityName }
-
-    var targetKey: [UInt8] { id.storageKey }
-
-    func resolved(with record: UnsafeRawBufferPointer) throws -> Self {
-        var copy = self
-        copy.model = try Target.decodeStored(from: record)
-        return copy
-    }
 }
