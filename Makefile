@@ -9,7 +9,7 @@ DOCS_SYMBOLS := .build/docs-symbol-graphs
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
-.PHONY: demo test deps build docs lint format bench oracle clean
+.PHONY: demo test deps build docs lint format bench oracle torture soak fuzz tsan clean
 
 ## Install the system packages Rill needs (Debian/Ubuntu), when missing.
 deps:
@@ -63,6 +63,25 @@ oracle: deps
 		--filter 'LiveQueryOracle'
 	RILL_REPLAY_QUERIES=50 RILL_REPLAY_SAVES=2000 RILL_REPLAY_RANGES=200 $(SWIFT) test -c release \
 		--filter 'RecordReplayTests'
+
+## The reliability suites at full size, in a release build (under 20 minutes; see
+## Documentation/Reliability.md): kill -9, power cuts, map growth, disk full, I/O errors, hostile
+## clients, then 60 s of fuzzing for each target.
+torture: deps
+	$(SWIFT) build -c release --product rill-torture
+	$(SWIFT) build -c release --product rill
+	$(SWIFT) build -c release --product RillFaultShim
+	.build/release/rill-torture all --scale torture
+
+## 30 minutes of mixed load, reporting memory, file size and reader slots over time.
+soak: deps
+	$(SWIFT) build -c release --product rill-torture
+	$(SWIFT) build -c release --product rill
+	.build/release/rill-torture soak --scale torture
+
+## The test suite under ThreadSanitizer, in a build directory of its own.
+tsan: deps
+	$(SWIFT) test --sanitize=thread --build-path .build/tsan
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)

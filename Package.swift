@@ -9,6 +9,8 @@ let package = Package(
         // The command-line tool: its target is named apart from `Rill` (the two would differ only by
         // case), its product and binary stay `rill`.
         .executable(name: "rill", targets: ["RillCommandLine"]),
+        // The fault shim of the reliability suites, loaded with LD_PRELOAD into a process under test.
+        .library(name: "RillFaultShim", type: .dynamic, targets: ["RillFaultShim"]),
     ],
     targets: [
         // LMDB from the system (Debian: liblmdb-dev).
@@ -45,6 +47,13 @@ let package = Package(
         // The models and seeded generators that the benchmarks share with the tests: not test code.
         .target(name: "RillWorkloads", dependencies: ["Rill"]),
 
+        // The reliability suites (`rill-torture`, `make torture`): crash, power-cut, full-disk,
+        // I/O-error and hostile-client runs, each ended by a full verification of the store.
+        .target(name: "RillTorture", dependencies: ["Rill", "RillService", "RillWorkloads"]),
+        .executableTarget(name: "rill-torture", dependencies: ["RillTorture"]),
+        // Journals or fails the writes and flushes of chosen files (C, for LD_PRELOAD).
+        .target(name: "RillFaultShim", linkerSettings: [.linkedLibrary("dl")]),
+
         // Helpers shared by the tests and the test helper process: temporary stores, test models,
         // the built `rill` and `rill serve` as processes, a raw HTTP client.
         .target(
@@ -77,6 +86,13 @@ let package = Package(
         .testTarget(
             name: "RillClientTests",
             dependencies: ["RillClient", "RillHTTP", "RillService", "RillWorkloads", "RillTestSupport"]),
+        .testTarget(
+            name: "RillReliabilityTests",
+            dependencies: [
+                "Rill", "RillTorture", "RillWorkloads", "RillTestSupport", "rill-torture", "rill-test-helper",
+                "RillCommandLine", "RillFaultShim",
+            ]
+        ),
         .testTarget(
             name: "RillCommandLineTests",
             dependencies: [

@@ -144,8 +144,25 @@ package final class Environment: Sendable {
     /// The identity of the store file (device and inode): the same for every handle of one store.
     package var fileID: FileID { core.fileID }
 
+    /// The reader slots in use, of every process: each with the process's id and the
+    /// transaction it reads (nil for a slot kept by a process between its reads).
+    package func readerSlots() -> [(pid: Int32, transaction: UInt64?)] {
+        readerList().split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let pid = Int32(fields[0]) else { return nil }
+            return (pid, UInt64(fields[2]))
+        }
+    }
+
     /// The number of read transactions open now in this process (reader slots in use).
     package func openReadTransactionCount() -> Int {
+        let pid = getpid()
+        return readerSlots().filter { $0.pid == pid && $0.transaction != nil }.count
+    }
+
+    /// `mdb_reader_list`'s table: "    pid     thread     txnid", then one line a slot (a free
+    /// slot's txnid is "-").
+    private func readerList() -> String {
         final class Lines: @unchecked Sendable { var text = "" }
         let lines = Lines()
         _ = withExtendedLifetime(lines) {
@@ -157,12 +174,7 @@ package final class Environment: Sendable {
                     return 0
                 }, Unmanaged.passUnretained(lines).toOpaque())
         }
-        // "    pid     thread     txnid" then one line a slot; a free slot's txnid is "-".
-        let pid = String(getpid())
-        return lines.text.split(separator: "\n").dropFirst().filter { line in
-            let fields = line.split(separator: " ")
-            return fields.count == 3 && fields[0] == pid && fields[2] != "-"
-        }.count
+        return lines.text
     }
 
     /// Flushes data to disk; useful with a relaxed sync mode.

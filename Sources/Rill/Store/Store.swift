@@ -286,6 +286,12 @@ package final class Store: Sendable {
         }
     }
 
+    /// The reader slots in use, of every process that has the store open: each with the process's
+    /// id and the LMDB transaction it reads (nil for a slot kept between reads).
+    package func readerSlots() -> [(pid: Int32, transaction: UInt64?)] {
+        environment.readerSlots()
+    }
+
     /// Clears the reader slots of processes that died inside a read; returns how many it cleared.
     package func clearStaleReaders() throws -> Int {
         try environment.checkReaders()

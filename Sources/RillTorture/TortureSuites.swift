@@ -1,0 +1,18 @@
+/// Every reliability suite, by the name `rill-torture` takes, in the order `rill-torture all` runs them.
+package enum TortureSuites {
+    package typealias Run = @Sendable (TortureOptions) throws -> TortureReport
+
+    package static let all: [(name: String, run: Run)] = [
+        ("kill", KillSuite.run),
+        ("power-cut", PowerCutSuite.run),
+        ("map-growth", MapGrowthSuite.run),
+        ("disk-full", DiskFullSuite.run),
+        ("io-error", IOErrorSuite.run),
+        ("hostile", HostileClientSuite.run),
+    ]
+
+    /// The worker roles the suites run as child processes (`rill-torture worker <role> …`).
+    package static let workers: [(role: String, run: @Sendable ([String]) throws -> Void)] = [
+        ("writer", TortureWriter.run)
+    ]
+}
