@@ -33,6 +33,13 @@ package struct HTTPRequestReader {
         var request = head
         request.body = Array(buffer[bodyStart..<bodyStart + length])
         buffer.removeSubrange(0..<bodyStart + length)
+        // A large body's capacity would stay with the connection for as long as it is kept alive.
+        if buffer.capacity > 1 << 20, buffer.count < 64 << 10 {
+            var kept: [UInt8] = []
+            kept.reserveCapacity(buffer.count)
+            kept.append(contentsOf: buffer)
+            buffer = kept
+        }
         pending = nil
         return request
     }

@@ -55,7 +55,9 @@ final class Connection: @unchecked Sendable {
         // Reads wait on deadlines of their own (below); a send may block up to `sendSeconds`.
         Socket.setTimeouts(fd, receive: options.idleSeconds, send: options.sendSeconds)
         var reader = HTTPRequestReader(limits: options.limits)
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        // Small while requests are: an idle connection holds little. It grows to 64 KiB once a
+        // read fills it (a large body), for fewer reads.
+        var buffer = [UInt8](repeating: 0, count: 4 << 10)
         var waitingSince = Self.now()
         var requestStarted: UInt64?
         var bodyDeadline: UInt64?
@@ -71,6 +73,8 @@ final class Connection: @unchecked Sendable {
             if let request {
                 guard begin() else { return }
                 let keepAlive = handle(request)
+                // A large body, and what was parsed from it, are free again: return the pages.
+                if request.body.count > 1 << 20 { MemoryTrim.soon() }
                 guard end(), keepAlive else { return }
                 waitingSince = Self.now()
                 requestStarted = reader.buffer.isEmpty ? nil : waitingSince
@@ -112,6 +116,7 @@ final class Connection: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {
                 buffer.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                if count == buffer.count, buffer.count < 64 << 10 { buffer = [UInt8](repeating: 0, count: 64 << 10) }
                 if requestStarted == nil { requestStarted = Self.now() }
                 continue
             }
@@ -211,13 +216,25 @@ final class Connection: @unchecked Sendable {
         let milliseconds = Double(Self.now() - started) / 1e6
         let line = "\(request.method) \(request.path) \(response.status) (\(String(format: "%.1f", milliseconds)) ms)"
         if response.status >= 500 {
-            Log.error(line + ": " + String(decoding: response.body, as: UTF8.self))
+            Log.error(line + ": " + Self.excerpt(response.body))
         } else if response.status >= 400 {
-            Log.warning(line + ": " + String(decoding: response.body, as: UTF8.self))
+            Log.warning(line + ": " + Self.excerpt(response.body))
         } else {
             Log.debug(line)
         }
         return Socket.write(fd, response.serialized(keepAlive: keepAlive))
+    }
+
+    /// The most of an error's body a log line holds. An error quotes what it was sent (a query's
+    /// text, with a caret line), and a client may send megabytes of it: the log must not grow by
+    /// as much at every request.
+    static let loggedBodyBytes = 1024
+
+    /// `body` for a log line: whole when short, else its start and its length.
+    static func excerpt(_ body: [UInt8]) -> String {
+        guard body.count > loggedBodyBytes else { return String(decoding: body, as: UTF8.self) }
+        // Decoding a cut sequence gives a replacement character, not an error.
+        return String(decoding: body[0..<loggedBodyBytes], as: UTF8.self) + "… (\(body.count) bytes)"
     }
 
     private func authorize(_ request: HTTPRequest) throws(HTTPError) {
@@ -229,11 +246,15 @@ final class Connection: @unchecked Sendable {
             // EventSource cannot send headers: the token may come in the URL instead.
             given = parameter
         }
+        // The connection is closed after a 401: a client without the token gets that answer
+        // and nothing more, and tries another token only on a new connection.
         guard let given else {
-            throw HTTPError(status: 401, code: "unauthorized", message: "a bearer token is required")
+            throw HTTPError(
+                status: 401, code: "unauthorized", message: "a bearer token is required", closesConnection: true)
         }
         guard Self.constantTimeEqual(Array(given.utf8), Array(token.utf8)) else {
-            throw HTTPError(status: 401, code: "unauthorized", message: "the bearer token is wrong")
+            throw HTTPError(
+                status: 401, code: "unauthorized", message: "the bearer token is wrong", closesConnection: true)
         }
     }
 

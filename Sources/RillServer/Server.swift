@@ -103,10 +103,42 @@ package final class Server: @unchecked Sendable {
     package func start() {
         for listener in listeners {
             Log.info("listening on \(listener.address)\(listener.needsToken ? " (bearer token required)" : "")")
+            if case .tcp(let host, _) = listener.address, !Self.isLoopback(host) {
+                Log.warning(
+                    "listening on \(listener.address) beyond loopback without TLS: the token and the data cross "
+                        + "the network in clear text; listen on 127.0.0.1 behind a TLS reverse proxy instead "
+                        + "(Documentation/Protocol.md, \"TLS through a reverse proxy\")")
+            }
             let thread = Thread { [self] in accept(on: listener.fd, needsToken: listener.needsToken) }
             thread.name = "rill.accept"
             thread.start()
         }
+    }
+
+    /// Whether `host`, a numeric address or a name, is the loopback interface: 127.0.0.0/8, ::1,
+    /// or a name that resolves only to those.
+    static func isLoopback(_ host: String) -> Bool {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { return false }
+        defer { freeaddrinfo(result) }
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let address = entry?.pointee {
+            switch address.ai_family {
+            case AF_INET:
+                let ipv4 = address.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }
+                guard UInt32(bigEndian: ipv4.sin_addr.s_addr) >> 24 == 127 else { return false }
+            case AF_INET6:
+                let ipv6 = address.ai_addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee }
+                let bytes = withUnsafeBytes(of: ipv6.sin6_addr) { Array($0) }
+                guard bytes == withUnsafeBytes(of: in6addr_loopback, { Array($0) }) else { return false }
+            default:
+                return false
+            }
+            entry = address.ai_next
+        }
+        return true
     }
 
     /// Waits until the server has stopped (``stop()``) and every connection has ended.
@@ -192,6 +224,24 @@ package final class Server: @unchecked Sendable {
         }
     }
 
+    /// Whether the peer of `client`, a Unix-socket connection, is the daemon's own user or root;
+    /// when not, it is answered 403 and closed. The socket's mode (0600) keeps other users out
+    /// already: this holds when it was made reachable all the same.
+    private func admitsPeer(of client: Int32) -> Bool {
+        let peer = PeerCredentials(of: client)
+        if let peer, peer.isTrusted { return true }
+        Log.warning(
+            "refused a local connection of "
+                + (peer.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a peer whose credentials are unknown")
+                + ": only uid \(geteuid()) and root are served on the Unix socket")
+        Socket.setTimeouts(client, receive: 1, send: 1)
+        let forbidden = HTTPError(
+            status: 403, code: "forbidden", message: "only the daemon's user and root are served on its Unix socket")
+        _ = Socket.write(client, HTTPResponse.error(forbidden).serialized(keepAlive: false))
+        close(client)
+        return false
+    }
+
     private func accept(on fd: Int32, needsToken: Bool) {
         let budget: Budget = !needsToken ? .local : options.token == nil ? .remote : .unauthenticated
         while true {
@@ -205,6 +255,7 @@ package final class Server: @unchecked Sendable {
                 usleep(100_000)
                 continue
             }
+            if !needsToken, !admitsPeer(of: client) { continue }
             let connection = Connection(fd: client, server: self, needsToken: needsToken)
             enum Admission { case accepted, full, stopping }
             let admission = state.withLock { state -> Admission in

@@ -150,6 +150,19 @@ do {
         }
         for (count, times) in seen.sorted(by: { $0.key < $1.key }) { say("seen \(count) \(times)") }
 
+    case "http-get":
+        // http-get <socket> <path>: a GET on the Unix socket; prints "status <code>", "closed"
+        // when the daemon closed the connection unanswered, or "refused <error>" when it cannot
+        // connect (run under `setpriv` as another user).
+        let client: HTTPTestClient
+        do {
+            client = try HTTPTestClient(unix: rest[0])
+        } catch {
+            say("refused \(error)")
+            exit(0)
+        }
+        say(client.request("GET", rest[1]).map { "status \($0.status)" } ?? "closed")
+
     case "open-as-nobody":
         // open-as-nobody <store>: drops root, then opens the store; prints the outcome.
         guard setgid(65534) == 0, setuid(65534) == 0 else { fail("cannot drop privileges") }

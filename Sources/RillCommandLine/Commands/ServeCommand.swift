@@ -25,6 +25,7 @@ struct ServeCommand: Command {
         // the next one (the token file, read while decoding the options, is closed again).
         StandardDescriptors.reserve()
         DescriptorLimit.raise()
+        MemoryTrim.mapLargeAllocations()
         // Before the socket exists: a signal sent as soon as a client can see it is not lost.
         let signals = ShutdownSignals()
         let path = options.store
