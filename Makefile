@@ -79,7 +79,8 @@ soak: deps
 	$(SWIFT) build -c release --product rill
 	.build/release/rill-torture soak --scale torture
 
-## The test suite under ThreadSanitizer, in a build directory of its own.
+## The test suite under ThreadSanitizer, in a build directory of its own (see "Threads" in
+## Documentation/Reliability.md). No suppressions: every lock Rill takes is one TSan sees.
 tsan: deps
 	$(SWIFT) test --sanitize=thread --build-path .build/tsan
 

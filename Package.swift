@@ -37,19 +37,20 @@ let package = Package(
         // HTTP/1.1 requests and responses, Unix and TCP sockets: no store, no domain words.
         .target(name: "RillHTTP"),
         // The daemon: a store served over HTTP and Server-Sent Events (`rill serve`).
-        .target(name: "RillServer", dependencies: ["Rill", "RillHTTP", "RillService"]),
+        .target(name: "RillServer", dependencies: ["Rill", "RillHTTP", "RillLocks", "RillService"]),
         // The client of the daemon's event streams (`rill watch --connect`).
         .target(name: "RillClient", dependencies: ["RillHTTP", "RillService"]),
         .executableTarget(
-            name: "RillCommandLine", dependencies: ["Rill", "RillService", "RillHTTP", "RillServer", "RillClient"]),
+            name: "RillCommandLine",
+            dependencies: ["Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient"]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
-        .executableTarget(name: "rill-bench", dependencies: ["Rill", "CLMDB", "RillWorkloads"]),
+        .executableTarget(name: "rill-bench", dependencies: ["Rill", "CLMDB", "RillLocks", "RillWorkloads"]),
         // The models and seeded generators that the benchmarks share with the tests: not test code.
         .target(name: "RillWorkloads", dependencies: ["Rill"]),
 
         // The reliability suites (`rill-torture`, `make torture`): crash, power-cut, full-disk,
         // I/O-error and hostile-client runs, each ended by a full verification of the store.
-        .target(name: "RillTorture", dependencies: ["Rill", "RillHTTP", "RillService", "RillWorkloads"]),
+        .target(name: "RillTorture", dependencies: ["Rill", "RillHTTP", "RillLocks", "RillService", "RillWorkloads"]),
         .executableTarget(name: "rill-torture", dependencies: ["RillTorture"]),
         // Journals or fails the writes and flushes of chosen files (C, for LD_PRELOAD).
         .target(name: "RillFaultShim", linkerSettings: [.linkedLibrary("dl")]),
@@ -57,11 +58,12 @@ let package = Package(
         // Helpers shared by the tests and the test helper process: temporary stores, test models,
         // the built `rill` and `rill serve` as processes, a raw HTTP client.
         .target(
-            name: "RillTestSupport", dependencies: ["Rill", "RillWorkloads", "RillHTTP"], path: "Tests/RillTestSupport"),
+            name: "RillTestSupport", dependencies: ["Rill", "RillWorkloads", "RillHTTP", "RillLocks"],
+            path: "Tests/RillTestSupport"),
         // A child process the tests spawn, kill and inspect (durability under SIGKILL, several writers).
         .executableTarget(
             name: "rill-test-helper",
-            dependencies: ["Rill", "RillWorkloads", "RillTestSupport"],
+            dependencies: ["Rill", "RillLocks", "RillWorkloads", "RillTestSupport"],
             path: "Tests/RillTestHelper"
         ),
         // A test target per module; those that run the built `rill` depend on it.
@@ -70,7 +72,8 @@ let package = Package(
         .testTarget(
             name: "RillTests",
             dependencies: [
-                "Rill", "RillStorage", "RillWorkloads", "RillTestSupport", "rill-test-helper", "RillCommandLine",
+                "Rill", "RillStorage", "RillLocks", "RillWorkloads", "RillTestSupport", "rill-test-helper",
+                "RillCommandLine",
             ]
         ),
         .testTarget(
@@ -79,13 +82,13 @@ let package = Package(
         .testTarget(
             name: "RillServerTests",
             dependencies: [
-                "Rill", "RillServer", "RillHTTP", "RillWorkloads", "RillTestSupport", "rill-test-helper",
+                "Rill", "RillServer", "RillHTTP", "RillLocks", "RillWorkloads", "RillTestSupport", "rill-test-helper",
                 "RillCommandLine",
             ]
         ),
         .testTarget(
             name: "RillClientTests",
-            dependencies: ["RillClient", "RillHTTP", "RillService", "RillWorkloads", "RillTestSupport"]),
+            dependencies: ["RillClient", "RillHTTP", "RillLocks", "RillService", "RillWorkloads", "RillTestSupport"]),
         .testTarget(
             name: "RillReliabilityTests",
             dependencies: [
@@ -96,7 +99,8 @@ let package = Package(
         .testTarget(
             name: "RillCommandLineTests",
             dependencies: [
-                "Rill", "RillStorage", "RillService", "RillWorkloads", "RillTestSupport", "rill-test-helper",
+                "Rill", "RillStorage", "RillLocks", "RillService", "RillWorkloads", "RillTestSupport",
+                "rill-test-helper",
                 "RillCommandLine", "library-demo", "settings-demo", "tasks-demo", "recipes-demo",
             ]
         ),

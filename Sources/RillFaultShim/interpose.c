@@ -62,9 +62,16 @@ static void watch(int fd, const char *path, int flags) {
     rill_journal_opened(fd, path, flags);
 }
 
-#define REAL(name, type)                                      \
-    static type real_##name;                                  \
-    if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
+// The real function, looked up once. The cache is read and written atomically: threads that
+// make their first call at once race to fill it (with the same pointer), which ThreadSanitizer
+// rightly reports for a plain variable.
+#define REAL(name, type)                                                          \
+    static type cached_##name;                                                    \
+    type real_##name = __atomic_load_n(&cached_##name, __ATOMIC_ACQUIRE);         \
+    if (!real_##name) {                                                           \
+        real_##name = (type)dlsym(RTLD_NEXT, #name);                              \
+        __atomic_store_n(&cached_##name, real_##name, __ATOMIC_RELEASE);          \
+    }
 
 typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);

@@ -1,8 +1,8 @@
 import Foundation
 import Rill
 import RillHTTP
+import RillLocks
 import RillService
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -21,7 +21,7 @@ final class Connection: @unchecked Sendable {
     let fd: Int32
     unowned let server: Server
     let needsToken: Bool
-    private let phase = Mutex(Phase.idle)
+    private let phase = Lock(Phase.idle)
     private var subscription: Subscription?
     /// A TCP connection is unauthenticated until a request of it shows the token.
     private var authenticated = false

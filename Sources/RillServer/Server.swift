@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Rill
 import RillHTTP
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -21,7 +21,7 @@ package final class Server: @unchecked Sendable {
     /// How it serves: sockets, token, limits, deadlines.
     package let options: ServerOptions
     private let listeners: [(fd: Int32, address: SocketAddress, needsToken: Bool)]
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let finished = DispatchSemaphore(value: 0)
 
     /// The connections a connection counts against, each with its own limit.

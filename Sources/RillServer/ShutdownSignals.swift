@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +24,7 @@ package final class ShutdownSignals: Sendable {
         var server: Server?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Takes over SIGTERM and SIGINT for this process; call it once.
     package init() {

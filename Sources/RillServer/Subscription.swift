@@ -1,7 +1,7 @@
 import Dispatch
 import Rill
 import RillHTTP
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -36,7 +36,7 @@ final class Subscription: Sendable {
         var signaled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let limit: Int
     /// The wake-up pipe: read end, write end (both non-blocking).
     private let wake: (read: Int32, write: Int32)

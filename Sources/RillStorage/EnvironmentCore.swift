@@ -23,7 +23,7 @@ final class EnvironmentCore: @unchecked Sendable {
     /// `MDB_MAP_FULL`) or adopting a size grown by another process (after `MDB_MAP_RESIZED`)
     /// holds it exclusively.
     private let gate = ReadWriteLock()
-    private let databases = Mutex<[String: Database]>([:])
+    private let databases = Lock<[String: Database]>([:])
     /// The file's last page in use when stale reader slots were last cleared (see
     /// `clearStaleReadersIfGrown`); only the writer thread touches it.
     private let lastPageAtReaderCheck = Atomic<Int>(0)

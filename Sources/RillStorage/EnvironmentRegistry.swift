@@ -1,6 +1,6 @@
 import CLMDB
 import Foundation
-import Synchronization
+import RillLocks
 
 /// The process-wide table of open environments.
 final class EnvironmentRegistry: Sendable {
@@ -11,7 +11,7 @@ final class EnvironmentRegistry: Sendable {
         var users: Int
     }
 
-    private let entries = Mutex<[FileID: Entry]>([:])
+    private let entries = Lock<[FileID: Entry]>([:])
 
     func open(directory: String, options: EnvironmentOptions) throws -> EnvironmentCore {
         // Opening and closing run under the lock, so an environment is never opened while

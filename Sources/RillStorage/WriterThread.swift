@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RillLocks
 import Synchronization
 
 /// The one OS thread on which an environment's write transactions run.
@@ -27,7 +28,7 @@ final class WriterThread: Sendable {
     /// jobs are waiting for the disk.
     private static let shortJobNanoseconds: UInt64 = 100_000
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let pending = Atomic<Int>(0)
     private let sleeping = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)

@@ -1,6 +1,6 @@
 import Foundation
 import RillHTTP
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -140,7 +140,7 @@ struct HostileClients {
     /// The slowloris clients, on threads of their own.
     final class Slowloris: @unchecked Sendable {
         // Sendable: `found` is behind its lock; the rest is immutable.
-        private let found = Mutex<[String]>([])
+        private let found = Lock<[String]>([])
         private let group = DispatchGroup()
 
         init(plan: HostileClientSuite.Plan, unix: String, port: UInt16) {

@@ -1,6 +1,6 @@
 import Foundation
 import RillHTTP
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +15,7 @@ final class HostileProbe: @unchecked Sendable {
     let target: String
     let expectedRows: Int
     private let socket: String
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let finished = DispatchSemaphore(value: 0)
 
     private struct State {

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import RillLocks
 
 /// Samples the daemon of the `hostile` suite every 50 ms, on a thread of its own, until stopped:
 /// the peaks of its resident memory, open descriptors and threads.
 final class HostileSampler: @unchecked Sendable {
     // Sendable: the peaks are behind their lock; the daemon is only read through `/proc`.
     private let daemon: HostileDaemon
-    private let peaks = Mutex((resident: 0, descriptors: 0, threads: 0, stopping: false))
+    private let peaks = Lock((resident: 0, descriptors: 0, threads: 0, stopping: false))
     private let finished = DispatchSemaphore(value: 0)
 
     init(_ daemon: HostileDaemon) {

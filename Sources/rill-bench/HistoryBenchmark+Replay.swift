@@ -1,6 +1,6 @@
 import Foundation
 import Rill
-import Synchronization
+import RillLocks
 
 extension HistoryBenchmark {
     /// The replay rate of `Store.rebuild` and of `rill rebuild`, in changes per second, beside raw
@@ -62,7 +62,7 @@ extension HistoryBenchmark {
         // The replay phase of a rebuild, from the progress it reports (at 0, every 1,024 commits,
         // and at the end), and the whole rebuild.
         func rebuild() throws -> (replay: Phases, whole: Double) {
-            let marks = Mutex<(start: Double, tailStart: Double, end: Double)>((0, 0, 0))
+            let marks = Lock<(start: Double, tailStart: Double, end: Double)>((0, 0, 0))
             let start = now()
             let report = try store.rebuild { progress in
                 guard progress.phase == .replayingLog else { return }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Rill
+import RillLocks
 import RillWorkloads
 
 /// `rill-bench resume`: how fast a watch that resumes from an earlier commit replays the commits

@@ -1,5 +1,6 @@
 import Foundation
 import Rill
+import RillLocks
 import RillWorkloads
 import Synchronization
 
@@ -191,7 +192,7 @@ struct ServeBenchmark {
 
     private func runInProcess(_ directory: URL, ids: [UUID]) throws -> Outcome {
         let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: directory))
-        let received = Mutex<[(sequence: UInt64, time: Double)]>([])
+        let received = Lock<[(sequence: UInt64, time: Double)]>([])
         var queries: [RecordLiveQuery] = []
         for index in 0..<subscribers {
             let query = try QueryParser.parse(query(index))
@@ -203,7 +204,7 @@ struct ServeBenchmark {
                     }
                 })
         }
-        let acknowledged = Mutex<[UInt64: Double]>([:])
+        let acknowledged = Lock<[UInt64: Double]>([:])
         let start = now()
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<writers {
@@ -233,7 +234,7 @@ struct ServeBenchmark {
     }
 
     private func runServed(_ transport: Transport, writers: Int, seconds: Double, ids: [UUID]) throws -> Outcome {
-        let received = Mutex<[(sequence: UInt64, time: Double)]>([])
+        let received = Lock<[(sequence: UInt64, time: Double)]>([])
         let resets = Atomic<Int>(0)
         let ready = Atomic<Int>(0)
         var connections: [Int32] = []
@@ -273,8 +274,8 @@ struct ServeBenchmark {
         // Every subscriber has its initial results before the saves start.
         let deadline = now() + 60
         while ready.load(ordering: .relaxed) < subscribers, now() < deadline { usleep(10_000) }
-        let acknowledged = Mutex<[UInt64: Double]>([:])
-        let roundTrips = Mutex<[Double]>([])
+        let acknowledged = Lock<[UInt64: Double]>([:])
+        let roundTrips = Lock<[Double]>([])
         let start = now()
         let done = DispatchSemaphore(value: 0)
         let header = transport.header

@@ -1,6 +1,6 @@
 import Foundation
+import RillLocks
 import RillTestSupport
-import Synchronization
 import Testing
 
 @testable import RillClient
@@ -27,7 +27,7 @@ import Testing
         let path = directory.path("rill.sock")
         let listener = try Socket.listen(.unix(path))
         defer { close(listener) }
-        let requests = Mutex<[String]>([])
+        let requests = Lock<[String]>([])
         let results = ServerSentEvent.results([], sequence: 4)
         let refusal = ServiceError(status: 404, code: "unknownEntity", message: "the store has no entity X").json
         let responses = [
@@ -70,7 +70,7 @@ import Testing
         let path = directory.path("rill.sock")
         let listener = try Socket.listen(.unix(path))
         defer { close(listener) }
-        let requests = Mutex<[String]>([])
+        let requests = Lock<[String]>([])
         let events = [ServerSentEvent.results([], sequence: 4), ServerSentEvent.progress(9)]
         let refusal = ServiceError(status: 404, code: "unknownEntity", message: "gone").json
         let responses = [

@@ -1,7 +1,7 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -54,7 +54,7 @@ import Testing
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Read while it runs, so that a full pipe cannot stall it.
-        let collected = Mutex<(output: Data, error: Data)>((Data(), Data()))
+        let collected = Lock<(output: Data, error: Data)>((Data(), Data()))
         let done = DispatchGroup()
         for (pipe, isError) in [(output, false), (error, true)] {
             done.enter()

@@ -1,7 +1,7 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -29,7 +29,7 @@ import Testing
     /// closes the connection (what it answered), or 30 s pass (nil).
     final class Dribbler: @unchecked Sendable {
         let client: HTTPTestClient
-        private let outcome = Mutex<String?>(nil)
+        private let outcome = Lock<String?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
         init(_ client: HTTPTestClient, first: String, next: @escaping @Sendable (Int) -> String) {

@@ -1,7 +1,7 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -396,7 +396,7 @@ import Testing
     @Test func sigtermDuringLoadKeepsEveryAcknowledgedSave() throws {
         let (path, container) = try makeStore()
         let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
-        let acknowledged = Mutex<[(id: Int, seq: UInt64)]>([])
+        let acknowledged = Lock<[(id: Int, seq: UInt64)]>([])
         let writers = (0..<4).map { writer in
             Thread {
                 guard let client = try? HTTPTestClient(unix: daemon.socket) else { return }

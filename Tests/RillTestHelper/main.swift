@@ -2,9 +2,9 @@
 // can kill it at any moment, run two of them at once, or run it under another user.
 import Foundation
 import Rill
+import RillLocks
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -230,7 +230,7 @@ do {
         let standardError = dup(STDERR_FILENO)
         if slave >= 0 { dup2(slave, STDERR_FILENO) }
         say("terminal \(isatty(STDERR_FILENO) != 0 ? "yes" : "no")")
-        let reports = Mutex<[StoreProgress]>([])
+        let reports = Lock<[StoreProgress]>([])
         _ = try ModelContainer(for: IndexedItem.self, configurations: ModelConfiguration(url: url)) { progress in
             reports.withLock { $0.append(progress) }
         }

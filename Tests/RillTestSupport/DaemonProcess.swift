@@ -1,4 +1,5 @@
 import Foundation
+import RillHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -27,11 +28,17 @@ package final class DaemonProcess: @unchecked Sendable {
         process.standardError = standardError ?? FileHandle(forWritingAtPath: log)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        // Until the socket accepts a connection: its file alone may be one a killed daemon left,
+        // which this one has yet to replace.
         let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: socket), Date() < deadline, process.isRunning {
+        while Date() < deadline, process.isRunning {
+            if let probe = try? Socket.connect(.unix(socket)) {
+                close(probe)
+                break
+            }
             usleep(10_000)
         }
-        // The socket file exists from bind; give listen and the accept thread a moment.
+        // Give the accept thread a moment.
         usleep(50_000)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -8,8 +8,8 @@ import Synchronization
 /// A raw Server-Sent Events reader on its own thread.
 package final class EventStreamReader: @unchecked Sendable {
     package let client: HTTPTestClient
-    package let events = Mutex<[(name: String, id: UInt64, data: String)]>([])
-    package let status = Mutex<Int?>(nil)
+    package let events = Lock<[(name: String, id: UInt64, data: String)]>([])
+    package let status = Lock<Int?>(nil)
 
     /// Subscribes to `query` on `client` (nil: the request was sent already) and reads.
     package init(_ client: HTTPTestClient, query: String?, lastEventID: UInt64? = nil, extraHeaders: [String] = []) {

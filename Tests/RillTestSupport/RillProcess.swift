@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +9,7 @@ import Synchronization
 package final class RillProcess: @unchecked Sendable {
     // Sendable: `lines` is behind its lock; the process is only signalled and waited for.
     package let process: Process
-    private let lines = Mutex<[String]>([])
+    private let lines = Lock<[String]>([])
 
     package init(_ arguments: [String]) throws {
         let process = Process()

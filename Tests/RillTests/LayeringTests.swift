@@ -24,18 +24,18 @@ import Testing
         "Sources/Rill/Log": ["RillLocks", "RillStorage"],
         "Sources/RillService": ["Rill"],
         "Sources/RillHTTP": [],
-        "Sources/RillServer": ["Rill", "RillHTTP", "RillService"],
+        "Sources/RillServer": ["Rill", "RillHTTP", "RillLocks", "RillService"],
         "Sources/RillClient": ["RillHTTP", "RillService"],
-        "Sources/RillCommandLine": ["Rill", "RillService", "RillHTTP", "RillServer", "RillClient"],
+        "Sources/RillCommandLine": ["Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient"],
         "Sources/RillWorkloads": ["Rill"],
         // Its baseline is raw LMDB through the C API, beside Rill doing the same work.
-        "Sources/rill-bench": ["Rill", "CLMDB", "RillWorkloads"],
+        "Sources/rill-bench": ["Rill", "CLMDB", "RillLocks", "RillWorkloads"],
         "Samples/Library": ["Rill"],
         "Samples/Settings": ["Rill"],
         "Samples/Tasks": ["Rill"],
         "Samples/Recipes": ["Rill"],
-        "Tests/RillTestSupport": ["Rill", "RillWorkloads", "RillHTTP"],
-        "Tests/RillTestHelper": ["Rill", "RillWorkloads", "RillTestSupport"],
+        "Tests/RillTestSupport": ["Rill", "RillWorkloads", "RillHTTP", "RillLocks"],
+        "Tests/RillTestHelper": ["Rill", "RillLocks", "RillWorkloads", "RillTestSupport"],
     ]
 
     /// The modules of the package, by their directory: the names the table governs (any other import, such as

@@ -1,4 +1,4 @@
-import Synchronization
+import RillLocks
 
 /// Chunk memory kept for reuse: a commit copies the chunks it changes and lets go of the copies
 /// an earlier commit made, so the same few hundred chunks go round. Taking them from here
@@ -9,7 +9,7 @@ enum ChunkPool {
     static let capacity = 1_024
 
     /// Free chunks, by address (an address is Sendable, a pointer is not).
-    private static let free = Mutex<[UInt]>([])
+    private static let free = Lock<[UInt]>([])
 
     /// A chunk with room for `RowList.chunkCapacity` slots, none initialized.
     static func take() -> UnsafeMutablePointer<RowList.Slot> {

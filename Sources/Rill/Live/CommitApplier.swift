@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RillLocks
 import Synchronization
 
 /// Applies the affected queries of one commit on two threads: the follower's and a helper's.
@@ -51,7 +52,7 @@ final class CommitApplier: @unchecked Sendable {
     /// Bumped each time a round is posted.
     private let posted = Atomic<Int>(0)
     /// The round posted last, while it runs.
-    private let round = Mutex<Round?>(nil)
+    private let round = Lock<Round?>(nil)
 
     private enum Helper {
         static let asleep = 0

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import RillLocks
 
 /// The serial queue through which observers of live queries on one dispatch queue are called:
 /// it keeps each observer's changes in commit order on a concurrent queue too.
@@ -16,10 +16,10 @@ final class DeliveryQueue: Sendable {
     let serial: DispatchQueue
     private let key: ObjectIdentifier
     /// Calls not yet made, and whether a block that makes them is on its way.
-    private let mailbox = Mutex<(calls: [@Sendable () -> Void], scheduled: Bool)>(([], false))
+    private let mailbox = Lock<(calls: [@Sendable () -> Void], scheduled: Bool)>(([], false))
 
     /// A class, not a struct: with Swift 6.3.1 at `-Onone`, a struct of a weak reference and
-    /// another field, kept in a dictionary inside a `Mutex`, crashes when the weak reference is
+    /// another field, kept in a dictionary inside a `Lock`, crashes when the weak reference is
     /// read in `withLock`.
     private final class Entry: @unchecked Sendable {
         // Sendable: read and written under `registry`'s lock only.
@@ -35,7 +35,7 @@ final class DeliveryQueue: Sendable {
 
     /// By target queue; an entry's target stays alive as long as its delivery queue does, so
     /// its identifier names no other object meanwhile.
-    private static let registry = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let registry = Lock<[ObjectIdentifier: Entry]>([:])
 
     private init(target: DispatchQueue) {
         self.target = target

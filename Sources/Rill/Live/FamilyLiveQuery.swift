@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RillLocks
-import Synchronization
 
 /// The results of a deep fetch of a family (``FamilyDescriptor``), kept current: every kind's
 /// models, each as the kind its record names, with one ``ResultsChange`` after each commit that
@@ -29,7 +28,7 @@ public final class FamilyLiveQuery<Base: Sendable>: @unchecked Sendable {
     private let link: Link
     private var snapshot = RowSnapshot.empty
     private var failure: RillError?
-    private let observers = Mutex(Observers())
+    private let observers = Lock(Observers())
 
     private struct Observers {
         var nextID = 0

@@ -1,10 +1,10 @@
 import Dispatch
-import Synchronization
+import RillLocks
 
 /// A job's outcome, waited for by the thread that asked for it.
 final class JobCompletion: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let outcome = Mutex<Result<Void, any Error>?>(nil)
+    private let outcome = Lock<Result<Void, any Error>?>(nil)
 
     func complete(_ result: Result<Void, any Error>) {
         outcome.withLock { $0 = result }

@@ -1,4 +1,4 @@
-import Synchronization
+import RillLocks
 
 /// A registration of an observer of a live query; the observer hears nothing more once it is
 /// cancelled, by ``cancel()`` or when the observation is released.
@@ -15,10 +15,10 @@ import Synchronization
 /// dropped there, unread.
 public final class LiveObservation: Sendable {
     let flag = CancellationFlag()
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Lock<(@Sendable () -> Void)?>
 
     init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Lock(onCancel)
     }
 
     /// Stops the observer. The live query releases it (and what its closure captured) at once,

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Observation
 import RillLocks
-import Synchronization
 
 /// The results of a fetch, kept current: after every save to the store — from this process or
 /// another — that changes them, a live query holds the new results and tells its observers how
@@ -63,9 +62,9 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     /// posted only to the observers added before its results were published.
     private var publications = 0
     /// For a query resumed from a token, until its first observer: the results at the token.
-    private let resumePoint = Mutex<ResumePoint?>(nil)
+    private let resumePoint = Lock<ResumePoint?>(nil)
     private var state: State
-    private let observers = Mutex(LiveObservers())
+    private let observers = Lock(LiveObservers())
 
     private struct State {
         var descriptor: FetchDescriptor<T>

@@ -1,6 +1,5 @@
 import Foundation
 import RillLocks
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -47,9 +46,9 @@ final class LogFollower: @unchecked Sendable {
         var stopping = false
     }
 
-    private let shared = Mutex(Shared())
+    private let shared = Lock(Shared())
     /// The follower thread, once it runs (to refuse waiting for it on itself).
-    private let threadID = Mutex<pthread_t?>(nil)
+    private let threadID = Lock<pthread_t?>(nil)
     /// Wakes the thread: the log's commits, and the jobs it is given.
     private let watch: LogWatch
 

@@ -1,8 +1,8 @@
-import Synchronization
+import RillLocks
 
 /// The followers of this process, one per store file, each alive while it has live queries.
 enum LogFollowers {
-    private static let followers = Mutex<[StoreFileID: (follower: LogFollower, users: Int)]>([:])
+    private static let followers = Lock<[StoreFileID: (follower: LogFollower, users: Int)]>([:])
 
     /// The follower of `store`'s file, started if needed; balance with `release`.
     static func retain(for store: Store) throws -> LogFollower {

@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 import Synchronization
 
 #if canImport(Glibc)
@@ -80,9 +81,9 @@ package final class LogWatch: Sendable {
     /// The write end of a watch's pipe; closed under the table's lock, so a post never writes to
     /// a descriptor that was closed (and perhaps reused).
     private final class Signal: Sendable {
-        private let fd: Mutex<Int32>
+        private let fd: Lock<Int32>
 
-        init(fd: Int32) { self.fd = Mutex(fd) }
+        init(fd: Int32) { self.fd = Lock(fd) }
 
         func post() {
             fd.withLock { fd in
@@ -104,7 +105,7 @@ package final class LogWatch: Sendable {
     }
 
     /// The watches of this process, by store file.
-    private static let watches = Mutex<[StoreFileID: [Signal]]>([:])
+    private static let watches = Lock<[StoreFileID: [Signal]]>([:])
     /// How many watches exist: a commit checks this before taking the lock.
     private static let count = Atomic<Int>(0)
 

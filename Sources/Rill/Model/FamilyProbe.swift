@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RillLocks
 
 /// Which stored field a key path on a family's base reads in every kind.
 ///
@@ -13,7 +13,7 @@ import Synchronization
 final class FamilyProbe: Sendable {
     /// Two probes of each kind: the values, as the base, and their records.
     private let probes: [[(value: any Sendable, record: RecordValue)]]
-    private let resolved = Mutex<[FamilyTranslation.KeyPathKey: [String]?]>([:])
+    private let resolved = Lock<[FamilyTranslation.KeyPathKey: [String]?]>([:])
 
     private init(probes: [[(value: any Sendable, record: RecordValue)]]) { self.probes = probes }
 
@@ -31,7 +31,7 @@ final class FamilyProbe: Sendable {
         return probe
     }
 
-    private static let cache = Mutex<[ObjectIdentifier: FamilyProbe]>([:])
+    private static let cache = Lock<[ObjectIdentifier: FamilyProbe]>([:])
 
     private static func probe<K: PersistentModel, Base>(
         _ type: K.Type, in family: ModelFamily, as base: Base.Type

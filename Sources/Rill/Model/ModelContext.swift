@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RillLocks
 
 /// The place where models are inserted, deleted, saved and fetched.
 ///
@@ -42,8 +42,8 @@ public final class ModelContext: Sendable {
     /// A context's mutable part. The container keeps its main context's core, so that every
     /// `mainContext` handle shares one set of staged changes without a reference cycle.
     final class Core: Sendable {
-        let state = Mutex(State())
-        let saveLock = Mutex(())
+        let state = Lock(State())
+        let saveLock = Lock(())
         init() {}
     }
 

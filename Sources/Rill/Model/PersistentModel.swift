@@ -1,4 +1,4 @@
-import Synchronization
+import RillLocks
 
 /// A type whose values Rill stores: a `Codable` value type with a stable identifier.
 ///
@@ -57,7 +57,7 @@ extension PersistentModel {
 
 /// Type names, computed once: `String(describing:)` is too slow for every insert.
 private enum EntityNames {
-    static let cache = Mutex<[ObjectIdentifier: String]>([:])
+    static let cache = Lock<[ObjectIdentifier: String]>([:])
 
     static func name(of type: Any.Type) -> String {
         let key = ObjectIdentifier(type)

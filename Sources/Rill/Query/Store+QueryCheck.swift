@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RillLocks
 
 extension Store {
     /// Checks a text query against what its entity's records hold: a field that none of them

@@ -1,6 +1,6 @@
 import Foundation
+import RillLocks
 import RillStorage
-import Synchronization
 
 /// A change ready to be written: the model already encoded, its identifier already a key.
 package struct PreparedChange: Sendable {

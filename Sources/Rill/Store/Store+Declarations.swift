@@ -1,6 +1,6 @@
 import Foundation
+import RillLocks
 import RillStorage
-import Synchronization
 
 extension Store {
     // MARK: - Declaring entities

@@ -1,6 +1,6 @@
 import Foundation
+import RillLocks
 import RillStorage
-import Synchronization
 
 extension Store {
     /// Turns JSON changes into changes ready to save: the entity must exist (or be declared), identifiers must

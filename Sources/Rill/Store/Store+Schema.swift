@@ -1,6 +1,6 @@
 import Foundation
+import RillLocks
 import RillStorage
-import Synchronization
 
 extension Store {
     private static func schemaCatalogKey(for entity: String) -> [UInt8] { Array("schema:\(entity)".utf8) }

@@ -1,6 +1,6 @@
 import Foundation
+import RillLocks
 import RillStorage
-import Synchronization
 
 /// A store directory opened by this process: the log, the projections and the entity catalog.
 ///
@@ -28,13 +28,13 @@ package final class Store: Sendable {
     /// Told how far index builds have come (see `StoreProgress`); nil for silence.
     let progress: (@Sendable (StoreProgress) -> Void)?
     /// Entities loaded from the catalog, and the catalog version they reflect.
-    let catalog = Mutex(Catalog())
+    let catalog = Lock(Catalog())
     /// What each entity's records look like, learned for changes given as JSON (see `prepare`).
-    let recordShapes = Mutex<[String: RecordShape]>([:])
+    let recordShapes = Lock<[String: RecordShape]>([:])
     /// Each entity's evolution as its current schema describes it, with the schema's stored
     /// bytes it was read from and the number of the read transaction that last found it so (see
     /// `evolution(of:in:)`).
-    let evolutions = Mutex<[String: (schema: [UInt8], evolution: RecordEvolution?, seen: UInt64?)]>([:])
+    let evolutions = Lock<[String: (schema: [UInt8], evolution: RecordEvolution?, seen: UInt64?)]>([:])
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]

@@ -17,6 +17,10 @@ struct ServeCommand: Command {
 
               curl --unix-socket store/rill.sock 'http://rill/v1/query?q=Book%20limit%205'
               curl -N --unix-socket store/rill.sock 'http://rill/v1/subscribe?q=Book'
+
+            The Unix socket serves the daemon's user and root only. TCP (--listen) is plain
+            HTTP with a bearer token: to serve other machines, keep it on 127.0.0.1 behind a
+            reverse proxy that terminates TLS (Protocol.md, "TLS through a reverse proxy").
             """
     )
 

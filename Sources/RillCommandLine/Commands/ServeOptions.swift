@@ -9,7 +9,8 @@ struct ServeOptions: CommandOptions {
         "socket", valueName: "path", help: "The Unix socket (default: <store>/rill.sock, mode 0600).")
     static let listen = ValueOption(
         "listen", valueName: "host:port",
-        help: "Also listen on TCP (':8080' is loopback); every request then needs the token."
+        help: "Also listen on TCP (':8080' is loopback); every request then needs the token. There is no "
+            + "TLS: beyond loopback, put a TLS reverse proxy in front (Protocol.md)."
     ) { text in
         guard let address = SocketAddress.tcp(text) else {
             throw UsageError("--listen takes host:port, [v6]:port or :port; got '\(text)'")

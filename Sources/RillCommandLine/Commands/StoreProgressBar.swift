@@ -1,6 +1,6 @@
 import Foundation
 import Rill
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +15,7 @@ final class StoreProgressBar: Sendable {
         var shown = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// A handler for `Store` that draws the bar, or nil (silence) when standard error is not a terminal.
     static func handlerIfTerminal() -> (@Sendable (StoreProgress) -> Void)? {

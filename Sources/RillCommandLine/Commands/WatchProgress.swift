@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import Rill
+import RillLocks
 import RillService
-import Synchronization
 
 /// The progress lines of `rill watch --json` on a store (Documentation/Protocol.md, "Progress"):
 /// `{"seq":N}` when commits went by without changing the results and nothing was printed for an
@@ -12,11 +12,11 @@ import Synchronization
 /// its own looks, an interval after the last line, whether the store moved on, and asks the live
 /// query for a report, which comes to the handler after every change up to its commit.
 final class WatchProgress: Sendable {
-    private let schedule: Mutex<ProgressSchedule>
+    private let schedule: Lock<ProgressSchedule>
 
     /// Progress every `interval` seconds (nil or 0: never), after the lines up to `sequence`.
     init(interval: Double?, sequence: UInt64) {
-        schedule = Mutex(ProgressSchedule(interval: interval, sequence: sequence, now: Self.now()))
+        schedule = Lock(ProgressSchedule(interval: interval, sequence: sequence, now: Self.now()))
     }
 
     /// The results as of `sequence` were printed.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Observation
+import RillLocks
 import RillStorage
 import RillTestSupport
 import RillWorkloads
@@ -368,7 +369,7 @@ import Testing
         let container = try container()
         let context = ModelContext(container)
         let query = try LiveQuery(FetchDescriptor<Counter>(), in: container)
-        let outcome = Mutex<RillError.Code?>(nil)
+        let outcome = Lock<RillError.Code?>(nil)
         withObservationTracking {
             _ = query.count
         } onChange: {
@@ -450,7 +451,7 @@ import Testing
         let low = try LiveQuery(FetchDescriptor<Counter>(predicate: #Predicate { $0.value < 20 }), in: container)
         let high = try LiveQuery(FetchDescriptor<Counter>(predicate: #Predicate { $0.value >= 20 }), in: container)
         let queue = DispatchQueue(label: "observer")
-        let seen = Mutex<[(UInt64, Int, UInt64)]>([])
+        let seen = Lock<[(UInt64, Int, UInt64)]>([])
         let observation = low.observe(on: queue) { change in
             // The other query already shows this commit: the two still partition the 40 records.
             let (lowResults, highResults) = (low.results, high.results)

@@ -1,7 +1,7 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -16,7 +16,7 @@ import Testing
 
     /// What one query's handler was told, in order.
     final class Events: Sendable {
-        let received = Mutex<[RecordLiveQuery.Event]>([])
+        let received = Lock<[RecordLiveQuery.Event]>([])
         func take() -> [RecordLiveQuery.Event] {
             received.withLock { events in
                 defer { events = [] }; return events

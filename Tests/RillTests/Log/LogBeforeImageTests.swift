@@ -1,8 +1,8 @@
 import Foundation
+import RillLocks
 import RillStorage
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -177,7 +177,7 @@ import Testing
 
     /// Phases reported during an open.
     final class ProgressLog: Sendable {
-        private let phases = Mutex<[StoreProgress.Phase]>([])
+        private let phases = Lock<[StoreProgress.Phase]>([])
         func add(_ phase: StoreProgress.Phase) { phases.withLock { $0.append(phase) } }
         var all: [StoreProgress.Phase] { phases.withLock { $0 } }
     }

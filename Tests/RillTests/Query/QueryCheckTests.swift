@@ -1,7 +1,7 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill

@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 
 @testable import Rill
 

@@ -1,7 +1,7 @@
 import Foundation
+import RillLocks
 import RillStorage
 import RillTestSupport
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -148,7 +148,7 @@ import Testing
         let source = try makeStore()
         for round in 0..<20 {
             let destination = directory.path("race-\(round)")
-            let outcomes = Mutex<[Result<UInt64, any Error>]>([])
+            let outcomes = Lock<[Result<UInt64, any Error>]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { _ in
                 let outcome = Result<UInt64, any Error> { try source.backup(to: destination) }
                 outcomes.withLock { $0.append(outcome) }

@@ -1,8 +1,8 @@
 import Foundation
+import RillLocks
 import RillStorage
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -109,7 +109,7 @@ import Testing
 
         try Self.clearProjections(of: store)
         #expect(try !store.check().isHealthy)
-        let reports = Mutex<[StoreProgress]>([])
+        let reports = Lock<[StoreProgress]>([])
         let report = try store.rebuild { progress in reports.withLock { $0.append(progress) } }
 
         let rebuilt = try Self.contents(of: store)

@@ -1,7 +1,7 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -95,7 +95,7 @@ import Testing
 
     final class Events: @unchecked Sendable {
         // Appended on the follower's thread, taken on the test's.
-        private let events = Mutex<[RecordLiveQuery.Event]>([])
+        private let events = Lock<[RecordLiveQuery.Event]>([])
         func append(_ event: RecordLiveQuery.Event) { events.withLock { $0.append(event) } }
         func take() -> [RecordLiveQuery.Event] {
             events.withLock { events in

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RillLocks
 
 /// The stored property names a key path reads, derived from its description
 /// (`\Book.address.city` → `["address", "city"]`).
@@ -78,7 +78,7 @@ package enum KeyPathNames {
         let root: ObjectIdentifier
     }
 
-    private static let cache = Mutex<[CacheKey: Resolved]>([:])
+    private static let cache = Lock<[CacheKey: Resolved]>([:])
 
     private static func computeNames(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
         let text = String(describing: keyPath)

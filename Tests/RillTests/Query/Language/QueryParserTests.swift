@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
 import Testing

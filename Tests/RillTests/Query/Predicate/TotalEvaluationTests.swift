@@ -1,7 +1,7 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -261,7 +261,7 @@ extension PredicateBook: PersistentModel {}
             let rows = try container.store.run(QueryParser.parse(text))
             let ids = rows.map { row in row.key.withUnsafeBytes { Int(storageKey: $0)! } }.sorted()
             #expect(ids == expected, "seed \(generator.random.seed), round \(round): \(text)")
-            let received = Mutex<[QueryRow]>([])
+            let received = Lock<[QueryRow]>([])
             let live = try RecordLiveQuery(QueryParser.parse(text), store: container.store) { event in
                 if case .initial(let rows, _) = event { received.withLock { $0 = rows } }
             }
