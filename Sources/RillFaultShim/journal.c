@@ -11,25 +11,31 @@
 // NAME.journal is a header of 64 bytes followed by records:
 //
 //   header:  "RILLJNL1", end (u64: where the committed records end), folding (u64: nonzero while a
-//            fold of the records up to that offset runs), then zeros
-//   record:  offset (u64: where the write landed in the file), length (u32), flags (u32: 1 when
-//            the write was durable when it returned, a write to an O_DSYNC/O_SYNC descriptor),
-//            then the written bytes
+//            fold of the records up to that offset runs), generation (u64: how many folds ended),
+//            then zeros
+//   record:  offset (u64: where the write lands in the file), length (u32), flags (u32), then the
+//            bytes. Flags: 1 durable (a write to an O_DSYNC/O_SYNC descriptor: on disk when it
+//            returns), 2 in flight (journaled before the call, cleared when it returns: a process
+//            killed during the call may or may not have written it), 4 failed (the call wrote
+//            nothing, or less, then journaled again as what it wrote)
 //
 // Every process of the store shares the two files. Each append or fold runs under an exclusive
 // flock of the journal (and a mutex, for the threads of one process), and stays sound when the
 // process is killed at any instruction:
 // - an append writes its record past `end`, then moves `end` with one pwrite: a record cut short
-//   by a kill lies past `end` and is never read; its write had not returned to the process;
+//   by a kill lies past `end` and is never read; its write had not started;
+// - a write is journaled before it runs (in flight), and its flags are set when it returned;
 // - a fold sets `folding` to `end`, applies the records to the synced image, then resets `end`
-//   and `folding` together with one pwrite. A fold cut short leaves `folding` set, and whoever
+//   and `folding` (and counts a generation) with one pwrite. A fold cut short leaves `folding` set, and whoever
 //   takes the lock next (a process or the harness) applies the same records again first:
 //   applying writes in order is idempotent, so the synced image ends as a finished fold leaves it.
 //
 // A flush (fsync, fdatasync) flushes the whole file, whichever descriptor or process wrote it,
 // so it folds the whole journal. A write through an O_DSYNC descriptor makes only its own bytes
 // durable (Linux flushes the written range), so its record is kept, marked durable: the harness
-// always applies it, in its place among the others.
+// always applies it, in its place among the others. A fold applies the writes in flight too: a
+// flush running while another process writes may catch its write (for LMDB, only pages of a
+// commit not yet made).
 #define _GNU_SOURCE
 #include "RillFaultShim.h"
 
@@ -48,6 +54,8 @@
 #define MAX_DESCRIPTOR 4096
 #define MAX_JOURNALS 16
 #define RECORD_DURABLE 1u
+#define RECORD_IN_FLIGHT 2u
+#define RECORD_FAILED 4u
 
 struct journal {
     char name[256];
@@ -59,6 +67,7 @@ struct journal {
 struct header {
     uint64_t end;
     uint64_t folding;
+    uint64_t generation;
 };
 
 static const char *directory;
@@ -70,6 +79,15 @@ static unsigned char synchronous[MAX_DESCRIPTOR];
 // The descriptor whose durable write this thread journaled last: interpose.c reports that write
 // as a flush too, which for this journal it is not (only its own range is on disk).
 static __thread int durable_write = -1;
+// The write this thread journaled in flight and is running: where its record is, and in which
+// generation of the journal (a fold by another process empties the journal in between).
+static __thread struct {
+    int fd;
+    uint64_t position;
+    uint64_t generation;
+    size_t length;
+    uint32_t flags;
+} pending = {-1, 0, 0, 0, 0};
 
 static void configure(void) {
     const char *value = getenv("RILL_FAULT_JOURNAL");
@@ -168,8 +186,9 @@ static void apply(struct journal *journal, uint64_t from, uint64_t to) {
         read_fully(journal->journal_fd, record, RECORD_SIZE, (off_t)position, journal->name);
         uint64_t offset = record[0];
         uint64_t length = (uint32_t)record[1];
+        uint32_t flags = (uint32_t)(record[1] >> 32);
         position += RECORD_SIZE;
-        for (uint64_t done = 0; done < length;) {
+        for (uint64_t done = 0; done < length && !(flags & RECORD_FAILED);) {
             size_t part = length - done < sizeof buffer ? (size_t)(length - done) : sizeof buffer;
             read_fully(journal->journal_fd, buffer, part, (off_t)(position + done), journal->name);
             write_fully(journal->synced_fd, buffer, part, (off_t)(offset + done), journal->name);
@@ -179,10 +198,11 @@ static void apply(struct journal *journal, uint64_t from, uint64_t to) {
     }
 }
 
-/// Empties the journal after a fold: `end` and `folding` change in one write.
-static void reset(struct journal *journal) {
-    struct header empty = {HEADER_SIZE, 0};
+/// Empties the journal after a fold: `end`, `folding` and `generation` change in one write.
+static void reset(struct journal *journal, struct header *header) {
+    struct header empty = {HEADER_SIZE, 0, header->generation + 1};
     write_fully(journal->journal_fd, &empty, sizeof empty, 8, journal->name);
+    *header = empty;
     if (ftruncate(journal->journal_fd, HEADER_SIZE) != 0) fail("truncate", journal->name);
 }
 
@@ -205,9 +225,7 @@ static struct header settled_header(struct journal *journal) {
     memcpy(&header, bytes + 8, sizeof header);
     if (header.folding) {
         apply(journal, HEADER_SIZE, header.folding);
-        reset(journal);
-        header.end = HEADER_SIZE;
-        header.folding = 0;
+        reset(journal, &header);
     }
     return header;
 }
@@ -223,14 +241,14 @@ void rill_journal_closing(int fd) {
     __atomic_store_n(&synchronous[fd], 0, __ATOMIC_RELEASE);
 }
 
-void rill_journal_wrote(int fd, const struct iovec *iov, int iovcnt, off_t offset, ssize_t written) {
-    if (!enabled() || written <= 0 || fd < 0 || fd >= MAX_DESCRIPTOR) return;
-    int saved = errno;
-    size_t length = (size_t)written;
+/// Appends a record of `length` bytes of `iov` at `offset`; called with `lock` held. Returns
+/// where it lies, and sets `generation` to the journal's.
+static uint64_t append(struct journal *journal, const struct iovec *iov, int iovcnt, off_t offset, size_t length,
+                       uint32_t flags, uint64_t *generation) {
     char *record = malloc(RECORD_SIZE + length);
-    if (!record) fail("memory", "a write");
+    if (!record) fail("memory", journal->name);
     uint64_t position = (uint64_t)offset;
-    uint32_t fields[2] = {(uint32_t)length, __atomic_load_n(&synchronous[fd], __ATOMIC_ACQUIRE) ? RECORD_DURABLE : 0};
+    uint32_t fields[2] = {(uint32_t)length, flags};
     memcpy(record, &position, 8);
     memcpy(record + 8, fields, 8);
     size_t copied = 0;
@@ -239,19 +257,61 @@ void rill_journal_wrote(int fd, const struct iovec *iov, int iovcnt, off_t offse
         memcpy(record + RECORD_SIZE + copied, iov[i].iov_base, part);
         copied += part;
     }
+    take(journal);
+    struct header header = settled_header(journal);
+    write_fully(journal->journal_fd, record, RECORD_SIZE + length, (off_t)header.end, journal->name);
+    uint64_t end = header.end + RECORD_SIZE + length;
+    write_fully(journal->journal_fd, &end, 8, 8, journal->name);
+    release(journal);
+    free(record);
+    *generation = header.generation;
+    return header.end;
+}
+
+void rill_journal_writing(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
+    if (!enabled() || fd < 0 || fd >= MAX_DESCRIPTOR) return;
+    int saved = errno;
+    size_t length = 0;
+    for (int i = 0; i < iovcnt; i++) length += iov[i].iov_len;
+    uint32_t flags = __atomic_load_n(&synchronous[fd], __ATOMIC_ACQUIRE) ? RECORD_DURABLE : 0;
     pthread_mutex_lock(&lock);
     struct journal *journal = journal_of(fd);
+    if (journal && length > 0) {
+        uint64_t generation;
+        pending.position = append(journal, iov, iovcnt, offset, length, flags | RECORD_IN_FLIGHT, &generation);
+        pending.generation = generation;
+        pending.fd = fd;
+        pending.length = length;
+        pending.flags = flags;
+    }
+    pthread_mutex_unlock(&lock);
+    errno = saved;
+}
+
+void rill_journal_wrote(int fd, const struct iovec *iov, int iovcnt, off_t offset, ssize_t written) {
+    if (!enabled() || fd < 0 || fd >= MAX_DESCRIPTOR || pending.fd != fd) return;
+    int saved = errno;
+    pthread_mutex_lock(&lock);
+    struct journal *journal = journal_of(fd);
+    uint32_t flags = pending.flags;
+    int whole = written >= 0 && (size_t)written == pending.length;
     if (journal) {
         take(journal);
         struct header header = settled_header(journal);
-        write_fully(journal->journal_fd, record, RECORD_SIZE + length, (off_t)header.end, journal->name);
-        uint64_t end = header.end + RECORD_SIZE + length;
-        write_fully(journal->journal_fd, &end, 8, 8, journal->name);
+        // A fold since the write began has applied it already: it is on disk either way.
+        if (header.generation == pending.generation && pending.position < header.end) {
+            uint32_t settled = whole ? flags : RECORD_FAILED;
+            write_fully(journal->journal_fd, &settled, 4, (off_t)(pending.position + 12), journal->name);
+        }
         release(journal);
+        if (!whole && written > 0) {
+            uint64_t generation;
+            append(journal, iov, iovcnt, offset, (size_t)written, flags, &generation);
+        }
     }
+    pending.fd = -1;
     pthread_mutex_unlock(&lock);
-    if (fields[1] & RECORD_DURABLE) durable_write = fd;
-    free(record);
+    if ((flags & RECORD_DURABLE) && written > 0) durable_write = fd;
     errno = saved;
 }
 
@@ -271,7 +331,7 @@ void rill_journal_synced(int fd) {
         if (header.end > HEADER_SIZE) {
             write_fully(journal->journal_fd, &header.end, 8, 16, journal->name);
             apply(journal, HEADER_SIZE, header.end);
-            reset(journal);
+            reset(journal, &header);
         }
         release(journal);
     }

@@ -50,13 +50,14 @@ struct ObservedCommits {
     /// The last commit the observer was told of; nil when it was told of none.
     var lastSequence: UInt64? { observations.last?.sequence }
 
-    /// Every way the store in `directory` contradicts what the observer was told, in a sentence
-    /// each, and how many commits the observer heard of that the store lacks.
-    func check(against store: Store) throws -> (problems: [String], lacking: Int) {
+    /// Every way `store` contradicts what the observer was told, in a sentence each: the records
+    /// it was shown that the store holds otherwise (`problems`), and the commits it heard of that
+    /// the store lacks (`lacking`, a sentence for the first).
+    func check(against store: Store) throws -> (problems: [String], lacking: [String]) {
         var state: [String: String] = [:]
         var replayed: UInt64 = 0
         var problems: [String] = []
-        var lacking = 0
+        var lacking: [String] = []
         let head = try store.head()
         var entries: [LogEntry] = []
         try store.read { snapshot in
@@ -68,12 +69,9 @@ struct ObservedCommits {
         var next = entries.startIndex
         for observation in observations {
             guard observation.sequence <= head else {
-                lacking += 1
-                if lacking == 1 {
-                    problems.append(
-                        "the observer was told of commit \(observation.sequence), which the store lacks (its last is \(head))"
-                    )
-                }
+                lacking.append(
+                    "the observer was told of commit \(observation.sequence), which the store lacks (its last is \(head))"
+                )
                 continue
             }
             while next < entries.endIndex, entries[next].sequence <= observation.sequence {

@@ -7,7 +7,8 @@ import RillWorkloads
 ///
 /// A write is torn at 4 KiB boundaries of the file: a disk and the page cache write back page by
 /// page, in no order they promise, so each page of a write is a piece on its own. A write that was
-/// durable when it returned (through an O_DSYNC descriptor) is always applied.
+/// durable when it returned (through an O_DSYNC descriptor) is always applied; one its process
+/// was killed in the middle of is a piece like any unsynced one.
 package struct PowerCutJournal: Sendable {
     /// One unsynced write: the bytes it put at `offset`.
     package struct Write: Sendable, Equatable {
@@ -15,11 +16,14 @@ package struct PowerCutJournal: Sendable {
         package var bytes: [UInt8]
         /// Whether it was on disk when it returned (an O_DSYNC write): every image holds it.
         package var isDurable: Bool
+        /// Whether its process was killed during the call: it may or may not have been written.
+        package var isInFlight: Bool
 
-        package init(offset: Int, bytes: [UInt8], isDurable: Bool) {
+        package init(offset: Int, bytes: [UInt8], isDurable: Bool, isInFlight: Bool = false) {
             self.offset = offset
             self.bytes = bytes
-            self.isDurable = isDurable
+            self.isDurable = isDurable && !isInFlight
+            self.isInFlight = isInFlight
         }
     }
 
@@ -67,10 +71,13 @@ package struct PowerCutJournal: Sendable {
                 let length = Int(Self.integer(journal, at: position + 8, size: 4))
                 let flags = Self.integer(journal, at: position + 12, size: 4)
                 guard position + 16 + length <= limit else { break }
-                writes.append(
-                    Write(
-                        offset: offset, bytes: Array(journal[(position + 16)..<(position + 16 + length)]),
-                        isDurable: flags & 1 != 0))
+                // A failed call's record (flag 4) wrote nothing; what it wrote follows it.
+                if flags & 4 == 0 {
+                    writes.append(
+                        Write(
+                            offset: offset, bytes: Array(journal[(position + 16)..<(position + 16 + length)]),
+                            isDurable: flags & 1 != 0, isInFlight: flags & 2 != 0))
+                }
                 position += 16 + length
             }
             if folding != 0 {
@@ -112,6 +119,22 @@ package struct PowerCutJournal: Sendable {
         var image = synced
         Self.apply(writes, to: &image)
         return image
+    }
+
+    /// Whether `file` is what the processes wrote: the synced image with every write applied,
+    /// each write in flight at the kill either made or not. When it is, the shim saw every write.
+    package func accounts(for file: [UInt8]) -> Bool {
+        let inFlight = writes.indices.filter { writes[$0].isInFlight }
+        guard inFlight.count <= 8 else { return false }
+        for mask in 0..<(1 << inFlight.count) {
+            var image = synced
+            for (index, write) in writes.enumerated() {
+                if let bit = inFlight.firstIndex(of: index), mask & (1 << bit) == 0 { continue }
+                Self.put(write.bytes[...], at: write.offset, in: &image)
+            }
+            if image == file { return true }
+        }
+        return false
     }
 
     /// A random image a power cut could leave, and how many of the pieces it kept. A quarter
