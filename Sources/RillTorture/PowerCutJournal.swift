@@ -122,19 +122,34 @@ package struct PowerCutJournal: Sendable {
     }
 
     /// Whether `file` is what the processes wrote: the synced image with every write applied,
-    /// each write in flight at the kill either made or not. When it is, the shim saw every write.
+    /// and of each write in flight at the kill, the pages it made before the kill stopped it
+    /// (none, some, all). When it is, the shim saw every write.
     package func accounts(for file: [UInt8]) -> Bool {
         let inFlight = writes.indices.filter { writes[$0].isInFlight }
-        guard inFlight.count <= 8 else { return false }
-        for mask in 0..<(1 << inFlight.count) {
+        let pieces = self.pieces
+        let choices = inFlight.map { write in pieces.count { $0.write == write } + 1 }
+        guard choices.reduce(1, *) <= 10_000 else { return false }
+        var made = [Int](repeating: 0, count: inFlight.count)
+        while true {
             var image = synced
-            for (index, write) in writes.enumerated() {
-                if let bit = inFlight.firstIndex(of: index), mask & (1 << bit) == 0 { continue }
-                Self.put(write.bytes[...], at: write.offset, in: &image)
+            var seen = [Int](repeating: 0, count: inFlight.count)
+            for piece in pieces {
+                if let slot = inFlight.firstIndex(of: piece.write) {
+                    seen[slot] += 1
+                    if seen[slot] > made[slot] { continue }
+                }
+                Self.put(writes[piece.write].bytes[piece.range], at: piece.offset, in: &image)
             }
             if image == file { return true }
+            // The next combination of prefixes, as an odometer.
+            var slot = 0
+            while slot < made.count, made[slot] + 1 == choices[slot] {
+                made[slot] = 0
+                slot += 1
+            }
+            guard slot < made.count else { return false }
+            made[slot] += 1
         }
-        return false
     }
 
     /// A random image a power cut could leave, and how many of the pieces it kept. A quarter

@@ -60,6 +60,7 @@ package enum PowerCutSuite {
                 "undone \(figures.undone) of \(figures.acknowledged) acknowledged, "
                     + "observed-then-undone \(figures.observedUndone), damaged \(figures.damaged) of \(figures.cuts)")
         }
+        for (kind, count) in tally.damage.prefix(5) { report.add("damage", "\(count)× \(kind)") }
         if report.passed {
             try? FileManager.default.removeItem(at: options.workDirectory.appendingPathComponent("power-cut"))
         }
@@ -79,6 +80,8 @@ package enum PowerCutSuite {
         var pieces = 0
         var commits = 0
         var observed = 0
+        /// What `rill check` said of the damaged images, each kind once (with how many).
+        var damage: [(String, Int)] = []
         var byDurability: [(String, Figures)] = []
     }
 
@@ -122,6 +125,12 @@ package enum PowerCutSuite {
             }
             // A damaged image must not take the suite down with it: `rill check` reads it first, apart.
             if let damage = damage(of: outcome.image, options: options) {
+                let kind = String(damage.replacingOccurrences(of: outcome.image.path, with: "<image>").prefix(160))
+                if let index = tally.damage.firstIndex(where: { $0.0 == kind }) {
+                    tally.damage[index].1 += 1
+                } else {
+                    tally.damage.append((kind, 1))
+                }
                 if durability == "unsynced" {
                     figures.damaged += 1
                     previous = nil
