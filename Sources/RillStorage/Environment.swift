@@ -184,7 +184,8 @@ package final class Environment: Sendable {
         try check(mdb_env_get_fd(core.env, &fd), "mdb_env_get_fd")
         guard fdatasync(fd) == 0 else {
             let code = errno
-            throw LMDBError(code: code, message: "\(String(cString: strerror(code))): fdatasync of \(core.directory)/data.mdb")
+            throw LMDBError(
+                code: code, message: "\(String(cString: strerror(code))): fdatasync of \(core.directory)/data.mdb")
         }
     }
 

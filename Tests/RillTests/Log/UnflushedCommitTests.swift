@@ -13,7 +13,8 @@ import Testing
 
     func save(_ count: Int, to path: String, durability: ModelConfiguration.Durability) throws -> UInt64 {
         let container = try ModelContainer(
-            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path), durability: durability))
+            for: Counter.self,
+            configurations: ModelConfiguration(url: URL(fileURLWithPath: path), durability: durability))
         let context = ModelContext(container)
         var last: UInt64 = 0
         for _ in 0..<count {
