@@ -147,8 +147,8 @@ struct LiveBenchmark {
                 higherIsBetter: false, target: "", ratio: percentile(refetches, 0.99) / p99))
         table.note =
             "ratio: re-fetch ÷ rill; re-fetch: the median over \(refetches.count) of the saves of running every "
-            + "query that changed again. Saves are durable: the follower reads a commit once LMDB makes it "
-            + "visible, while save() still waits for the disk's flush, so part of its work is done when save() returns"
+            + "query that changed again. Saves are durable: LMDB makes a commit visible once its flushes are "
+            + "done, a moment before save() returns, and the follower may start on it then"
         print(table.render())
         observations.removeAll()
         queries.removeAll()
