@@ -29,7 +29,7 @@ package enum PowerCutSuite {
     /// after its meta page's synchronous write returned, so an observer seeing a commit the
     /// image lacks is always a failure there; in the other modes it is one once observers flush
     /// before they deliver, and until then a figure (observed-then-undone).
-    static let observersHearOnlyDurableCommits = false
+    static let observersHearOnlyDurableCommits = true
 
     /// How many cuts each durability gets.
     static func cuts(_ scale: TortureScale) -> [(durability: String, cuts: Int)] {
@@ -109,7 +109,8 @@ package enum PowerCutSuite {
             let startHead = try head(of: store)
             let cut = PowerCut(
                 options: options, directory: directory, durability: durability, writers: 2, batch: batch,
-                payload: 16...6000, runTime: options.scale.pick(test: 0.05...0.4, torture: 0.1...1.5))
+                payload: 16...6000, runTime: options.scale.pick(test: 0.05...0.4, torture: 0.1...1.5),
+                observes: durability == "full" || number % 2 == 0)
             let outcome = try cut.run(number: number, using: &random)
             report.faults += 1
             figures.cuts += 1
