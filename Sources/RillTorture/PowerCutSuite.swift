@@ -19,7 +19,7 @@ import RillWorkloads
 ///   lacks or holds with other content;
 /// - `relaxed`: at most the last commit is undone, never an older one;
 /// - `unsynced`: the commits since the last flush may be undone, or the store damaged (see
-///   ``ModelConfiguration/Durability-swift.struct/unsynced``).
+///   ``ModelConfiguration/Durability/unsynced``).
 ///
 /// In every mode each commit the image holds is whole: each of the writers' saves changes
 /// `batch` records, and a commit with fewer is half a save.
