@@ -48,7 +48,9 @@ package enum PowerCutSuite {
         var random = SeededGenerator(seed: options.seed)
         var tally = Tally()
         for (durability, cuts) in cuts(options.scale) {
+            let started = Date()
             try runCuts(cuts, durability: durability, options: options, random: &random, report: &report, tally: &tally)
+            tally.seconds.append(Date().timeIntervalSince(started))
         }
         report.add("journal equal to the file", "\(tally.journalMatches)/\(report.faults)")
         report.add("unsynced pieces kept", "\(tally.keptPieces)/\(tally.pieces)")
@@ -60,6 +62,7 @@ package enum PowerCutSuite {
                 "undone \(figures.undone) of \(figures.acknowledged) acknowledged, "
                     + "observed-then-undone \(figures.observedUndone), damaged \(figures.damaged) of \(figures.cuts)")
         }
+        report.add("seconds by durability", tally.seconds.map { String(format: "%.0f", $0) }.joined(separator: "/"))
         for (kind, count) in tally.damage.prefix(5) { report.add("damage", "\(count)× \(kind)") }
         if report.passed {
             try? FileManager.default.removeItem(at: options.workDirectory.appendingPathComponent("power-cut"))
@@ -83,6 +86,7 @@ package enum PowerCutSuite {
         /// What `rill check` said of the damaged images, each kind once (with how many).
         var damage: [(String, Int)] = []
         var byDurability: [(String, Figures)] = []
+        var seconds: [Double] = []
     }
 
     static func runCuts(
@@ -109,7 +113,7 @@ package enum PowerCutSuite {
             let startHead = try head(of: store)
             let cut = PowerCut(
                 options: options, directory: directory, durability: durability, writers: 2, batch: batch,
-                payload: 16...6000, runTime: options.scale.pick(test: 0.05...0.4, torture: 0.1...1.5),
+                payload: 16...6000, runTime: options.scale.pick(test: 0.05...0.4, torture: 0.1...1.0),
                 observes: durability == "full" || number % 2 == 0)
             let outcome = try cut.run(number: number, using: &random)
             report.faults += 1
@@ -209,7 +213,8 @@ package enum PowerCutSuite {
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: image.appendingPathComponent("lock.mdb"))
         if process.terminationReason == .uncaughtSignal {
-            return "rill check died of signal \(process.terminationStatus)"
+            let said = text.split(separator: "\n").first.map { ": \($0)" } ?? ""
+            return "rill check died of signal \(process.terminationStatus)\(said)"
         }
         guard process.terminationStatus == 0 else {
             return text.split(separator: "\n").prefix(3).joined(separator: " / ")
