@@ -15,22 +15,15 @@ import RillWorkloads
 /// Each image is checked by `rill check` in a child process (a damaged image may crash its
 /// reader), then by ``StoreVerification``, then against what the writers and the observer were
 /// told:
-/// - `full`: every acknowledged save is present, and the observer heard of no commit the image
-///   lacks or holds with other content;
+/// - `full`: every acknowledged save is present;
 /// - `relaxed`: at most the last commit is undone, never an older one;
 /// - `unsynced`: the commits since the last flush may be undone, or the store damaged (see
 ///   ``ModelConfiguration/Durability/unsynced``).
 ///
-/// In every mode each commit the image holds is whole: each of the writers' saves changes
-/// `batch` records, and a commit with fewer is half a save.
+/// In every mode each commit the image holds is whole (each of the writers' saves changes `batch`
+/// records, and a commit with fewer is half a save), and the observer heard of no commit the
+/// image lacks or holds with other content: observers see durable commits only.
 package enum PowerCutSuite {
-    /// Whether observers of a store in `relaxed` or `unsynced` durability are told of a commit
-    /// only once it is flushed. In `full` durability LMDB publishes a commit to readers only
-    /// after its meta page's synchronous write returned, so an observer seeing a commit the
-    /// image lacks is always a failure there; in the other modes it is one once observers flush
-    /// before they deliver, and until then a figure (observed-then-undone).
-    static let observersHearOnlyDurableCommits = true
-
     /// How many cuts each durability gets.
     static func cuts(_ scale: TortureScale) -> [(durability: String, cuts: Int)] {
         [
@@ -173,9 +166,9 @@ package enum PowerCutSuite {
             let (observerProblems, lacking) = try outcome.observed.check(against: imageStore)
             figures.observedUndone += lacking.count
             report.record(observerProblems, at: moment)
-            if durability == "full" || observersHearOnlyDurableCommits {
-                report.record(Array(lacking.prefix(1)), at: moment)
-            }
+            // In full durability LMDB shows readers a commit only once its meta page's synchronous
+            // write returned; in the other modes an observer flushes the file before it tells.
+            report.record(Array(lacking.prefix(1)), at: moment)
             previous = outcome.image
         }
         tally.byDurability.append((durability, figures))
