@@ -14,7 +14,11 @@ import RillWorkloads
 /// Most saves insert a new item; some update or delete one of the writer's own earlier items.
 ///
 /// Options: `--durability full|relaxed|unsynced`, `--saves N` (default: until killed),
-/// `--payload MIN-MAX` (bytes, default 16-256), `--map-size BYTES`, `--seed N`.
+/// `--payload MIN-MAX` (bytes, default 16-256), `--map-size BYTES`, `--seed N`, and
+/// `--after-error N`: a failed save is reported as `error <code> <message>` and undone in the
+/// context (`rollback()`), and the writer goes on through up to N failed saves, stopping at the
+/// next one (by default it stops at the first, throwing its error). A payload range up to a mebibyte or more is fine: large items make the
+/// map grow.
 package enum TortureWriter {
     package static func run(_ arguments: [String]) throws {
         guard arguments.count >= 2, let writer = Int(arguments[1]) else {
@@ -31,6 +35,7 @@ package enum TortureWriter {
         let saves = options.integer("--saves") ?? .max
         let payload = options.range("--payload") ?? 16...256
         let mapSize = options.integer("--map-size") ?? 64 << 20
+        var savesAfterError = options.integer("--after-error")
         var random = SeededGenerator(seed: options.integer("--seed").map { UInt64($0) } ?? UInt64(writer + 1))
         let container = try ModelContainer(
             for: TortureItem.self,
@@ -65,7 +70,19 @@ package enum TortureWriter {
                 live.append(id)
                 kind = "insert"
             }
-            guard let sequence = try context.save() else { throw TortureUsage("a save with changes wrote no commit") }
+            let sequence: UInt64?
+            do {
+                sequence = try context.save()
+            } catch let error as RillError where savesAfterError != nil {
+                report("error \(error.code) \(error.message.split(whereSeparator: \.isNewline).joined(separator: " "))")
+                context.rollback()
+                if kind == "insert" { live.removeAll { $0 == id } }
+                if kind == "delete" { live.append(id) }
+                guard savesAfterError! > 0 else { return }
+                savesAfterError! -= 1
+                continue
+            }
+            guard let sequence else { throw TortureUsage("a save with changes wrote no commit") }
             report("ack \(sequence) \(kind) \(id)")
             done += 1
         }
