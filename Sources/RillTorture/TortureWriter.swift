@@ -16,8 +16,8 @@ import RillWorkloads
 /// Options: `--durability full|relaxed|unsynced`, `--saves N` (default: until killed),
 /// `--payload MIN-MAX` (bytes, default 16-256), `--map-size BYTES`, `--seed N`, and
 /// `--after-error N`: a failed save is reported as `error <code> <message>` and undone in the
-/// context (`rollback()`), and the writer goes on through up to N failed saves, stopping at the
-/// next one (by default it stops at the first, throwing its error). A payload range up to a mebibyte or more is fine: large items make the
+/// context (`rollback()`), and the writer stops N saves after the first failed one, whether those
+/// fail or not (by default it stops at the first, throwing its error). A payload range up to a mebibyte or more is fine: large items make the
 /// map grow.
 package enum TortureWriter {
     package static func run(_ arguments: [String]) throws {
@@ -35,7 +35,8 @@ package enum TortureWriter {
         let saves = options.integer("--saves") ?? .max
         let payload = options.range("--payload") ?? 16...256
         let mapSize = options.integer("--map-size") ?? 64 << 20
-        var savesAfterError = options.integer("--after-error")
+        let savesAfterError = options.integer("--after-error")
+        var firstError: Int?
         var random = SeededGenerator(seed: options.integer("--seed").map { UInt64($0) } ?? UInt64(writer + 1))
         let container = try ModelContainer(
             for: TortureItem.self,
@@ -47,7 +48,10 @@ package enum TortureWriter {
         var live = mine.map(\.id)
         var number = (mine.map(\.number).max() ?? -1) + 1
         var done = 0
+        var attempted = 0
         while done < saves {
+            if let firstError, let savesAfterError, attempted - firstError >= savesAfterError { return }
+            attempted += 1
             let roll = Int.random(in: 0..<20, using: &random)
             let kind: String
             let id: String
@@ -78,8 +82,7 @@ package enum TortureWriter {
                 context.rollback()
                 if kind == "insert" { live.removeAll { $0 == id } }
                 if kind == "delete" { live.append(id) }
-                guard savesAfterError! > 0 else { return }
-                savesAfterError! -= 1
+                firstError = firstError ?? attempted
                 continue
             }
             guard let sequence else { throw TortureUsage("a save with changes wrote no commit") }
