@@ -34,7 +34,8 @@ package enum MapGrowthSuite {
         guard first.status == 0 else { throw TortureUsage("creating the store failed: \(first.standardError)") }
         let stop = work.appendingPathComponent("stop")
         let reader = try WorkerRun.start(
-            torture, ["worker", "map-reader", store.path, "--stop", stop.path, "--map-size", map, "--seed", "\(options.seed)"],
+            torture,
+            ["worker", "map-reader", store.path, "--stop", stop.path, "--map-size", map, "--seed", "\(options.seed)"],
             in: work)
         let started = Date()
         let writer = try WorkerRun.run(
@@ -147,11 +148,15 @@ package enum MapGrowthSuite {
         func value(_ name: String) -> Int? {
             fields.firstIndex(of: Substring(name)).flatMap { $0 + 1 < fields.count ? Int(fields[$0 + 1]) : nil }
         }
-        if value("head") != Int(last) { report.problems.append("the reader saw commit \(value("head") ?? 0), not \(last)") }
+        if value("head") != Int(last) {
+            report.problems.append("the reader saw commit \(value("head") ?? 0), not \(last)")
+        }
         if (value("map") ?? 0) < mapSize {
             report.problems.append("the reader's map is \(value("map") ?? 0) bytes, the file's \(mapSize)")
         }
-        if value("live") != 2 { report.problems.append("the reader compared \(value("live") ?? 0) live queries, not 2") }
+        if value("live") != 2 {
+            report.problems.append("the reader compared \(value("live") ?? 0) live queries, not 2")
+        }
         if (value("reads") ?? 0) == 0 { report.problems.append("the reader read nothing") }
     }
 }

@@ -69,13 +69,17 @@ package enum TortureWriter {
             } else if roll < 4, !live.isEmpty {
                 id = live[Int.random(in: 0..<live.count, using: &random)]
                 context.insert(
-                    TortureItem(id: id, writer: writer, number: number, payload: text(in: payload, logSpread: logSpread, using: &random)))
+                    TortureItem(
+                        id: id, writer: writer, number: number,
+                        payload: text(in: payload, logSpread: logSpread, using: &random)))
                 number += 1
                 kind = "update"
             } else {
                 id = "w\(writer)-\(number)"
                 context.insert(
-                    TortureItem(id: id, writer: writer, number: number, payload: text(in: payload, logSpread: logSpread, using: &random)))
+                    TortureItem(
+                        id: id, writer: writer, number: number,
+                        payload: text(in: payload, logSpread: logSpread, using: &random)))
                 number += 1
                 live.append(id)
                 kind = "insert"

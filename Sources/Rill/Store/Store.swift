@@ -342,7 +342,8 @@ package final class Store: Sendable {
         case EACCES, EPERM, EROFS:
             return RillError(.permissionDenied, permissionMessage(error, directory: directory), underlyingError: error)
         case ENOSPC, EDQUOT:
-            return RillError(.diskFull, "the disk holding \(directory) is full (\(error.message))", underlyingError: error)
+            return RillError(
+                .diskFull, "the disk holding \(directory) is full (\(error.message))", underlyingError: error)
         case EIO:
             // LMDB reports a short write (a disk that filled during it) as EIO, as it does a device's error.
             return RillError(
