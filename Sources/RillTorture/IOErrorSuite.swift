@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import Rill
 import RillWorkloads
+import Synchronization
 
 /// The `io-error` suite: the Nth write or flush of the store file fails, for every N.
 ///
@@ -49,11 +51,21 @@ package enum IOErrorSuite {
                 guard probe.fired else { continue }
                 counts.removeAll { $0 == 1 }
             }
-            for count in counts {
+            // Runs wait for the disk's flushes, not the processor: several at once keep it busy.
+            let (chosen, seed) = (counts, options.seed)
+            let runs = try inParallel(chosen.count, width: options.scale.pick(test: 2, torture: 4)) { index in
+                var part = TortureReport(suite: "io-error", seed: seed)
                 let outcome = try runOnce(
-                    operation, count, saves: count + 10, template: template, base: base, work: work, options: options,
-                    into: &report)
+                    operation, chosen[index], saves: chosen[index] + 10, template: template, base: base, work: work,
+                    options: options, into: &part)
+                return (outcome, part)
+            }
+            for (outcome, part) in runs {
                 tally.add(outcome)
+                report.faults += part.faults
+                report.acknowledged += part.acknowledged
+                report.lost += part.lost
+                report.problems += part.problems
             }
         }
         report.add("runs", tally.runs)
@@ -64,6 +76,28 @@ package enum IOErrorSuite {
         report.add("N past the calls made", tally.notReached)
         if report.passed { try? FileManager.default.removeItem(at: work) }
         return report
+    }
+
+    /// Runs `body` for 0..<count, `width` at a time, and returns the results in order; throws the
+    /// first error any threw.
+    static func inParallel<R: Sendable>(
+        _ count: Int, width: Int, _ body: @escaping @Sendable (Int) throws -> R
+    ) throws -> [R] {
+        let next = Atomic<Int>(0)
+        let results = Mutex<[Int: Result<R, any Error>]>([:])
+        let group = DispatchGroup()
+        for _ in 0..<width {
+            DispatchQueue.global().async(group: group) {
+                while true {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    guard index < count else { return }
+                    let result = Result { try body(index) }
+                    results.withLock { $0[index] = result }
+                }
+            }
+        }
+        group.wait()
+        return try results.withLock { results in try (0..<count).map { try results[$0]!.get() } }
     }
 
     /// The N of each operation: every one of 1…300 at `.torture`; at `.test` the first few
