@@ -17,11 +17,16 @@ package final class SmallFileSystem {
     deinit { unmount() }
 
     /// Mounts a file system of `bytes` at `directory` (created), its image (for ext4) at
-    /// `image`; throws the reason each way failed when none could be mounted.
+    /// `image`; throws the reason each way failed when none could be mounted. The environment
+    /// variable `RILL_TORTURE_FS=tmpfs` skips ext4, to run on tmpfs where both would mount.
     package static func mount(at directory: URL, bytes: Int, image: URL) throws -> SmallFileSystem {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var reasons: [String] = []
-        if let mkfs = ["/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4"].first(where: FileManager.default.isExecutableFile) {
+        if ProcessInfo.processInfo.environment["RILL_TORTURE_FS"] == "tmpfs" {
+            reasons.append("ext4 not tried (RILL_TORTURE_FS=tmpfs)")
+        } else if let mkfs = ["/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4"].first(
+            where: FileManager.default.isExecutableFile)
+        {
             _ = FileManager.default.createFile(atPath: image.path, contents: nil)
             let handle = try FileHandle(forWritingTo: image)
             try handle.truncate(atOffset: UInt64(bytes))
@@ -31,9 +36,11 @@ package final class SmallFileSystem {
             if made.status == 0 {
                 let loop = try command("/bin/mount", ["-o", "loop", image.path, directory.path])
                 if loop.status == 0 { return SmallFileSystem(directory: directory, kind: "ext4 (loop)") }
-                reasons.append("mount -o loop: \(loop.standardError.trimmingCharacters(in: .whitespacesAndNewlines))")
+                reasons.append(
+                    "mount -o loop: \(loop.standardError.split(whereSeparator: \.isNewline).joined(separator: " "))")
             } else {
-                reasons.append("mkfs.ext4: \(made.standardError.trimmingCharacters(in: .whitespacesAndNewlines))")
+                reasons.append(
+                    "mkfs.ext4: \(made.standardError.split(whereSeparator: \.isNewline).joined(separator: " "))")
             }
             try? FileManager.default.removeItem(at: image)
         } else {
@@ -41,7 +48,8 @@ package final class SmallFileSystem {
         }
         let tmpfs = try command("/bin/mount", ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", directory.path])
         if tmpfs.status == 0 { return SmallFileSystem(directory: directory, kind: "tmpfs") }
-        reasons.append("mount -t tmpfs: \(tmpfs.standardError.trimmingCharacters(in: .whitespacesAndNewlines))")
+        reasons.append(
+            "mount -t tmpfs: \(tmpfs.standardError.split(whereSeparator: \.isNewline).joined(separator: " "))")
         throw TortureUsage("no small file system can be mounted here: " + reasons.joined(separator: "; "))
     }
 
