@@ -180,12 +180,15 @@ package final class Environment: Sendable {
     /// Flushes every write made to `data.mdb` so far, by any process, to disk (`fdatasync`);
     /// unlike ``sync(force:)`` it works in an environment opened read-only too.
     package func flushFile() throws {
-        var fd: Int32 = -1
-        try check(mdb_env_get_fd(core.env, &fd), "mdb_env_get_fd")
-        guard fdatasync(fd) == 0 else {
-            let code = errno
-            throw LMDBError(
-                code: code, message: "\(String(cString: strerror(code))): fdatasync of \(core.directory)/data.mdb")
+        // With the gate held shared, as every use of the `MDB_env`: its descriptor stays open meanwhile.
+        try core.withEnvironment { env in
+            var fd: Int32 = -1
+            try check(mdb_env_get_fd(env, &fd), "mdb_env_get_fd")
+            guard fdatasync(fd) == 0 else {
+                let code = errno
+                throw LMDBError(
+                    code: code, message: "\(String(cString: strerror(code))): fdatasync of \(core.directory)/data.mdb")
+            }
         }
     }
 
