@@ -90,7 +90,9 @@ fuzz: deps
 	@failed=""; for target in $(FUZZ_TARGETS); do \
 		work=.build/fuzz/corpus/$$target; merged=.build/fuzz/merged/$$target; log=.build/fuzz/$$target.log; \
 		corpus=Tests/Fuzz/Corpus/$$target; mkdir -p $$work $$corpus Tests/Fuzz/Crashes/$$target; \
+		dict=Tests/Fuzz/Dictionaries/$$target.dict; \
 		$(FUZZ_ENV) $(FUZZ_BIN) $$target -max_total_time=$(FUZZ_TIME) -max_len=1024 -timeout=10 \
+			$$([ -f $$dict ] && echo -dict=$$dict) \
 			-print_final_stats=1 -artifact_prefix=Tests/Fuzz/Crashes/$$target/ $$work $$corpus \
 			> $$log 2>&1 || failed="$$failed $$target"; \
 		rm -rf $$merged && mkdir -p $$merged && \

@@ -3,9 +3,17 @@ import Rill
 /// The text query parser: any text parses or throws a `QueryParseError`, never crashes, and a
 /// query that parses prints (`Query.text`, `QueryNode.description`) as text that parses back to
 /// an equal query: parse(print(parse(s))) == parse(s). The same holds for a lone predicate.
+///
+/// Each input is checked twice: as the text of a query, and as the choices of a query written
+/// along the grammar (`QueryTextBuilder`), which random bytes seldom spell.
 package enum QueryParserFuzzTarget {
     package static func run(_ data: [UInt8]) throws {
-        let text = String(decoding: data, as: UTF8.self)
+        try check(String(decoding: data, as: UTF8.self))
+        var builder = QueryTextBuilder(FuzzInput(data))
+        try check(builder.query())
+    }
+
+    private static func check(_ text: String) throws {
         if let query = try? QueryParser.parse(text) {
             let printed = query.text
             let again: Query

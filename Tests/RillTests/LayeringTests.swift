@@ -30,6 +30,8 @@ import Testing
         "Sources/RillWorkloads": ["Rill"],
         // Its baseline is raw LMDB through the C API, beside Rill doing the same work.
         "Sources/rill-bench": ["Rill", "CLMDB", "RillWorkloads"],
+        "Sources/RillFuzzTargets": ["Rill", "RillHTTP"],
+        "Sources/rill-fuzz": ["RillFuzzTargets"],
         "Samples/Library": ["Rill"],
         "Samples/Settings": ["Rill"],
         "Samples/Tasks": ["Rill"],
@@ -46,6 +48,7 @@ import Testing
         "Sources/RillServer": "RillServer",
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",
         "Sources/RillWorkloads": "RillWorkloads", "Sources/rill-bench": "rill-bench",
+        "Sources/RillFuzzTargets": "RillFuzzTargets", "Sources/rill-fuzz": "rill-fuzz",
         "Samples/Library": "library-demo", "Samples/Settings": "settings-demo", "Samples/Tasks": "tasks-demo",
         "Samples/Recipes": "recipes-demo",
         "Tests/RillTestSupport": "RillTestSupport",
