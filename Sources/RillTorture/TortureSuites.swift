@@ -13,6 +13,7 @@ package enum TortureSuites {
 
     /// The worker roles the suites run as child processes (`rill-torture worker <role> …`).
     package static let workers: [(role: String, run: @Sendable ([String]) throws -> Void)] = [
-        ("writer", TortureWriter.run)
+        ("writer", TortureWriter.run),
+        ("journal-probe", JournalProbe.run),
     ]
 }

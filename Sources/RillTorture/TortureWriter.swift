@@ -11,9 +11,11 @@ import RillWorkloads
 /// It saves `TortureItem`s, one save at a time, and reports each save on standard output once
 /// `save()` returned, as `ack <sequence> <kind> <id>` (kind `insert`, `update` or `delete`), so
 /// that the parent knows every acknowledged save even when it kills the writer a moment later.
-/// Most saves insert a new item; some update or delete one of the writer's own earlier items.
+/// Most changes insert a new item; some update or delete one of the writer's own earlier items.
+/// With `--batch N` each save makes N changes, to N different items, and its line names each:
+/// `ack <sequence> <kind> <id> <kind> <id> …`.
 ///
-/// Options: `--durability full|relaxed|unsynced`, `--saves N` (default: until killed),
+/// Options: `--durability full|relaxed|unsynced`, `--saves N` (default: until killed), `--batch N`,
 /// `--payload MIN-MAX` (bytes, default 16-256), `--map-size BYTES`, `--seed N`.
 package enum TortureWriter {
     package static func run(_ arguments: [String]) throws {
@@ -29,6 +31,7 @@ package enum TortureWriter {
             default: .full
             }
         let saves = options.integer("--saves") ?? .max
+        let batch = max(1, options.integer("--batch") ?? 1)
         let payload = options.range("--payload") ?? 16...256
         let mapSize = options.integer("--map-size") ?? 64 << 20
         var random = SeededGenerator(seed: options.integer("--seed").map { UInt64($0) } ?? UInt64(writer + 1))
@@ -43,30 +46,36 @@ package enum TortureWriter {
         var number = (mine.map(\.number).max() ?? -1) + 1
         var done = 0
         while done < saves {
-            let roll = Int.random(in: 0..<20, using: &random)
-            let kind: String
-            let id: String
-            if roll == 0, !live.isEmpty {
-                id = live.remove(at: Int.random(in: 0..<live.count, using: &random))
-                let victim = TortureItem(id: id, writer: writer, number: 0, payload: "")
-                context.delete(victim)
-                kind = "delete"
-            } else if roll < 4, !live.isEmpty {
-                id = live[Int.random(in: 0..<live.count, using: &random)]
-                context.insert(
-                    TortureItem(id: id, writer: writer, number: number, payload: text(in: payload, using: &random)))
-                number += 1
-                kind = "update"
-            } else {
-                id = "w\(writer)-\(number)"
-                context.insert(
-                    TortureItem(id: id, writer: writer, number: number, payload: text(in: payload, using: &random)))
-                number += 1
-                live.append(id)
-                kind = "insert"
+            var changes: [String] = []
+            var touched: Set<String> = []
+            for _ in 0..<batch {
+                let roll = Int.random(in: 0..<20, using: &random)
+                let candidates = live.indices.filter { !touched.contains(live[$0]) }
+                let kind: String
+                let id: String
+                if roll == 0, let victim = candidates.randomElement(using: &random) {
+                    id = live.remove(at: victim)
+                    context.delete(TortureItem(id: id, writer: writer, number: 0, payload: ""))
+                    kind = "delete"
+                } else if roll < 4, let chosen = candidates.randomElement(using: &random) {
+                    id = live[chosen]
+                    context.insert(
+                        TortureItem(id: id, writer: writer, number: number, payload: text(in: payload, using: &random)))
+                    number += 1
+                    kind = "update"
+                } else {
+                    id = "w\(writer)-\(number)"
+                    context.insert(
+                        TortureItem(id: id, writer: writer, number: number, payload: text(in: payload, using: &random)))
+                    number += 1
+                    live.append(id)
+                    kind = "insert"
+                }
+                touched.insert(id)
+                changes.append("\(kind) \(id)")
             }
             guard let sequence = try context.save() else { throw TortureUsage("a save with changes wrote no commit") }
-            report("ack \(sequence) \(kind) \(id)")
+            report("ack \(sequence) \(changes.joined(separator: " "))")
             done += 1
         }
     }
@@ -92,11 +101,15 @@ package enum TortureWriter {
     /// Reads the `ack` lines of a writer: each as the acknowledged save it names.
     package static func acknowledged(_ line: some StringProtocol) -> AcknowledgedSave? {
         let fields = line.split(separator: " ")
-        guard fields.count == 4, fields[0] == "ack", let sequence = UInt64(fields[1]) else { return nil }
-        let key = AnyIdentifier.string(String(fields[3])).storageKey
-        return AcknowledgedSave(
-            sequence: sequence,
-            changes: [.init(entity: TortureItem.entityName, key: key, isDelete: fields[2] == "delete")])
+        guard fields.count >= 4, fields.count % 2 == 0, fields[0] == "ack", let sequence = UInt64(fields[1]) else {
+            return nil
+        }
+        let changes = stride(from: 2, to: fields.count, by: 2).map { index in
+            AcknowledgedSave.Change(
+                entity: TortureItem.entityName, key: AnyIdentifier.string(String(fields[index + 1])).storageKey,
+                isDelete: fields[index] == "delete")
+        }
+        return AcknowledgedSave(sequence: sequence, changes: changes)
     }
 }
 
