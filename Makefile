@@ -18,6 +18,11 @@ deps:
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev lmdb-utils pkg-config >/dev/null; \
 	fi
+	@# The disk-full suite mounts a small ext4 image (mkfs.ext4, from e2fsprogs).
+	@if ! command -v mkfs.ext4 >/dev/null 2>&1 && ! [ -x /usr/sbin/mkfs.ext4 ] && ! [ -x /sbin/mkfs.ext4 ]; then \
+		echo "Installing e2fsprogs…"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >/dev/null || true; \
+	fi
 
 ## Run the sample library on an embedded store in $(DEMO_STORE)/, then show its history and a query of the past.
 demo: deps

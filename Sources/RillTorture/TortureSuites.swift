@@ -15,5 +15,6 @@ package enum TortureSuites {
     package static let workers: [(role: String, run: @Sendable ([String]) throws -> Void)] = [
         ("writer", TortureWriter.run),
         ("journal-probe", JournalProbe.run),
+        ("map-reader", MapGrowthReader.run),
     ]
 }
