@@ -119,7 +119,7 @@ soak: deps
 ## The test suite under ThreadSanitizer, in a build directory of its own (see "Threads" in
 ## Documentation/Reliability.md). No suppressions: every lock Rill takes is one TSan sees.
 tsan: deps
-	$(SWIFT) test --sanitize=thread --build-path .build/tsan
+	$(SWIFT) test --sanitize=thread --build-path .build/tsan -Xswiftc -DRILL_THREAD_SANITIZER
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)

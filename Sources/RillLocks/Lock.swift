@@ -1,48 +1,84 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
+#if RILL_THREAD_SANITIZER
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
+#else
+    import Synchronization
 #endif
 
-/// A value behind a pthread mutex, reached only through ``withLock(_:)``: the lock of every
-/// shared state in Rill.
+/// A value behind a lock, reached only through ``withLock(_:)``: the lock of every shared state
+/// in Rill.
 ///
-/// It stands where Synchronization's `Mutex` would. On Linux that one is built on futexes, which
-/// ThreadSanitizer cannot see: every access under it is reported as a race, so that real races
-/// would drown among them. TSan intercepts `pthread_mutex_lock`, and an uncontended pthread mutex
-/// costs what the futex's compare-and-swap does plus a call (Documentation/Reliability.md,
-/// "Threads", has the measurements). `withLock` is inlinable, so a caller in another module calls
-/// pthread directly.
+/// It is Synchronization's `Mutex`, except in a build for ThreadSanitizer (`make tsan`, which
+/// passes `-DRILL_THREAD_SANITIZER`), where it is a pthread mutex. On Linux `Mutex` is built on
+/// futexes, which ThreadSanitizer cannot see: every access under it would be reported as a race,
+/// and real races would drown among them; TSan intercepts `pthread_mutex_lock`. Outside that
+/// build the futex lock stays, because it is cheaper when two threads meet on it (the follower
+/// and the threads it hands work to do): Documentation/Reliability.md, "Threads", has the
+/// measurements. Both variants have the same semantics, so what TSan checks is the code that
+/// runs.
 package final class Lock<Value>: @unchecked Sendable {
-    // Sendable like `Mutex`: the value is reached only while the lock is held, and a pthread
-    // mutex may be used from any thread. A pthread mutex must not move in memory, hence the
-    // manual allocations; the value's too, so that reaching it needs no dynamic exclusivity
-    // check (the lock is what makes the access exclusive).
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline let value: UnsafeMutablePointer<Value>
+    #if RILL_THREAD_SANITIZER
+        // A pthread mutex must not move in memory, hence the manual allocations; the value's
+        // too, so that reaching it needs no dynamic exclusivity check (the lock is what makes
+        // the access exclusive).
+        @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        @usableFromInline let value: UnsafeMutablePointer<Value>
 
-    /// A lock holding `value`, held by nobody.
-    @inlinable package init(_ value: Value) {
-        self.value = .allocate(capacity: 1)
-        self.value.initialize(to: value)
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-    }
+        /// A lock holding `value`, held by nobody.
+        @inlinable package init(_ value: Value) {
+            self.value = .allocate(capacity: 1)
+            self.value.initialize(to: value)
+            mutex = .allocate(capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+        }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        value.deinitialize(count: 1)
-        value.deallocate()
-    }
+        deinit {
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+            value.deinitialize(count: 1)
+            value.deallocate()
+        }
 
-    /// Runs `body` on the value, holding the lock; what it returns or throws comes back.
-    @inlinable package func withLock<Result, Failure: Error>(
-        _ body: (inout Value) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value.pointee)
-    }
+        /// Runs `body` on the value, holding the lock; what it returns or throws comes back.
+        @inlinable package func withLock<Result, Failure: Error>(
+            _ body: (inout Value) throws(Failure) -> Result
+        ) throws(Failure) -> Result {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    #else
+        @usableFromInline let mutex: Mutex<UnsafeValue>
+
+        /// The value, unchecked for sendability: `Lock` is `@unchecked Sendable` on the same
+        /// terms as `Mutex` (the value is reached only while the lock is held).
+        @usableFromInline struct UnsafeValue: @unchecked Sendable {
+            @usableFromInline var value: Value
+            @inlinable init(_ value: Value) { self.value = value }
+        }
+
+        /// A lock holding `value`, held by nobody.
+        @inlinable package init(_ value: Value) {
+            mutex = Mutex(UnsafeValue(value))
+        }
+
+        /// Runs `body` on the value, holding the lock; what it returns or throws comes back.
+        @inlinable package func withLock<Result, Failure: Error>(
+            _ body: (inout Value) throws(Failure) -> Result
+        ) throws(Failure) -> Result {
+            try mutex.withLock { (box: inout UnsafeValue) throws(Failure) -> UnsafeResult<Result> in
+                UnsafeResult(try body(&box.value))
+            }.result
+        }
+
+        /// A result handed out of the lock, unchecked for sendability as the value is.
+        @usableFromInline struct UnsafeResult<R>: @unchecked Sendable {
+            @usableFromInline var result: R
+            @inlinable init(_ result: R) { self.result = result }
+        }
+    #endif
 }
