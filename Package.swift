@@ -49,7 +49,7 @@ let package = Package(
 
         // The reliability suites (`rill-torture`, `make torture`): crash, power-cut, full-disk,
         // I/O-error and hostile-client runs, each ended by a full verification of the store.
-        .target(name: "RillTorture", dependencies: ["Rill", "RillService", "RillWorkloads"]),
+        .target(name: "RillTorture", dependencies: ["Rill", "RillService", "RillHTTP", "RillWorkloads"]),
         .executableTarget(name: "rill-torture", dependencies: ["RillTorture"]),
         // Journals or fails the writes and flushes of chosen files (C, for LD_PRELOAD).
         .target(name: "RillFaultShim", linkerSettings: [.linkedLibrary("dl")]),

@@ -14,7 +14,9 @@ import RillWorkloads
 /// Most saves insert a new item; some update or delete one of the writer's own earlier items.
 ///
 /// Options: `--durability full|relaxed|unsynced`, `--saves N` (default: until killed),
-/// `--payload MIN-MAX` (bytes, default 16-256), `--map-size BYTES`, `--seed N`.
+/// `--payload MIN-MAX` (bytes, default 16-256), `--map-size BYTES`, `--seed N`, `--pause SECONDS`
+/// (between saves, default 0: a suite that verifies the whole store after each fault bounds its
+/// size with it).
 package enum TortureWriter {
     package static func run(_ arguments: [String]) throws {
         guard arguments.count >= 2, let writer = Int(arguments[1]) else {
@@ -31,6 +33,7 @@ package enum TortureWriter {
         let saves = options.integer("--saves") ?? .max
         let payload = options.range("--payload") ?? 16...256
         let mapSize = options.integer("--map-size") ?? 64 << 20
+        let pause = options.value("--pause").flatMap(Double.init) ?? 0
         var random = SeededGenerator(seed: options.integer("--seed").map { UInt64($0) } ?? UInt64(writer + 1))
         let container = try ModelContainer(
             for: TortureItem.self,
@@ -68,6 +71,7 @@ package enum TortureWriter {
             guard let sequence = try context.save() else { throw TortureUsage("a save with changes wrote no commit") }
             report("ack \(sequence) \(kind) \(id)")
             done += 1
+            if pause > 0 { usleep(UInt32(pause * 1_000_000)) }
         }
     }
 
