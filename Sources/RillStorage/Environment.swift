@@ -177,6 +177,18 @@ package final class Environment: Sendable {
         return lines.text
     }
 
+    /// Flushes every write made to `data.mdb` so far, by any process, to disk (`fdatasync`);
+    /// unlike ``sync(force:)`` it works in an environment opened read-only too.
+    package func flushFile() throws {
+        var fd: Int32 = -1
+        try check(mdb_env_get_fd(core.env, &fd), "mdb_env_get_fd")
+        guard fdatasync(fd) == 0 else {
+            let code = errno
+            throw LMDBError(
+                code: code, message: "\(String(cString: strerror(code))): fdatasync of \(core.directory)/data.mdb")
+        }
+    }
+
     /// Flushes data to disk; useful with a relaxed sync mode.
     package func sync(force: Bool = true) throws {
         try check(mdb_env_sync(core.env, force ? 1 : 0), "mdb_env_sync")

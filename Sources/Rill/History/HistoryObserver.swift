@@ -76,8 +76,10 @@ public struct HistoryObserver: AsyncSequence, Sendable {
             var request = descriptor
             request.after = HistoryToken(sequence: position)
             request.sortOrder = .forward
+            // Only commits on disk reach observers: the flush, when one is due, comes first.
             let (entries, head) = try store.read { snapshot in
-                (try store.history(request, in: snapshot), try store.log.head(in: snapshot))
+                let head = try store.observableHead(in: snapshot)
+                return (try store.history(request, in: snapshot), head)
             }
             let end = Swift.min(head, descriptor.through?.sequence ?? head)
             // A full batch ends at its last transaction; a shorter one covers the log to its end.

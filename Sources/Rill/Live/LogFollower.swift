@@ -246,7 +246,8 @@ final class LogFollower: @unchecked Sendable {
         var caughtUp = true
         do {
             try store.read { txn in
-                let head = try store.log.head(in: txn)
+                // Only commits on disk reach observers (see `Store.observableHead(in:)`).
+                let head = try store.observableHead(in: txn)
                 if head > applied, !queries.isEmpty || !suspended.isEmpty {
                     let entries = try store.log.entries(after: applied, limit: Self.batchSize, in: txn)
                     let context = CommitContext(

@@ -19,11 +19,14 @@ public struct ModelConfiguration: Sendable, Hashable {
         public static let full = Durability(level: 0)
         /// Each save flushes its data but not the page that points to it. A crash of the process
         /// loses nothing; a power cut or operating-system crash may undo the last save (never
-        /// half of one, never an older one). Saves are cheaper.
+        /// half of one, never an older one). Saves are cheaper. Observers (live queries, history
+        /// followers, the daemon's subscribers) are told of a save once it is flushed: their
+        /// process flushes the store file first, once for all the saves it tells of.
         public static let relaxed = Durability(level: 1)
         /// Nothing is flushed at save; the operating system writes when it chooses (typically
         /// within 30 seconds on Linux). A crash of the process loses nothing; a power cut may undo
-        /// every save since the last flush. Saves stay atomic; the fastest setting.
+        /// every save since the last flush. Saves stay atomic; the fastest setting. Observers are
+        /// told of a save once it is flushed, as with ``relaxed``.
         public static let unsynced = Durability(level: 2)
 
         public var description: String { ["full", "relaxed", "unsynced"][level] }

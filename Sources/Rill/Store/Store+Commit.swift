@@ -102,6 +102,7 @@ extension Store {
         _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration], meanwhile: () -> Void
     ) throws -> LogEntry? {
         let (log, meta, directory, progress) = (self.log, self.meta, self.directory, self.progress)
+        let flushesEachCommit = environment.options.syncMode == .full
         let known = catalog.withLock { $0.entities }
         return try environment.write(
             { txn -> LogEntry? in
@@ -157,6 +158,7 @@ extension Store {
                 let entry = LogEntry(
                     sequence: next.sequence, timestamp: next.timestamp, author: author, changes: applied)
                 try log.append(entry, in: txn)
+                try log.noteFlush(of: entry.sequence, flushed: flushesEachCommit, in: txn)
                 return entry
             }, meanwhile: meanwhile)
     }

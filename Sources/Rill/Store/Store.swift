@@ -35,6 +35,8 @@ package final class Store: Sendable {
     /// bytes it was read from and the number of the read transaction that last found it so (see
     /// `evolution(of:in:)`).
     let evolutions = Mutex<[String: (schema: [UInt8], evolution: RecordEvolution?, seen: UInt64?)]>([:])
+    /// The last commit known to be on disk after a flush of this process (see `observableHead(in:)`).
+    let flushedThrough = Atomic<UInt64>(0)
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]

@@ -74,8 +74,10 @@ struct LogCommand: Command {
         while remaining > 0 {
             descriptor.after = HistoryToken(sequence: after)
             descriptor.fetchLimit = min(remaining, 512)
+            // A follower tells only of commits on disk: the flush, when one is due, comes first.
             let (batch, head) = try store.read { snapshot in
-                (try store.history(descriptor, in: snapshot), try store.log.head(in: snapshot))
+                let head = follow ? try store.observableHead(in: snapshot) : try store.log.head(in: snapshot)
+                return (try store.history(descriptor, in: snapshot), head)
             }
             for entry in batch { output.line(try entry.jsonValue(beforeAfter: options.beforeAfter).jsonString()) }
             remaining -= batch.count
