@@ -30,6 +30,9 @@ import Testing
         "Sources/RillWorkloads": ["Rill"],
         // Its baseline is raw LMDB through the C API, beside Rill doing the same work.
         "Sources/rill-bench": ["Rill", "CLMDB", "RillWorkloads"],
+        // The reliability suites drive the library, the daemon's protocol and its socket.
+        "Sources/RillTorture": ["Rill", "RillService", "RillHTTP", "RillWorkloads"],
+        "Sources/rill-torture": ["RillTorture"],
         "Samples/Library": ["Rill"],
         "Samples/Settings": ["Rill"],
         "Samples/Tasks": ["Rill"],
@@ -46,6 +49,7 @@ import Testing
         "Sources/RillServer": "RillServer",
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",
         "Sources/RillWorkloads": "RillWorkloads", "Sources/rill-bench": "rill-bench",
+        "Sources/RillTorture": "RillTorture", "Sources/rill-torture": "rill-torture",
         "Samples/Library": "library-demo", "Samples/Settings": "settings-demo", "Samples/Tasks": "tasks-demo",
         "Samples/Recipes": "recipes-demo",
         "Tests/RillTestSupport": "RillTestSupport",
