@@ -18,6 +18,11 @@ deps:
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev lmdb-utils pkg-config >/dev/null; \
 	fi
+	@# The disk-full suite mounts a small ext4 image (mkfs.ext4, from e2fsprogs).
+	@if ! command -v mkfs.ext4 >/dev/null 2>&1 && ! [ -x /usr/sbin/mkfs.ext4 ] && ! [ -x /sbin/mkfs.ext4 ]; then \
+		echo "Installing e2fsprogs…"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >/dev/null || true; \
+	fi
 
 ## Run the sample library on an embedded store in $(DEMO_STORE)/, then show its history and a query of the past.
 demo: deps
@@ -72,6 +77,38 @@ torture: deps
 	$(SWIFT) build -c release --product rill
 	$(SWIFT) build -c release --product RillFaultShim
 	.build/release/rill-torture all --scale torture
+	$(MAKE) fuzz
+
+FUZZ_TARGETS := query-parser http-request-reader json-reader record-coder store-operations
+# Seconds of fuzzing per target.
+FUZZ_TIME ?= 60
+FUZZ_BIN := .build/fuzz/debug/rill-fuzz
+FUZZ_ENV := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
+
+## libFuzzer on each target for $(FUZZ_TIME) s, in a build of its own with the fuzzer and address
+## sanitizers (see Documentation/Reliability.md). The committed corpus, Tests/Fuzz/Corpus/<target>/,
+## becomes the smallest set of inputs that covers what it and the run found; the input of a crash or
+## of a failed oracle is saved in Tests/Fuzz/Crashes/<target>/, and the target fails.
+fuzz: deps
+	$(SWIFT) build --build-path .build/fuzz --product rill-fuzz -Xswiftc -sanitize=fuzzer,address \
+		-Xswiftc -use-ld=bfd -Xlinker --allow-multiple-definition -Xlinker --export-dynamic-symbol=LLVMFuzzerRunDriver
+	@failed=""; for target in $(FUZZ_TARGETS); do \
+		work=.build/fuzz/corpus/$$target; merged=.build/fuzz/merged/$$target; log=.build/fuzz/$$target.log; \
+		corpus=Tests/Fuzz/Corpus/$$target; mkdir -p $$work $$corpus Tests/Fuzz/Crashes/$$target; \
+		dict=Tests/Fuzz/Dictionaries/$$target.dict; \
+		$(FUZZ_ENV) $(FUZZ_BIN) $$target -max_total_time=$(FUZZ_TIME) -max_len=1024 -timeout=10 \
+			$$([ -f $$dict ] && echo -dict=$$dict) \
+			-print_final_stats=1 -artifact_prefix=Tests/Fuzz/Crashes/$$target/ $$work $$corpus \
+			> $$log 2>&1 || failed="$$failed $$target"; \
+		rm -rf $$merged && mkdir -p $$merged && \
+		$(FUZZ_ENV) $(FUZZ_BIN) $$target -merge=1 -use_counters=0 -max_len=1024 $$merged $$corpus $$work > $$log.merge 2>&1 && \
+		[ -n "$$(ls $$merged)" ] && rm -f $$corpus/* && cp $$merged/* $$corpus/ \
+		|| echo "$$target: the corpus was not merged (see $$log.merge)"; \
+		echo "$$target: $$(grep -h 'stat::number_of_executed_units' $$log | awk '{print $$2}') executions," \
+			"$$(grep -E '^#[0-9]+.*(DONE|cov:)' $$log | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')," \
+			"corpus $$(ls $$corpus | wc -l) files, $$(ls Tests/Fuzz/Crashes/$$target | wc -l) crash reproducers"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "failed:$$failed (see .build/fuzz/<target>.log)"; exit 1; fi
 
 ## 30 minutes of mixed load, reporting memory, file size and reader slots over time.
 soak: deps

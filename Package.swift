@@ -53,6 +53,10 @@ let package = Package(
         .executableTarget(name: "rill-torture", dependencies: ["RillTorture"]),
         // Journals or fails the writes and flushes of chosen files (C, for LD_PRELOAD).
         .target(name: "RillFaultShim", linkerSettings: [.linkedLibrary("dl")]),
+        // The fuzzing targets (`make fuzz`): each reads one input and throws when an oracle fails.
+        // `rill-fuzz` runs them under libFuzzer (built with -sanitize=fuzzer) or replays inputs.
+        .target(name: "RillFuzzTargets", dependencies: ["Rill", "RillHTTP"]),
+        .executableTarget(name: "rill-fuzz", dependencies: ["RillFuzzTargets"]),
 
         // Helpers shared by the tests and the test helper process: temporary stores, test models,
         // the built `rill` and `rill serve` as processes, a raw HTTP client.
@@ -90,7 +94,7 @@ let package = Package(
             name: "RillReliabilityTests",
             dependencies: [
                 "Rill", "RillTorture", "RillWorkloads", "RillTestSupport", "rill-torture", "rill-test-helper",
-                "RillCommandLine", "RillFaultShim",
+                "RillCommandLine", "RillFaultShim", "RillFuzzTargets",
             ]
         ),
         .testTarget(

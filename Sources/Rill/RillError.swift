@@ -59,6 +59,13 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         /// A call that cannot be made where it was made (for example waiting for a live query
         /// from inside an observation handler that runs on the query's own follower thread).
         public static let misuse = Code("misuse")
+        /// The last write of a save's commit, the one that makes it the newest, failed (an I/O
+        /// error of the disk). The message names the write, its error and the commit. The save is
+        /// not acknowledged, but it is not certainly absent: the write may have reached the disk,
+        /// so the commit may be found after a restart, as with other databases. The store reopens
+        /// its files by itself and goes on serving; when that fails, every use of it fails with
+        /// this code until it is opened again.
+        public static let storeFailed = Code("storeFailed")
         /// Any other failure of the storage engine.
         public static let storage = Code("storage")
         /// A backup or a restore was given a destination that is not empty (it may hold a store).

@@ -148,13 +148,12 @@ static ssize_t watched_write(
         errno = error;
         return -1;
     }
+    rill_journal_writing(fd, iov, iovcnt, offset);
     ssize_t written = perform(context);
-    if (written > 0) {
-        int saved = errno;
-        rill_journal_wrote(fd, iov, iovcnt, offset, written);
-        if (is_synchronous(fd)) rill_journal_synced(fd);
-        errno = saved;
-    }
+    int saved = errno;
+    rill_journal_wrote(fd, iov, iovcnt, offset, written);
+    if (written > 0 && is_synchronous(fd)) rill_journal_synced(fd);
+    errno = saved;
     return written;
 }
 

@@ -40,7 +40,10 @@ package struct HTTPRequestReader {
     /// The head at the start of the buffer, parsed; nil when it is not whole yet.
     private func readHead() throws(HTTPError) -> (request: HTTPRequest, bodyStart: Int, length: Int)? {
         guard let headerEnd = Self.find([13, 10, 13, 10], in: buffer, limit: limits.headerBytes + 4) else {
-            if buffer.count > limits.headerBytes {
+            // Too large only once the blank line can no longer end within the limit: a head of
+            // exactly `headerBytes` may still be missing the last bytes of its blank line, and
+            // refusing it then would make the answer depend on how the bytes arrived.
+            if buffer.count >= limits.headerBytes + 4 {
                 throw HTTPError(
                     status: 431, code: "headersTooLarge",
                     message: "the request line and headers exceed \(limits.headerBytes) bytes", closesConnection: true)

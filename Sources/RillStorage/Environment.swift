@@ -73,7 +73,7 @@ package final class Environment: Sendable {
     package func copyCompacted(to descriptor: Int32) throws {
         try core.read { _ in
             // The gate is held shared, as by any transaction: no resize happens under the copy.
-            let code = mdb_env_copyfd2(core.env, descriptor, UInt32(MDB_CP_COMPACT))
+            let code = try core.withEnvironment { mdb_env_copyfd2($0, descriptor, UInt32(MDB_CP_COMPACT)) }
             guard code == 0 else { throw LMDBError(code: code, message: "copying \(core.directory)") }
         }
     }
@@ -122,9 +122,7 @@ package final class Environment: Sendable {
     /// The id of the last transaction committed to the file, by any process; 0 when none ever was
     /// (a new file holds only the meta pages `mdb_env_open` wrote).
     package var lastTransactionID: Int {
-        var info = MDB_envinfo()
-        mdb_env_info(core.env, &info)
-        return info.me_last_txnid
+        core.info().me_last_txnid
     }
 
     /// The size of `data.mdb` on disk, in bytes.
@@ -166,13 +164,15 @@ package final class Environment: Sendable {
         final class Lines: @unchecked Sendable { var text = "" }
         let lines = Lines()
         _ = withExtendedLifetime(lines) {
-            mdb_reader_list(
-                core.env,
-                { message, context in
-                    guard let message, let context else { return 0 }
-                    Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().text += String(cString: message)
-                    return 0
-                }, Unmanaged.passUnretained(lines).toOpaque())
+            try? core.withEnvironment { env in
+                mdb_reader_list(
+                    env,
+                    { message, context in
+                        guard let message, let context else { return 0 }
+                        Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().text += String(cString: message)
+                        return 0
+                    }, Unmanaged.passUnretained(lines).toOpaque())
+            }
         }
         return lines.text
     }
@@ -180,17 +180,20 @@ package final class Environment: Sendable {
     /// Flushes every write made to `data.mdb` so far, by any process, to disk (`fdatasync`);
     /// unlike ``sync(force:)`` it works in an environment opened read-only too.
     package func flushFile() throws {
-        var fd: Int32 = -1
-        try check(mdb_env_get_fd(core.env, &fd), "mdb_env_get_fd")
-        guard fdatasync(fd) == 0 else {
-            let code = errno
-            throw LMDBError(
-                code: code, message: "\(String(cString: strerror(code))): fdatasync of \(core.directory)/data.mdb")
+        // With the gate held shared, as every use of the `MDB_env`: its descriptor stays open meanwhile.
+        try core.withEnvironment { env in
+            var fd: Int32 = -1
+            try check(mdb_env_get_fd(env, &fd), "mdb_env_get_fd")
+            guard fdatasync(fd) == 0 else {
+                let code = errno
+                throw LMDBError(
+                    code: code, message: "\(String(cString: strerror(code))): fdatasync of \(core.directory)/data.mdb")
+            }
         }
     }
 
     /// Flushes data to disk; useful with a relaxed sync mode.
     package func sync(force: Bool = true) throws {
-        try check(mdb_env_sync(core.env, force ? 1 : 0), "mdb_env_sync")
+        try core.withEnvironment { try check(mdb_env_sync($0, force ? 1 : 0), "mdb_env_sync") }
     }
 }

@@ -7,9 +7,15 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: LMDB's `MDB_env` is safe to share between threads once opened; with
 /// `MDB_NOTLS` read transactions may run on any thread; write transactions only ever run on
-/// `writer`; `mdb_env_set_mapsize` only runs while `gate` is held exclusively.
+/// `writer`; `mdb_env_set_mapsize` only runs while `gate` is held exclusively, and so does
+/// replacing the `MDB_env` after a failed meta-page write (`recover`), while every other use of
+/// it holds the gate shared.
 final class EnvironmentCore: @unchecked Sendable {
-    let env: OpaquePointer
+    /// LMDB's environment. Replaced only by `recover`, with `gate` held exclusively; every other
+    /// use holds the gate shared (a transaction for its whole life). nil when reopening it failed.
+    private var handle: OpaquePointer?
+    /// Why `handle` is nil: what every later use throws. Guarded by `gate`, like `handle`.
+    private var failure: EnvironmentFailure?
     let directory: String
     let options: EnvironmentOptions
     let fileID: FileID
@@ -38,7 +44,7 @@ final class EnvironmentCore: @unchecked Sendable {
             directory: directory, creating: options.createIfMissing && !options.readOnly)
         openLock = lock
         do {
-            (env, isReadOnly) = try Self.openChoosingMode(directory: directory, options: options)
+            (handle, isReadOnly) = try Self.openChoosingMode(directory: directory, options: options)
         } catch {
             if lock >= 0 { Glibc.close(lock) }
             throw error
@@ -46,7 +52,7 @@ final class EnvironmentCore: @unchecked Sendable {
         self.directory = directory
         self.options = options
         self.fileID = fileID
-        self.maxKeySize = Int(mdb_env_get_maxkeysize(env))
+        self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
         self.writer = WriterThread(name: "rill.writer")
         // Reader slots left behind by killed processes would pin old pages forever.
         _ = try? checkReaders()
@@ -149,21 +155,37 @@ final class EnvironmentCore: @unchecked Sendable {
 
     func close() {
         writer.stop()
-        mdb_env_close(env)
+        if let handle { mdb_env_close(handle) }
         if openLock >= 0 { Glibc.close(openLock) }
+    }
+
+    /// Runs `body` with the `MDB_env`, outside any transaction, holding the gate shared so that
+    /// a recovery does not replace it meanwhile.
+    ///
+    /// - Throws: the `EnvironmentFailure` that left the environment closed, when reopening failed.
+    func withEnvironment<R>(_ body: (OpaquePointer) throws -> R) throws -> R {
+        gate.lockShared()
+        defer { gate.unlockShared() }
+        guard let handle else { throw failure! }
+        return try body(handle)
+    }
+
+    /// LMDB's facts of the file and the map; zero when the environment could not be reopened.
+    func info() -> MDB_envinfo {
+        var info = MDB_envinfo()
+        _ = try? withEnvironment { mdb_env_info($0, &info) }
+        return info
     }
 
     func checkReaders() throws -> Int {
         var dead: Int32 = 0
-        try check(mdb_reader_check(env, &dead), "mdb_reader_check")
+        try withEnvironment { try check(mdb_reader_check($0, &dead), "mdb_reader_check") }
         return Int(dead)
     }
 
     /// The last page number in use, according to the newest meta page.
     private func lastPageInUse() -> Int {
-        var info = MDB_envinfo()
-        mdb_env_info(env, &info)
-        return info.me_last_pgno
+        info().me_last_pgno
     }
 
     /// Clears the reader slots of dead processes after a commit that made the file longer than
@@ -185,9 +207,7 @@ final class EnvironmentCore: @unchecked Sendable {
     }
 
     func currentMapSize() -> Int {
-        var info = MDB_envinfo()
-        mdb_env_info(env, &info)
-        return info.me_mapsize
+        info().me_mapsize
     }
 
     // MARK: Transactions
@@ -203,14 +223,35 @@ final class EnvironmentCore: @unchecked Sendable {
 
     /// Begins a transaction with the resize gate held shared (the caller releases it when the
     /// transaction ends), first adopting a map that another process grew.
+    ///
+    /// A transaction begun between a failed meta-page write and the recovery that follows it on
+    /// the writer thread gets `MDB_PANIC`: it waits for the recovery and begins again. The wait is
+    /// bounded, so that a thread whose own outer transaction keeps the recovery waiting gets an
+    /// error rather than a deadlock.
     private func begin(readOnly: Bool) throws -> OpaquePointer {
+        var panicked: UInt64?
         while true {
             gate.lockShared()
+            guard let env = handle else {
+                gate.unlockShared()
+                throw failure!
+            }
             var txn: OpaquePointer?
             let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
             if rc == MDB_MAP_RESIZED {
                 gate.unlockShared()
                 try adoptGrownMap()
+                continue
+            }
+            if rc == MDB_PANIC {
+                gate.unlockShared()
+                let now = monotonicNanoseconds()
+                if now - (panicked ?? now) > 10_000_000_000 {
+                    throw LMDBError(
+                        code: MDB_PANIC, message: "\(directory) failed a write and has not been reopened since")
+                }
+                panicked = panicked ?? now
+                usleep(1_000)
                 continue
             }
             guard rc == 0, let txn else {
@@ -250,6 +291,7 @@ final class EnvironmentCore: @unchecked Sendable {
                         }
                         throw error
                     }
+                    let transactionID = Int(mdb_txn_id(txn))
                     let rc = mdb_txn_commit(txn)
                     gate.unlockShared()
                     if rc == MDB_MAP_FULL, growths < 48 {
@@ -257,7 +299,7 @@ final class EnvironmentCore: @unchecked Sendable {
                         try growMap()
                         continue
                     }
-                    try check(rc, "mdb_txn_commit")
+                    try checkCommit(rc, transaction: transactionID)
                     let opened = transaction.state.openedDatabases
                     if !opened.isEmpty { databases.withLock { $0.merge(opened) { known, _ in known } } }
                     clearStaleReadersIfGrown()
@@ -269,17 +311,105 @@ final class EnvironmentCore: @unchecked Sendable {
     /// Doubles the map. Runs on the writer thread between transactions.
     private func growMap() throws {
         try gate.withExclusive {
-            let current = currentMapSize()
+            guard let handle else { throw failure! }
+            var info = MDB_envinfo()
+            mdb_env_info(handle, &info)
+            let current = info.me_mapsize
             let target = current < (1 << 30) ? current * 2 : current + (1 << 30)
-            try check(mdb_env_set_mapsize(env, target), "growing the map to \(target) bytes")
+            try check(mdb_env_set_mapsize(handle, target), "growing the map to \(target) bytes")
         }
     }
 
     /// Takes the map size another process recorded in the file.
     private func adoptGrownMap() throws {
         try gate.withExclusive {
-            try check(mdb_env_set_mapsize(env, 0), "adopting the map size grown by another process")
+            guard let handle else { throw failure! }
+            try check(mdb_env_set_mapsize(handle, 0), "adopting the map size grown by another process")
         }
+    }
+
+    // MARK: Failed writes
+
+    /// Throws for a commit that failed with `rc`; when the failure left the environment
+    /// unusable (a failed meta-page write: LMDB then answers every transaction with
+    /// `MDB_PANIC`), reopens it first and throws an `EnvironmentFailure` naming the cause.
+    /// Runs on the writer thread, with the gate released.
+    private func checkCommit(_ rc: Int32, transaction: Int) throws {
+        guard rc != 0 else { return }
+        guard rc != MDB_PANIC, !isPanicked() else { throw recover(from: rc, transaction: transaction) }
+        try check(rc, "mdb_txn_commit")
+    }
+
+    /// Whether LMDB marked the environment as failed. It does not say so but through a
+    /// transaction: a read transaction that cannot begin with `MDB_PANIC`.
+    private func isPanicked() -> Bool {
+        (try? withEnvironment { env in
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+            if rc == 0 { mdb_txn_abort(txn) }
+            return rc == MDB_PANIC
+        }) ?? false
+    }
+
+    /// Closes the failed `MDB_env` and opens the store again, with the same options, map size and
+    /// database handles; returns the failure to report, saying whether it worked.
+    ///
+    /// Safe because the gate is held exclusively: no transaction of this process is live (each
+    /// holds the gate shared), so nothing points into the old map, and no other thread reaches
+    /// `handle` meanwhile. The old environment is closed before the new one opens: two `MDB_env`
+    /// of one file in one process would share POSIX locks, and closing one drops the other's.
+    /// The named databases are opened again in the order of their handles, so that each gets
+    /// the handle it had (every `Database` value held above this layer stays valid); when one
+    /// does not, the environment stays closed and every use throws the failure.
+    private func recover(from code: Int32, transaction: Int) -> EnvironmentFailure {
+        var failure = EnvironmentFailure(
+            directory: directory, code: code == MDB_PANIC ? EIO : code, transactionID: transaction, recovered: false)
+        gate.withExclusive {
+            let known = databases.withLock { $0.values.sorted { $0.handle < $1.handle } }
+            var reopened = options
+            reopened.createIfMissing = false
+            if let old = handle {
+                var info = MDB_envinfo()
+                mdb_env_info(old, &info)
+                reopened.initialMapSize = info.me_mapsize
+                mdb_env_close(old)
+                handle = nil
+            }
+            do {
+                let env = try Self.openEnvironment(directory: directory, options: reopened, readOnly: false)
+                do {
+                    try Self.reopen(known, in: env)
+                } catch {
+                    mdb_env_close(env)
+                    throw error
+                }
+                handle = env
+                failure.recovered = true
+            } catch {
+                failure.reopenError = "\(error)"
+                self.failure = failure
+            }
+        }
+        return failure
+    }
+
+    /// Opens `databases` in `env`, in the order of their handles, and checks that each gets its handle.
+    private static func reopen(_ databases: [Database], in env: OpaquePointer) throws {
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(read)")
+        for database in databases {
+            var handle: MDB_dbi = 0
+            let rc = mdb_dbi_open(txn, database.name, 0, &handle)
+            guard rc == 0, handle == database.handle else {
+                mdb_txn_abort(txn)
+                try check(rc, "opening database \(database.name)")
+                throw LMDBError(
+                    code: MDB_BAD_DBI,
+                    message: "database \(database.name) reopened as handle \(handle), not \(database.handle)")
+            }
+        }
+        // Committed, so that the handles stay open for the environment's life.
+        try check(mdb_txn_commit(txn), "mdb_txn_commit(read)")
     }
 
     // MARK: Databases
@@ -312,16 +442,19 @@ final class EnvironmentCore: @unchecked Sendable {
     /// A write transaction on the writer thread, for internal setup steps.
     private func writeOnWriterThread<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         let txn = try begin(readOnly: false)
-        defer { gate.unlockShared() }
         let result: R
         do {
             result = try body(WriteTransaction(pointer: txn, maxKeySize: maxKeySize))
         } catch {
             mdb_txn_abort(txn)
+            gate.unlockShared()
             throw error
         }
         // mdb_txn_commit frees the transaction whether or not it succeeds: never abort after it.
-        try check(mdb_txn_commit(txn), "mdb_txn_commit")
+        let transactionID = Int(mdb_txn_id(txn))
+        let rc = mdb_txn_commit(txn)
+        gate.unlockShared()
+        try checkCommit(rc, transaction: transactionID)
         return result
     }
 

@@ -7,7 +7,8 @@ package struct EnvironmentOptions: Sendable, Hashable {
         /// `MDB_NOMETASYNC`: the meta page is flushed lazily; a power cut may undo the last commit.
         case noMetaSync
         /// `MDB_NOSYNC`: nothing is flushed at commit; a power cut may undo every commit since the
-        /// operating system last wrote its buffers. Atomicity and consistency hold.
+        /// operating system last wrote its buffers, or leave the environment damaged: the disk may
+        /// hold a meta page without the pages it points to. A process crash loses nothing.
         case noSync
     }
 

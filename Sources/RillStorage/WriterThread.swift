@@ -165,7 +165,8 @@ private final class Completion: Sendable {
     }
 }
 
-private func monotonicNanoseconds() -> UInt64 {
+/// Nanoseconds of the monotonic clock.
+func monotonicNanoseconds() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)

@@ -21,5 +21,7 @@ package enum TortureSuites {
     package static let workers: [(role: String, run: @Sendable ([String]) throws -> Void)] = [
         ("writer", TortureWriter.run),
         ("live-queries", LiveQueryWorker.run),
+        ("journal-probe", JournalProbe.run),
+        ("map-reader", MapGrowthReader.run),
     ]
 }

@@ -29,6 +29,32 @@ import Testing
         }
     }
 
+    /// A head of exactly the limit is read whether its blank line arrives at once or a byte at a
+    /// time, and one byte more is refused either way (found by fuzzing: the bytes before the blank
+    /// line was whole were refused as too large).
+    @Test func aHeadAtTheLimitDoesNotDependOnHowItArrives() throws {
+        let head = Array("GET /v1/health HTTP/1.1\r\nX-Pad: abc\r\n\r\n".utf8)
+        for (extra, accepted) in [(0, true), (1, false)] {
+            let limits = HTTPLimits(headerBytes: head.count - 4 - extra, bodyBytes: 0)
+            var whole = HTTPRequestReader(limits: limits)
+            head.withUnsafeBytes { whole.append($0) }
+            let wholeResult = Result { try whole.next() }
+            var byByte = HTTPRequestReader(limits: limits)
+            var byByteResult: Result<HTTPRequest?, any Error> = .success(nil)
+            for byte in head {
+                [byte].withUnsafeBytes { byByte.append($0) }
+                byByteResult = Result { try byByte.next() }
+                if case .failure = byByteResult { break }
+            }
+            for result in [wholeResult, byByteResult] {
+                switch result {
+                case .success(let request): #expect(accepted && request?.path == "/v1/health", "extra \(extra)")
+                case .failure(let error): #expect(!accepted && (error as? HTTPError)?.status == 431, "extra \(extra)")
+                }
+            }
+        }
+    }
+
     @Test func randomBytesNeverCrash() {
         var random = SeededGenerator(label: "http fuzz")
         let pieces = [

@@ -33,6 +33,8 @@ import Testing
         // The reliability suites drive the library, the daemon's protocol and its socket.
         "Sources/RillTorture": ["Rill", "RillService", "RillHTTP", "RillWorkloads"],
         "Sources/rill-torture": ["RillTorture"],
+        "Sources/RillFuzzTargets": ["Rill", "RillHTTP"],
+        "Sources/rill-fuzz": ["RillFuzzTargets"],
         "Samples/Library": ["Rill"],
         "Samples/Settings": ["Rill"],
         "Samples/Tasks": ["Rill"],
@@ -50,6 +52,7 @@ import Testing
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",
         "Sources/RillWorkloads": "RillWorkloads", "Sources/rill-bench": "rill-bench",
         "Sources/RillTorture": "RillTorture", "Sources/rill-torture": "rill-torture",
+        "Sources/RillFuzzTargets": "RillFuzzTargets", "Sources/rill-fuzz": "rill-fuzz",
         "Samples/Library": "library-demo", "Samples/Settings": "settings-demo", "Samples/Tasks": "tasks-demo",
         "Samples/Recipes": "recipes-demo",
         "Tests/RillTestSupport": "RillTestSupport",

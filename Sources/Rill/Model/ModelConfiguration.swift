@@ -24,9 +24,14 @@ public struct ModelConfiguration: Sendable, Hashable {
         /// process flushes the store file first, once for all the saves it tells of.
         public static let relaxed = Durability(level: 1)
         /// Nothing is flushed at save; the operating system writes when it chooses (typically
-        /// within 30 seconds on Linux). A crash of the process loses nothing; a power cut may undo
-        /// every save since the last flush. Saves stay atomic; the fastest setting. Observers are
-        /// told of a save once it is flushed, as with ``relaxed``.
+        /// within 30 seconds on Linux), in the order it chooses. A crash of the process loses
+        /// nothing. A power cut or operating-system crash may undo every save since the last flush,
+        /// and may leave the store damaged: the disk can hold a save's last page, the one that
+        /// points to its data, without the data, and later saves reuse pages that flushed saves
+        /// point to. A damaged store does not open (or `rill check` names the damage) and only a
+        /// backup brings it back: keep this setting for data that can be rebuilt. Saves stay
+        /// atomic for every process that reads the store; the fastest setting. Observers are told
+        /// of a save once it is flushed, as with ``relaxed``.
         public static let unsynced = Durability(level: 2)
 
         public var description: String { ["full", "relaxed", "unsynced"][level] }

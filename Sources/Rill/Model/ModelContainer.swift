@@ -163,8 +163,10 @@ public final class ModelContainer: Sendable {
     /// Writes every saved change to disk now.
     ///
     /// With ``ModelConfiguration/Durability/full`` (the default) saves are on disk when they
-    /// return and this does nothing useful. With `.relaxed` or `.unsynced` it bounds what a power
-    /// cut can lose: every save that returned before `flush()` survives one.
+    /// return and this does nothing useful. With `.relaxed` it bounds what a power cut can lose:
+    /// every save that returned before `flush()` survives one. With `.unsynced` that holds only
+    /// until the next save: a power cut after later saves may leave the store damaged (see
+    /// ``ModelConfiguration/Durability/unsynced``).
     public func flush() throws {
         try store.flush()
     }

@@ -3,6 +3,10 @@ import Foundation
 extension QueryNode: CustomStringConvertible {
     /// The node in the text query language, as `explain` shows it. Quantifier bodies that the
     /// language cannot say directly show the current element as `$`.
+    ///
+    /// A node that `QueryParser` made reads back as an equal node: a group that the parser keeps
+    /// (an `and` inside an `and`, a minus before a parenthesized number) keeps its parentheses,
+    /// dates keep every digit they need, and a string escapes what would otherwise join its quotes.
     package var description: String { render(precedence: 0) }
 
     private func render(precedence outer: Int) -> String {
@@ -18,11 +22,11 @@ extension QueryNode: CustomStringConvertible {
             (text, precedence) = ("\(lhs.render(precedence: 5)) \(op.rawValue) \(rhs.render(precedence: 5))", 4)
         case .and(let operands):
             (text, precedence) = (
-                operands.isEmpty ? "true" : operands.map { $0.render(precedence: 2) }.joined(separator: " and "), 2
+                operands.isEmpty ? "true" : operands.map { $0.render(precedence: 3) }.joined(separator: " and "), 2
             )
         case .or(let operands):
             (text, precedence) = (
-                operands.isEmpty ? "false" : operands.map { $0.render(precedence: 1) }.joined(separator: " or "), 1
+                operands.isEmpty ? "false" : operands.map { $0.render(precedence: 2) }.joined(separator: " or "), 1
             )
         case .not(let operand):
             (text, precedence) = ("not \(operand.render(precedence: 3))", 3)
@@ -33,7 +37,7 @@ extension QueryNode: CustomStringConvertible {
             let name = test.rawValue + (flags.isEmpty ? "" : "[\(flags)]")
             (text, precedence) = ("\(lhs.render(precedence: 5)) \(name) \(rhs.render(precedence: 5))", 4)
         case .isIn(let operand, let candidates):
-            let list = candidates.map { $0.render(precedence: 0) }.joined(separator: ", ")
+            let list = candidates.map { $0.render(precedence: 5) }.joined(separator: ", ")
             (text, precedence) = ("\(operand.render(precedence: 5)) in [\(list)]", 4)
         case .between(let operand, let lower, let upper):
             (text, precedence) = (
@@ -51,14 +55,17 @@ extension QueryNode: CustomStringConvertible {
                 (text, precedence) = ("\(word) \(subject) (\(body.render(precedence: 0)))", 4)
             }
         case .count(let operand):
-            (text, precedence) = ("count(\(operand.render(precedence: 0)))", 9)
+            (text, precedence) = ("count(\(operand.render(precedence: 5)))", 9)
         case .arithmetic(let op, let lhs, let rhs):
             let level = op == .add || op == .subtract ? 6 : 7
             (text, precedence) = (
                 "\(lhs.render(precedence: level)) \(op.rawValue) \(rhs.render(precedence: level + 1))", level
             )
         case .negate(let operand):
-            (text, precedence) = ("-\(operand.render(precedence: 8))", 8)
+            // A minus right before a number literal joins it: `-(5)` is not `-5`.
+            let inner = operand.render(precedence: 8)
+            let joins = inner.first.map { $0.isASCIIDigit } ?? false
+            (text, precedence) = ("-" + (joins ? "(\(inner))" : inner), 8)
         case .coalesce(let operand, let fallback):
             (text, precedence) = ("\(operand.render(precedence: 6)) ?? \(fallback.render(precedence: 5))", 5)
         case .conditional(let condition, let then, let otherwise):
@@ -102,7 +109,7 @@ extension QueryNode: CustomStringConvertible {
         "sort", "by", "asc", "desc", "limit", "offset", "nil", "null", "true", "false",
     ]
 
-    private static func path(_ components: [String]) -> String {
+    static func path(_ components: [String]) -> String {
         components.map { component in
             let plain =
                 component.first.map { $0.isLetter || $0 == "_" } == true
@@ -110,6 +117,18 @@ extension QueryNode: CustomStringConvertible {
                 && !keywords.contains(component.lowercased())
             return plain ? component : "`\(component)`"
         }.joined(separator: ".")
+    }
+
+    /// Whether `scalar` would join the character before or after it into one Character (a
+    /// combining mark, a joiner, a prefix such as U+0600), so that written raw in a string it could
+    /// swallow a quote or the backslash of an escape.
+    private static func joinsNeighbours(_ scalar: Unicode.Scalar) -> Bool {
+        var before = "a"
+        before.unicodeScalars.append(scalar)
+        var after = ""
+        after.unicodeScalars.append(scalar)
+        after += "a"
+        return before.count == 1 || after.count == 1
     }
 
     static func literalText(_ value: RecordValue) -> String {
@@ -129,12 +148,19 @@ extension QueryNode: CustomStringConvertible {
                 case "\\": escaped += "\\\\"
                 case "\n": escaped += "\\n"
                 case "\t": escaped += "\\t"
-                default: escaped.unicodeScalars.append(scalar)
+                case "\r": escaped += "\\r"
+                case "\0": escaped += "\\0"
+                default:
+                    if scalar.isASCII || !joinsNeighbours(scalar) {
+                        escaped.unicodeScalars.append(scalar)
+                    } else {
+                        escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                    }
                 }
             }
             return escaped + "\""
         case .date(let date):
-            return ISO8601Time.string(date, fractionDigits: 3)
+            return ISO8601Time.string(date)
         case .uuid(let uuid): return uuid.uuidString
         case .data(let data): return "<\(data.count) bytes>"
         case .array(let items): return "[" + items.map(literalText).joined(separator: ", ") + "]"

@@ -85,6 +85,10 @@ extension Store {
                 // Another process added an index: reload the entities and write again.
                 for name in changed.entities { catalog.withLock { $0.entities[name] = nil } }
                 for name in changed.entities { _ = try entity(named: name) }
+            } catch let failure as EnvironmentFailure {
+                // The store reopened its files (or failed to): the head it reads now says which
+                // commit the save would have been.
+                throw Self.failedSave(failure, directory: directory, commit: (try? head()).map { $0 + 1 })
             } catch {
                 throw Self.translate(error, directory: directory)
             }

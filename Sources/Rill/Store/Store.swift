@@ -310,8 +310,31 @@ package final class Store: Sendable {
         return "no permission to open \(directory) for writing"
     }
 
+    /// A save's error when its commit's last write failed (see `EnvironmentFailure`): not
+    /// acknowledged, possibly committed; the store reopened its files, or says why it could not.
+    static func failedSave(_ failure: EnvironmentFailure, directory: String, commit: UInt64?) -> RillError {
+        let save = commit.map { "the save that would have been commit \($0)" } ?? "a save"
+        return RillError(
+            .storeFailed,
+            "\(save) to \(directory) failed: \(failure.cause). The save is not acknowledged, and it may still be "
+                + "found committed after a restart, since the write may have reached the disk. "
+                + stateAfter(failure), underlyingError: failure)
+    }
+
+    /// What the store does after a failed commit's last write.
+    private static func stateAfter(_ failure: EnvironmentFailure) -> String {
+        if failure.recovered { return "The store reopened its files and serves again." }
+        return "Reopening the store's files failed (\(failure.reopenError ?? "unknown reason")): every use of "
+            + "it fails until it is opened again."
+    }
+
     /// Turns a storage error into a `RillError` that names the store.
     static func translate(_ error: any Error, directory: String) -> any Error {
+        if let failure = error as? EnvironmentFailure {
+            return RillError(
+                .storeFailed, "\(directory) failed: \(failure.cause). \(stateAfter(failure))",
+                underlyingError: failure)
+        }
         guard let error = error as? LMDBError else { return error }
         switch error.code {
         case ENOENT:
@@ -320,9 +343,17 @@ package final class Store: Sendable {
             return RillError(.notAStore, "\(directory) is not a directory", underlyingError: error)
         case EACCES, EPERM, EROFS:
             return RillError(.permissionDenied, permissionMessage(error, directory: directory), underlyingError: error)
-        case ENOSPC, EIO, EDQUOT:
+        case ENOSPC, EDQUOT:
+            return RillError(
+                .diskFull, "the disk holding \(directory) is full (\(error.message))", underlyingError: error)
+        case EIO:
+            // LMDB reports a short write (a disk that filled during it) as EIO, as it does a device's error.
             return RillError(
                 .diskFull, "the disk holding \(directory) is full or failed a write (\(error.message))",
+                underlyingError: error)
+        case LMDBError.panic.code:
+            return RillError(
+                .storeFailed, "\(directory) failed a write and was not reopened: \(error.message)",
                 underlyingError: error)
         case LMDBError.invalid.code:
             return RillError(.notAStore, "\(directory) does not hold a valid store file", underlyingError: error)

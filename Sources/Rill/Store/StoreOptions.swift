@@ -12,7 +12,9 @@ package struct StoreOptions: Sendable, Hashable {
         case full
         /// Data is flushed, the page that points to it is not: a power cut may undo the last save.
         case relaxed
-        /// Nothing is flushed at save: a power cut may undo every save since the last flush.
+        /// Nothing is flushed at save: a power cut may undo every save since the last flush, or
+        /// leave the store damaged (LMDB's `MDB_NOSYNC`: the disk may hold a commit's meta page
+        /// without the pages it points to).
         case unsynced
     }
 

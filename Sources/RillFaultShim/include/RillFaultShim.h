@@ -27,8 +27,11 @@ int rill_fault_before(enum rill_fault_op op, int fd, size_t length);
 void rill_journal_opened(int fd, const char *path, int flags);
 /// A watched descriptor is being closed.
 void rill_journal_closing(int fd);
-/// A write of a watched descriptor succeeded: `written` bytes of `iov` landed at `offset`.
-/// Runs before the call returns to the process.
+/// A write of a watched descriptor is about to run: `iov` is to land at `offset`. A process
+/// killed during the call may or may not have written it.
+void rill_journal_writing(int fd, const struct iovec *iov, int iovcnt, off_t offset);
+/// The write announced by `rill_journal_writing` returned `written` (bytes of `iov` that landed
+/// at `offset`, or -1). Runs before the call returns to the process.
 void rill_journal_wrote(int fd, const struct iovec *iov, int iovcnt, off_t offset, ssize_t written);
 /// A flush of a watched descriptor succeeded (fsync, fdatasync, or a write to an O_DSYNC/O_SYNC
 /// descriptor, after `rill_journal_wrote`): what was written to its file is on disk.
