@@ -11,9 +11,16 @@ package enum TortureSuites {
         ("hostile", HostileClientSuite.run),
     ]
 
+    /// The suites `rill-torture all` leaves out, each run by its own name (`make soak`): too long
+    /// for `make torture`'s 20 minutes.
+    package static let long: [(name: String, run: Run)] = [
+        ("soak", SoakSuite.run)
+    ]
+
     /// The worker roles the suites run as child processes (`rill-torture worker <role> …`).
     package static let workers: [(role: String, run: @Sendable ([String]) throws -> Void)] = [
         ("writer", TortureWriter.run),
+        ("live-queries", LiveQueryWorker.run),
         ("journal-probe", JournalProbe.run),
         ("map-reader", MapGrowthReader.run),
     ]

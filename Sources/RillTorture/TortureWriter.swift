@@ -16,8 +16,9 @@ import RillWorkloads
 /// `ack <sequence> <kind> <id> <kind> <id> …`.
 ///
 /// Options: `--durability full|relaxed|unsynced`, `--saves N` (default: until killed), `--batch N`,
-/// `--payload MIN-MAX` (bytes, default 16-256), `--map-size BYTES`, `--seed N`, and
-/// `--after-error N`: a failed save is reported as `error <code> <message>` and undone in the
+/// `--payload MIN-MAX` (bytes, default 16-256), `--map-size BYTES`, `--seed N`, `--pause SECONDS`
+/// (between saves, default 0: a suite that verifies the whole store after each fault bounds its
+/// size with it), and `--after-error N`: a failed save is reported as `error <code> <message>` and undone in the
 /// context (`rollback()`), and the writer stops N saves after the first failed one, whether those
 /// fail or not (by default it stops at the first, throwing its error). A payload range up to a
 /// mebibyte or more is fine: large items make the map grow. `--payload-spread log` draws payload
@@ -40,6 +41,7 @@ package enum TortureWriter {
         let batch = max(1, options.integer("--batch") ?? 1)
         let payload = options.range("--payload") ?? 16...256
         let mapSize = options.integer("--map-size") ?? 64 << 20
+        let pause = options.value("--pause").flatMap(Double.init) ?? 0
         let savesAfterError = options.integer("--after-error")
         let logSpread = options.value("--payload-spread") == "log"
         let untilSize = options.integer("--until-size")
@@ -109,6 +111,7 @@ package enum TortureWriter {
             guard let sequence else { throw TortureUsage("a save with changes wrote no commit") }
             report("ack \(sequence) \(changes.map { "\($0.kind) \($0.id)" }.joined(separator: " "))")
             done += 1
+            if pause > 0 { usleep(UInt32(pause * 1_000_000)) }
         }
     }
 

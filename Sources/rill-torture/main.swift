@@ -15,7 +15,8 @@ import RillTorture
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
     "usage: rill-torture <suite>|all [--scale test|torture] [--seed N] [--work DIR]\n"
-    + "suites: \(TortureSuites.all.map(\.name).joined(separator: ", "))"
+    + "suites: \((TortureSuites.all + TortureSuites.long).map(\.name).joined(separator: ", ")) "
+    + "(all runs every one but \(TortureSuites.long.map(\.name).joined(separator: ", ")))"
 
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))
@@ -38,7 +39,8 @@ if command == "worker" {
 }
 
 let options = TortureArguments(Array(arguments.dropFirst()))
-let suites = command == "all" ? TortureSuites.all : TortureSuites.all.filter { $0.name == command }
+let suites =
+    command == "all" ? TortureSuites.all : (TortureSuites.all + TortureSuites.long).filter { $0.name == command }
 guard !suites.isEmpty else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)
