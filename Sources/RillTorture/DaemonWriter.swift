@@ -1,7 +1,7 @@
 import Foundation
 import Rill
-import RillWorkloads
 import RillLocks
+import RillWorkloads
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
 import Foundation
 import RillHTTP
-import RillWorkloads
 import RillLocks
+import RillWorkloads
 
 #if canImport(Glibc)
     import Glibc
