@@ -41,21 +41,31 @@ struct DataFileHeader {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return }
-        let size = UInt64(info.st_size)
-        if size == 0 {
-            guard !creating else { return }
-            throw corrupted("\(path) is empty: it holds no meta page")
+        func fileSize() -> UInt64? {
+            var info = stat()
+            return fstat(fd, &info) == 0 ? UInt64(info.st_size) : nil
         }
-        guard let first = readMeta(fd, at: 0) else { return }
+        // The meta pages are read before the size: another process may be committing, and LMDB
+        // writes a commit's pages before the meta page naming them, so a size read after a meta
+        // page covers what it names (read first, it could predate pages the meta page names).
+        guard let first = readMeta(fd, at: 0) else {
+            if fileSize() == 0, !creating { throw corrupted("\(path) is empty: it holds no meta page") }
+            return
+        }
         guard first.pageSize >= 512, first.pageSize.nonzeroBitCount == 1 else { return }
-        guard size >= 2 * UInt64(first.pageSize) else {
-            throw corrupted(
-                "\(path) is \(size) bytes, shorter than its two meta pages of \(first.pageSize) bytes: it was cut short"
-            )
+        func checkBothMetaPagesFit(_ size: UInt64) throws {
+            guard size >= 2 * UInt64(first.pageSize) else {
+                throw corrupted(
+                    "\(path) is \(size) bytes, shorter than its two meta pages of \(first.pageSize) bytes: it was cut short"
+                )
+            }
         }
-        guard let second = readMeta(fd, at: first.pageSize) else { return }
+        guard let second = readMeta(fd, at: first.pageSize) else {
+            if let size = fileSize() { try checkBothMetaPagesFit(size) }
+            return
+        }
+        guard let size = fileSize() else { return }
+        try checkBothMetaPagesFit(size)
         // LMDB uses the meta page with the higher transaction id (mdb_env_pick_meta).
         let current = second.transactionID > first.transactionID ? second : first
         let (pages, overflow) = current.lastPage.addingReportingOverflow(1)
