@@ -102,18 +102,10 @@ package enum KillSuite {
 
     /// The processes holding reader slots of the store, from `mdb_stat -r`; nil when it fails.
     static func readerPIDs(store: String) -> [Int32]? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/mdb_stat")
-        process.arguments = ["-r", store]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        guard let run = try? WorkerRun.run("/usr/bin/mdb_stat", ["-r", store]) else { return nil }
         // "Reader Table Status", then "    pid     thread     txnid" and a line a slot, or
         // "(no active readers)" (with exit status 1).
-        let text = String(decoding: data, as: UTF8.self)
+        let text = run.standardOutput
         guard text.hasPrefix("Reader Table Status") else { return nil }
         return text.split(separator: "\n").compactMap { line in
             line.split(separator: " ").first.flatMap { Int32($0) }

@@ -176,12 +176,9 @@ package enum PowerCutSuite {
 
     /// Makes the store of the first cut, flushed (it is what the disk holds when the run starts).
     static func create(_ store: URL, options: TortureOptions) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: options.product("rill-torture"))
-        process.arguments = ["worker", "writer", store.path, "0", "--saves", "0"]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TortureUsage("cannot create the store \(store.path)") }
+        let run = try WorkerRun.run(
+            options.product("rill-torture"), ["worker", "writer", store.path, "0", "--saves", "0"])
+        guard run.status == 0 else { throw TortureUsage("cannot create the store \(store.path)") }
         try? FileManager.default.removeItem(at: store.appendingPathComponent("lock.mdb"))
     }
 
@@ -192,24 +189,20 @@ package enum PowerCutSuite {
     /// Why `rill check` finds the image damaged (its output, or the signal that killed it); nil
     /// when the image opens and checks clean.
     static func damage(of image: URL, options: TortureOptions) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: options.product("rill"))
-        process.arguments = ["check", image.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        do { try process.run() } catch { return "rill check does not start: \(error)" }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: image.appendingPathComponent("lock.mdb"))
-        if process.terminationReason == .uncaughtSignal {
-            let said = text.split(separator: "\n").first.map { ": \($0)" } ?? ""
-            return "rill check died of signal \(process.terminationStatus)\(said)"
+        let run: WorkerRun
+        do {
+            run = try WorkerRun.run(
+                options.product("rill"), ["check", image.path], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        } catch {
+            return "rill check does not start: \(error)"
         }
-        guard process.terminationStatus == 0 else {
+        let text = run.standardError + run.standardOutput
+        try? FileManager.default.removeItem(at: image.appendingPathComponent("lock.mdb"))
+        if let signal = run.signal {
+            let said = text.split(separator: "\n").first.map { ": \($0)" } ?? ""
+            return "rill check died of signal \(signal)\(said)"
+        }
+        guard run.status == 0 else {
             return text.split(separator: "\n").prefix(3).joined(separator: " / ")
         }
         return nil

@@ -200,18 +200,11 @@ package enum SoakSuite {
 
     private static func mebibytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1_048_576) }
 
-    /// Runs `executable arguments…` to its end; its status and standard output.
+    /// Runs `executable arguments…` to its end; its status and standard output, with its
+    /// standard error after it.
     static func runToEnd(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        guard (try? process.run()) != nil else { return (-1, "cannot run \(executable)") }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        guard let run = try? WorkerRun.run(executable, arguments) else { return (-1, "cannot run \(executable)") }
+        return (run.status, run.standardOutput + run.standardError)
     }
 
     private static func waitUntilServing(socket: String, _ daemon: LineProcess) -> Bool {

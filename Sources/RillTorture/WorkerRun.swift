@@ -4,15 +4,19 @@ import Foundation
 package struct WorkerRun: Sendable {
     /// The exit status, or 128 + the signal that ended it.
     package var status: Int32
+    /// The signal that ended it, when one did.
+    package var signal: Int32?
     package var standardOutput: String
     package var standardError: String
 
     /// The lines of standard output.
     package var lines: [Substring] { standardOutput.split(separator: "\n") }
 
-    /// Runs `executable` with `arguments` and the extra `environment`, and waits for it to end.
+    /// Runs `executable` with `arguments` and the extra `environment`, and waits for it to end;
+    /// its outputs pass through files in `directory`.
     package static func run(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        in directory: URL = URL(fileURLWithPath: NSTemporaryDirectory())
     ) throws -> WorkerRun {
         try start(executable, arguments, environment: environment, in: directory).wait()
     }
@@ -62,11 +66,9 @@ package struct WorkerRun: Sendable {
                 try? FileManager.default.removeItem(at: output)
                 try? FileManager.default.removeItem(at: errors)
             }
-            let status =
-                process.terminationReason == .uncaughtSignal
-                ? 128 + process.terminationStatus : process.terminationStatus
+            let signal = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
             return WorkerRun(
-                status: status,
+                status: signal.map { 128 + $0 } ?? process.terminationStatus, signal: signal,
                 standardOutput: (try? String(contentsOf: output, encoding: .utf8)) ?? "",
                 standardError: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
         }
