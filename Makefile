@@ -13,10 +13,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
 ## Install the system packages Rill needs (Debian/Ubuntu), when missing.
 deps:
-	@if ! pkg-config --exists lmdb 2>/dev/null || ! command -v mdb_stat >/dev/null 2>&1; then \
-		echo "Installing liblmdb-dev, lmdb-utils and pkg-config…"; \
+	@# SQLite is the benchmarks' peer (rill-bench); the library never links it.
+	@if ! pkg-config --exists lmdb sqlite3 2>/dev/null || ! command -v mdb_stat >/dev/null 2>&1; then \
+		echo "Installing liblmdb-dev, lmdb-utils, libsqlite3-dev and pkg-config…"; \
 		$(SUDO) apt-get update -qq && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev lmdb-utils pkg-config >/dev/null; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev lmdb-utils libsqlite3-dev pkg-config >/dev/null; \
 	fi
 	@# The disk-full suite mounts a small ext4 image (mkfs.ext4, from e2fsprogs).
 	@if ! command -v mkfs.ext4 >/dev/null 2>&1 && ! [ -x /usr/sbin/mkfs.ext4 ] && ! [ -x /sbin/mkfs.ext4 ]; then \

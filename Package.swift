@@ -19,6 +19,13 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // SQLite from the system (Debian: libsqlite3-dev): the benchmarks' peer only. The library
+        // never links it.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // The sample of the README and `make demo`.
         .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
         // The settings sample: a default instance, changed, found again.
@@ -43,8 +50,10 @@ let package = Package(
         .executableTarget(
             name: "RillCommandLine",
             dependencies: ["Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient"]),
-        // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage layer.
-        .executableTarget(name: "rill-bench", dependencies: ["Rill", "CLMDB", "RillLocks", "RillWorkloads"]),
+        // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage
+        // layer, and with SQLite, the peer, doing it through its C API.
+        .executableTarget(
+            name: "rill-bench", dependencies: ["Rill", "CLMDB", "CSQLite", "RillLocks", "RillWorkloads"]),
         // The models and seeded generators that the benchmarks share with the tests: not test code.
         .target(name: "RillWorkloads", dependencies: ["Rill"]),
 

@@ -4,15 +4,19 @@ import Foundation
 /// space, the reader slots in use), and the rule that says whether it grows without bound.
 ///
 /// The rule, on the samples after the first sixth (start-up: caches filling, maps growing):
-/// split them into a middle and a last half, and call the measure unbounded when both hold:
+/// split them into a middle and a last half, and call the measure unbounded when all three hold:
 ///
 /// - the maximum of the last half exceeds the maximum of the middle half by more than
 ///   `tolerance` (a fraction) plus `slack` (in the measure's unit): it reached new heights late;
 /// - the least-squares slope of the last half, over its duration, adds more than `tolerance` of
-///   its mean plus `slack`: it is still climbing, not a step that levelled off.
+///   its mean plus `slack`: it is still climbing, not a step that levelled off;
+/// - the climb is spread over the last half: no stretch of a tenth of the samples holds more
+///   than half of the last half's rise (from its lowest sample to its highest). One step, even
+///   late in the run (a reader pinning a snapshot for a minute, a burst of subscribers), is a
+///   bounded event; a leak climbs a little in every stretch, or in many steps.
 ///
-/// A leak grows steadily and fails both; a one-off step (a compaction, a burst of subscribers)
-/// or noise around a level fails at most one.
+/// A leak grows steadily and fails all three; a one-off step (a compaction, a burst of
+/// subscribers) or noise around a level passes at least one.
 package struct SoakSeries: Sendable {
     package var name: String
     /// How values print: `MiB` (bytes shown in MiB) or a plain count.
@@ -47,9 +51,24 @@ package struct SoakSeries: Sendable {
         let rise = Self.slope(last) * Double(last.count - 1)
         let newHeights = lastMax > middleMax * (1 + tolerance) + slack
         let climbing = rise > mean * tolerance + slack
-        guard newHeights && climbing else { return nil }
+        let span = lastMax - last.min()!
+        let stretch = Self.largestRise(last, within: max(2, settled.count / 10))
+        let spread = stretch <= span / 2
+        guard newHeights && climbing && spread else { return nil }
         return "\(name) grows without bound: its last half peaks at \(format(lastMax)) against "
-            + "\(format(middleMax)) before, and climbs by \(format(rise)) across it"
+            + "\(format(middleMax)) before, and climbs by \(format(rise)) across it, at most "
+            + "\(format(stretch)) of it in any tenth of the run"
+    }
+
+    /// The largest rise from one sample to a later one at most `window` samples on.
+    private static func largestRise(_ values: [Double], within window: Int) -> Double {
+        var largest = 0.0
+        for start in values.indices {
+            for end in (start + 1)..<min(values.count, start + window + 1) {
+                largest = max(largest, values[end] - values[start])
+            }
+        }
+        return largest
     }
 
     /// The series, compactly: the minimum, the maximum, and every `step`-th sample.

@@ -72,6 +72,7 @@ package enum SoakSuite {
         var free = SoakSeries(name: "free space in data.mdb", unit: .mebibytes, tolerance: 0.5, slack: 4 * 1_048_576)
         var slots = SoakSeries(name: "reader slots", unit: .count, tolerance: 0.25, slack: 4)
         var file = SoakSeries(name: "data.mdb", unit: .mebibytes, slack: 0)
+        var pinned: (behind: Int, holder: String, at: TimeInterval) = (0, "", 0)
         var horizon: UInt64 = 0
         var compacted = false
         var backedUp = false
@@ -91,13 +92,26 @@ package enum SoakSuite {
             file.add(Double(fileSize(store + "/data.mdb")))
             free.add(Double(environment?.freeBytes ?? 0))
             slots.add(Double(KillSuite.readerPIDs(store: store)?.count ?? 0))
+            // Who holds the oldest snapshot, and how far behind: what keeps freed pages from reuse.
+            let oldest = environment.flatMap { status in
+                oldestRead(store: store).map {
+                    (pid: $0.pid, behind: status.lastTransaction - min($0.transaction, status.lastTransaction))
+                }
+            }
+            let holder = oldest.map { read in
+                processes.first { $0.process.pid == read.pid }?.name ?? "pid \(read.pid)"
+            }
+            if let oldest, let holder, oldest.behind > pinned.behind {
+                pinned = (oldest.behind, holder, elapsed)
+            }
             print(
                 String(format: "soak %5.0f s:", elapsed)
                     + zip(processes, zip(resident, memory)).map {
                         " \($0.0.name) \(mebibytes($0.1.0.values.last ?? 0))/\(mebibytes($0.1.1.values.last ?? 0))"
                     }.joined()
                     + ", data.mdb \(mebibytes(file.values.last!)), free \(mebibytes(free.values.last!)), "
-                    + "slots \(Int(slots.values.last!))")
+                    + "slots \(Int(slots.values.last!))"
+                    + (oldest.map { ", oldest read \($0.behind) behind (\(holder!))" } ?? ""))
             // A line per sample as it is taken, also when the output is a file (`make soak > log`).
             fflush(nil)
             if !compacted, elapsed >= duration / 4 {
@@ -137,6 +151,11 @@ package enum SoakSuite {
         if let peak = resident.first?.values.max() { report.add("daemon peak VmRSS", "\(mebibytes(peak)) MiB") }
         report.add("data.mdb", "\(mebibytes(file.values.first ?? 0)) → \(mebibytes(file.values.last ?? 0)) MiB")
         report.add("reader slots max", Int(slots.values.max() ?? 0))
+        report.add(
+            "oldest read seen",
+            pinned.behind == 0
+                ? "none behind the head"
+                : "\(pinned.behind) transactions behind, by \(pinned.holder) at \(Int(pinned.at)) s")
         report.add("time", String(format: "%.1f s", Date().timeIntervalSince(started)))
         if report.passed { try? FileManager.default.removeItem(at: root) }
         return report
@@ -184,8 +203,8 @@ package enum SoakSuite {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
-    /// The free pages of the store's file, in bytes, from `mdb_stat -ef`.
-    static func environmentStatus(store: String) -> (freeBytes: Int, usedBytes: Int)? {
+    /// The free pages of the store's file, in bytes, and its last transaction, from `mdb_stat -ef`.
+    static func environmentStatus(store: String) -> (freeBytes: Int, usedBytes: Int, lastTransaction: Int)? {
         let run = runToEnd("/usr/bin/mdb_stat", ["-ef", store])
         func number(after label: String) -> Int? {
             run.output.split(separator: "\n").first { $0.contains(label) }
@@ -193,9 +212,23 @@ package enum SoakSuite {
                 .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         }
         guard let page = number(after: "Page size:"), let free = number(after: "Free pages:"),
-            let used = number(after: "Number of pages used:")
+            let used = number(after: "Number of pages used:"), let last = number(after: "Last transaction ID:")
         else { return nil }
-        return (free * page, used * page)
+        return (free * page, used * page, last)
+    }
+
+    /// The reader slot with the oldest snapshot in use, from `mdb_stat -r`: its process and the
+    /// transaction it reads; nil when no read is in progress.
+    static func oldestRead(store: String) -> (pid: Int32, transaction: Int)? {
+        // "Reader Table Status", "    pid     thread     txnid", then a line a slot: the pid, the
+        // thread, and the transaction read, or "-" for a slot between reads.
+        let run = runToEnd("/usr/bin/mdb_stat", ["-r", store])
+        let reads = run.output.split(separator: "\n").compactMap { line -> (pid: Int32, transaction: Int)? in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let pid = Int32(fields[0]), let transaction = Int(fields[2]) else { return nil }
+            return (pid, transaction)
+        }
+        return reads.min { $0.transaction < $1.transaction }
     }
 
     private static func mebibytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1_048_576) }

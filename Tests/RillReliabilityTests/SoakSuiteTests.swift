@@ -18,7 +18,8 @@ import Testing
     }
 
     /// The rule that says a measure grows without bound: a steady climb fails it; a level with
-    /// noise, a step that levels off, and a series that falls pass it.
+    /// noise, a step that levels off, a late step that is given back, and a series that falls pass
+    /// it; a climb in many steps fails it.
     @Test func growthRuleTellsALeakFromALevel() {
         func series(_ values: [Double]) -> SoakSeries {
             var series = SoakSeries(name: "measure", unit: .count, tolerance: 0.2, slack: 1)
@@ -29,9 +30,20 @@ import Testing
         let level = (0..<60).map { 10 + Double($0 % 3) }
         let step = (0..<60).map { $0 < 25 ? 10.0 : 30.0 + Double($0 % 2) }
         let falling = (0..<60).map { 100 - Double($0) }
+        // The soak's second full run: free space level, a step near the end, then reused.
+        let lateStep: [Double] = (0..<180).map { (index: Int) -> Double in
+            index < 168 ? 5 + Double(index % 4) : 29 - Double(index - 168) * 0.6
+        }
+        let stairs: [Double] = (0..<60).map { (index: Int) -> Double in 10 + Double(index / 5) * 4 }
+        let noisyClimb: [Double] = (0..<60).map { (index: Int) -> Double in
+            10 + Double(index) + (index % 2 == 0 ? 3 : -3)
+        }
         #expect(series(climbing).growth != nil)
         #expect(series(level).growth == nil)
         #expect(series(step).growth == nil)
         #expect(series(falling).growth == nil)
+        #expect(series(lateStep).growth == nil)
+        #expect(series(stairs).growth != nil)
+        #expect(series(noisyClimb).growth != nil)
     }
 }

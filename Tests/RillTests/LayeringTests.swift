@@ -29,7 +29,7 @@ import Testing
         "Sources/RillCommandLine": ["Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient"],
         "Sources/RillWorkloads": ["Rill"],
         // Its baseline is raw LMDB through the C API, beside Rill doing the same work.
-        "Sources/rill-bench": ["Rill", "CLMDB", "RillLocks", "RillWorkloads"],
+        "Sources/rill-bench": ["Rill", "CLMDB", "CSQLite", "RillLocks", "RillWorkloads"],
         // The reliability suites drive the library, the daemon's protocol and its socket.
         "Sources/RillTorture": ["Rill", "RillService", "RillHTTP", "RillLocks", "RillWorkloads"],
         "Sources/rill-torture": ["RillTorture"],
@@ -46,7 +46,8 @@ import Testing
     /// The modules of the package, by their directory: the names the table governs (any other import, such as
     /// `Foundation`, is the system's).
     static let modules: [String: String] = [
-        "Sources/CLMDB": "CLMDB", "Sources/RillLocks": "RillLocks", "Sources/RillStorage": "RillStorage",
+        "Sources/CLMDB": "CLMDB", "Sources/CSQLite": "CSQLite", "Sources/RillLocks": "RillLocks",
+        "Sources/RillStorage": "RillStorage",
         "Sources/Rill": "Rill", "Sources/RillService": "RillService", "Sources/RillHTTP": "RillHTTP",
         "Sources/RillServer": "RillServer",
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",

@@ -12,10 +12,20 @@ struct CheckCommand: Command {
             Replays every commit from the first, in one snapshot, and compares the result with
             every entity's records and every index; also checks that the log has no gap and
             every entry reads. Holds the replayed records in memory.
+
+            The check runs in a child process of its own: a file damaged badly enough to stop
+            LMDB (a failed assertion, a page read past the end of the file) is reported as a
+            problem, not as a crash of rill.
             """
     )
 
+    /// Set in the child that does the checking.
+    static let childVariable = "RILL_CHECK_CHILD"
+
     func run(_ options: CheckOptions, output: inout Output) throws -> Int32 {
+        guard ProcessInfo.processInfo.environment[Self.childVariable] != nil else {
+            return try runApart(options, output: &output)
+        }
         let store = try openStore(options.store, readOnly: true)
         let report = try store.check()
         if options.json {
@@ -39,5 +49,37 @@ struct CheckCommand: Command {
             }
         }
         return report.isHealthy ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// Runs this same command in a child `rill` that does the checking, with standard output
+    /// and error passed through; a child stopped by a signal means the file stopped LMDB.
+    private func runApart(_ options: CheckOptions, output: inout Output) throws -> Int32 {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        child.arguments = Array(CommandLine.arguments.dropFirst())
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.childVariable] = "1"
+        // LMDB's own abort is the report: no backtrace of rill after it.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        child.environment = environment
+        try child.run()
+        child.waitUntilExit()
+        guard child.terminationReason == .uncaughtSignal else { return child.terminationStatus }
+        let signal = child.terminationStatus
+        let name = [SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGBUS: "SIGBUS"][signal].map { " (\($0))" } ?? ""
+        let problem =
+            "the store's file is damaged: reading its pages stopped the check with signal \(signal)\(name)"
+            + (signal == SIGABRT ? ", a failed assertion of LMDB's (on standard error)" : "")
+            + "; restore it from a backup"
+        if options.json {
+            let value = RecordValue.map([
+                RecordField(name: "healthy", value: .bool(false)),
+                RecordField(name: "problems", value: .array([.string(problem)])),
+            ])
+            output.line(value.jsonString())
+        } else {
+            output.line("problem: \(problem)")
+        }
+        return ExitStatus.failure
     }
 }

@@ -1,0 +1,6 @@
+#ifndef RILL_CSQLITE_SHIM_H
+#define RILL_CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+#endif
