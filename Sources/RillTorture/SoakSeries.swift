@@ -10,10 +10,11 @@ import Foundation
 ///   `tolerance` (a fraction) plus `slack` (in the measure's unit): it reached new heights late;
 /// - the least-squares slope of the last half, over its duration, adds more than `tolerance` of
 ///   its mean plus `slack`: it is still climbing, not a step that levelled off;
-/// - the climb is spread over the last half: no stretch of a tenth of the samples holds more
-///   than half of the last half's rise (from its lowest sample to its highest). One step, even
-///   late in the run (a reader pinning a snapshot for a minute, a burst of subscribers), is a
-///   bounded event; a leak climbs a little in every stretch, or in many steps.
+/// - it holds its height at the end: the mean of the last three samples is within a quarter of
+///   the late rise (the last half's peak less the middle half's) of that peak. A measure that
+///   stepped up late and is being given back (a reader that pinned a snapshot for a while and
+///   let go, its freed pages reused since) has stopped growing; one still at its peak has not
+///   shown that it stops.
 ///
 /// A leak grows steadily and fails all three; a one-off step (a compaction, a burst of
 /// subscribers) or noise around a level passes at least one.
@@ -51,24 +52,11 @@ package struct SoakSeries: Sendable {
         let rise = Self.slope(last) * Double(last.count - 1)
         let newHeights = lastMax > middleMax * (1 + tolerance) + slack
         let climbing = rise > mean * tolerance + slack
-        let span = lastMax - last.min()!
-        let stretch = Self.largestRise(last, within: max(2, settled.count / 10))
-        let spread = stretch <= span / 2
-        guard newHeights && climbing && spread else { return nil }
+        let end = last.suffix(3).reduce(0, +) / Double(min(3, last.count))
+        let held = end >= lastMax - (lastMax - middleMax) / 4
+        guard newHeights && climbing && held else { return nil }
         return "\(name) grows without bound: its last half peaks at \(format(lastMax)) against "
-            + "\(format(middleMax)) before, and climbs by \(format(rise)) across it, at most "
-            + "\(format(stretch)) of it in any tenth of the run"
-    }
-
-    /// The largest rise from one sample to a later one at most `window` samples on.
-    private static func largestRise(_ values: [Double], within window: Int) -> Double {
-        var largest = 0.0
-        for start in values.indices {
-            for end in (start + 1)..<min(values.count, start + window + 1) {
-                largest = max(largest, values[end] - values[start])
-            }
-        }
-        return largest
+            + "\(format(middleMax)) before, climbs by \(format(rise)) across it, and ends at \(format(end))"
     }
 
     /// The series, compactly: the minimum, the maximum, and every `step`-th sample.

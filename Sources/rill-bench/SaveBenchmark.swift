@@ -25,7 +25,8 @@ struct Item: PersistentModel {
     }
 }
 
-/// `rill-bench save`: Rill's saves against raw LMDB doing the same puts, in the same run.
+/// `rill-bench save`: Rill's saves against raw LMDB doing the same puts (the limit) and SQLite
+/// saving the same records (the peer), in the same run.
 struct SaveBenchmark {
     var singleSaves = 1_000
     /// Single saves alternate between Rill and raw LMDB in blocks of this many, so that both
@@ -33,16 +34,20 @@ struct SaveBenchmark {
     var singleBlock = 50
     var bulkRecords = 100_000
     var rounds = 5
+    /// The writer threads of the concurrent measure (and 1, its reference).
+    var concurrentWriters = 16
 
     func run() throws {
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
         print(
-            "rill-bench save: \(rounds) rounds; in each, Rill and raw LMDB alternate in blocks of \(singleBlock) single saves, then one bulk save each; medians reported\n"
+            "rill-bench save: \(rounds) rounds; in each, Rill, raw LMDB and SQLite alternate in blocks of \(singleBlock) single saves, then one bulk save each; medians reported\n"
         )
 
         var singleRill: [Double] = []
         var singleRaw: [Double] = []
+        var singleSQLite: [Double] = []
+        var bulkSQLite: [Double] = []
         var bulkRill: [Double] = []
         var bulkRaw: [Double] = []
         var peakRill: [Double] = []
@@ -51,9 +56,10 @@ struct SaveBenchmark {
         for round in 0..<rounds {
             // Durable single-record saves.
             let single = scratch.appendingPathComponent("single-\(round)")
-            let (rillSeconds, rawSeconds) = try timeSingleSaves(directory: single)
+            let (rillSeconds, rawSeconds, sqliteSeconds) = try timeSingleSaves(directory: single)
             singleRill.append(Double(singleSaves) / rillSeconds)
             singleRaw.append(Double(singleSaves) / rawSeconds)
+            singleSQLite.append(Double(singleSaves) / sqliteSeconds)
 
             // One save of many records. Which of the two goes first alternates by round: the
             // second meets the memory the first freed. The puts to replay come from an untimed
@@ -78,11 +84,15 @@ struct SaveBenchmark {
                     bulkRaw.append(Double(bulkRecords) / seconds)
                 }
             }
+            usleep(300_000)
+            bulkSQLite.append(Double(bulkRecords) / timeSQLite(path: bulk.appendingPathExtension("sqlite").path, items))
             print(
                 String(
-                    format: "round %d: single %.0f vs %.0f saves/s; bulk %.0f vs %.0f records/s; peak %.1f vs %.1f MiB",
-                    round + 1, singleRill.last!, singleRaw.last!, bulkRill.last!, bulkRaw.last!, peakRill.last!,
-                    peakRaw.last!))
+                    format:
+                        "round %d: single %.0f vs raw %.0f vs SQLite %.0f saves/s; bulk %.0f vs raw %.0f vs SQLite %.0f "
+                        + "records/s; peak %.1f vs raw %.1f MiB",
+                    round + 1, singleRill.last!, singleRaw.last!, singleSQLite.last!, bulkRill.last!, bulkRaw.last!,
+                    bulkSQLite.last!, peakRill.last!, peakRaw.last!))
         }
 
         var table = ComparisonTable(
@@ -101,16 +111,88 @@ struct SaveBenchmark {
                 higherIsBetter: false, target: "reported", ratio: nil),
         ]
         print(table.render())
+
+        // Concurrent writers: 1 and many, Rill and SQLite taking turns.
+        let concurrent = ConcurrentSaves()
+        var rillOne: [Double] = []
+        var rillMany: [Double] = []
+        var sqliteOne: [Double] = []
+        var sqliteMany: [Double] = []
+        for round in 0..<rounds {
+            let directory = scratch.appendingPathComponent("concurrent-\(round)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            rillOne.append(try concurrent.rill(writers: 1, directory: directory.appendingPathComponent("rill-1")))
+            sqliteOne.append(concurrent.sqlite(writers: 1, path: directory.appendingPathComponent("one.sqlite").path))
+            rillMany.append(
+                try concurrent.rill(
+                    writers: concurrentWriters, directory: directory.appendingPathComponent("rill-\(concurrentWriters)")
+                ))
+            sqliteMany.append(
+                concurrent.sqlite(
+                    writers: concurrentWriters, path: directory.appendingPathComponent("many.sqlite").path))
+            print(
+                String(
+                    format: "round %d: 1 writer %.0f vs SQLite %.0f saves/s; %d writers %.0f vs SQLite %.0f saves/s",
+                    round + 1, rillOne.last!, sqliteOne.last!, concurrentWriters, rillMany.last!, sqliteMany.last!))
+        }
+
+        var peer = ComparisonTable(
+            title: "\nsave beside SQLite (WAL, prepared statements, the same records; durable: synchronous=FULL)",
+            baselineName: "SQLite")
+        peer.note =
+            "ratio: rill ÷ SQLite, the median of the rounds' ratios; a lone writer's durable saves are bound by raw "
+            + "LMDB (two flushes a commit, where SQLite's WAL needs one): its target is the raw LMDB row above"
+        peer.rows = [
+            .init(
+                name: "durable saves of 1 record, 1 writer", rill: median(singleRill), baseline: median(singleSQLite),
+                unit: "saves/s", higherIsBetter: true, target: "≥ 0.80× raw LMDB",
+                ratio: median(zip(singleRill, singleSQLite).map { $0 / $1 })),
+            .init(
+                name: "one save of \(bulkRecords) records", rill: median(bulkRill), baseline: median(bulkSQLite),
+                unit: "records/s", higherIsBetter: true, target: "≥ 1×",
+                ratio: median(zip(bulkRill, bulkSQLite).map { $0 / $1 })),
+            .init(
+                name: "durable saves, 1 writer thread", rill: median(rillOne), baseline: median(sqliteOne),
+                unit: "saves/s", higherIsBetter: true, target: "reference",
+                ratio: median(zip(rillOne, sqliteOne).map { $0 / $1 })),
+            .init(
+                name: "durable saves, \(concurrentWriters) writer threads", rill: median(rillMany),
+                baseline: median(sqliteMany), unit: "saves/s", higherIsBetter: true, target: "≥ 1×",
+                ratio: median(zip(rillMany, sqliteMany).map { $0 / $1 })),
+        ]
+        print(peer.render())
+        print(
+            String(
+                format: "%d writers ÷ 1 writer: Rill %.2f× (target ≥ 6×), SQLite %.2f×", concurrentWriters,
+                median(zip(rillMany, rillOne).map { $0 / $1 }), median(zip(sqliteMany, sqliteOne).map { $0 / $1 })))
     }
 
-    /// Durable single-record saves through Rill and the same puts through raw LMDB, alternating in
-    /// blocks; returns the seconds each took in all.
-    private func timeSingleSaves(directory: URL) throws -> (rill: Double, raw: Double) {
+    /// The same records saved into SQLite in one transaction (WAL, `synchronous=FULL`); the seconds taken.
+    private func timeSQLite(path: String, _ items: [Item]) -> Double {
+        let database = SQLitePeer(path: path, synchronous: .full)
+        database.execute(SQLitePeer.itemTable)
+        let insert = database.prepare(SQLitePeer.insertItem)
+        return measure {
+            database.transaction {
+                for item in items {
+                    insert.bind(item)
+                    insert.run()
+                }
+            }
+        }
+    }
+
+    /// Durable single-record saves through Rill, the same puts through raw LMDB, and the same
+    /// records through SQLite, alternating in blocks; returns the seconds each took in all.
+    private func timeSingleSaves(directory: URL) throws -> (rill: Double, raw: Double, sqlite: Double) {
         let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: directory))
         let context = container.mainContext
         let raw = RawLMDB(directory: directory.appendingPathExtension("raw").path, mapSize: 64 << 20)
         raw.open(["meta", "log", "records:Item"])
-        var (rillSeconds, rawSeconds) = (0.0, 0.0)
+        let sqlite = SQLitePeer(path: directory.appendingPathExtension("sqlite").path, synchronous: .full)
+        sqlite.execute(SQLitePeer.itemTable)
+        let insert = sqlite.prepare(SQLitePeer.insertItem)
+        var (rillSeconds, rawSeconds, sqliteSeconds) = (0.0, 0.0, 0.0)
         var saved = 0
         while saved < singleSaves {
             let count = min(singleBlock, singleSaves - saved)
@@ -125,9 +207,16 @@ struct SaveBenchmark {
             rawSeconds += measure {
                 for writes in commits { raw.commit(writes) }
             }
+            // Each insert its own transaction: a durable save of one record.
+            sqliteSeconds += measure {
+                for item in items {
+                    insert.bind(item)
+                    insert.run()
+                }
+            }
             saved += count
         }
-        return (rillSeconds, rawSeconds)
+        return (rillSeconds, rawSeconds, sqliteSeconds)
     }
 
     /// Runs the saves through Rill; returns the seconds taken and the puts Rill made, read back from the store.

@@ -19,7 +19,7 @@ import Testing
 
     /// The rule that says a measure grows without bound: a steady climb fails it; a level with
     /// noise, a step that levels off, a late step that is given back, and a series that falls pass
-    /// it; a climb in many steps fails it.
+    /// it; a climb in many steps, and a late one still climbing at the end, fail it.
     @Test func growthRuleTellsALeakFromALevel() {
         func series(_ values: [Double]) -> SoakSeries {
             var series = SoakSeries(name: "measure", unit: .count, tolerance: 0.2, slack: 1)
@@ -34,6 +34,10 @@ import Testing
         let lateStep: [Double] = (0..<180).map { (index: Int) -> Double in
             index < 168 ? 5 + Double(index % 4) : 29 - Double(index - 168) * 0.6
         }
+        // The soak's third full run: free space level, then climbing fast to the end.
+        let lateClimb: [Double] = (0..<180).map { (index: Int) -> Double in
+            index < 160 ? 5 + Double(index % 4) : 5 + Double(index - 160) * 9
+        }
         let stairs: [Double] = (0..<60).map { (index: Int) -> Double in 10 + Double(index / 5) * 4 }
         let noisyClimb: [Double] = (0..<60).map { (index: Int) -> Double in
             10 + Double(index) + (index % 2 == 0 ? 3 : -3)
@@ -43,6 +47,7 @@ import Testing
         #expect(series(step).growth == nil)
         #expect(series(falling).growth == nil)
         #expect(series(lateStep).growth == nil)
+        #expect(series(lateClimb).growth != nil)
         #expect(series(stairs).growth != nil)
         #expect(series(noisyClimb).growth != nil)
     }
