@@ -16,132 +16,154 @@ struct Entry: PersistentModel {
     static let indexes: [ModelIndex<Entry>] = [ModelIndex(\.code), ModelIndex(\.category), ModelIndex(\.amount)]
 }
 
-/// `rill-bench query`: text queries over a million records, each beside the same query forced to a full scan.
+/// `rill-bench query`: the same records loaded into Rill, into SQLite (the same columns and
+/// indexes) and into raw LMDB (Rill's own puts), then the same queries through Rill's text
+/// language, through `#Predicate` and through SQLite, over the same stream of arguments, and full
+/// scans beside SQLite's and beside a raw LMDB cursor walk; each indexed query also beside itself
+/// forced to a full scan. Everything in one run.
 struct QueryBenchmark {
     var records = 1_000_000
+    /// Rounds of each row; in each, every measure of the row runs once, back to back.
+    var rounds = 3
+    /// Seconds each query measure runs in a round.
+    var seconds = 0.5
+    /// How many arguments of each query are drawn: every side runs them in the same order, from
+    /// the first, and each argument's row count is compared across the sides.
+    var argumentCount = 1 << 17
+
+    /// Record `index` of `records`, the same for Rill and SQLite.
+    static func entry(_ index: Int, of records: Int) -> Entry {
+        Entry(
+            id: index, code: (index &* 7_919) % records, category: index % 20_000,
+            amount: Double((index &* 104_729) % 10_000_000) / 100,
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), name: "entry \(index)")
+    }
 
     func run() throws {
+        let start = now()
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-bench-\(UUID())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        print("rill-bench query: \(records) records; every query also forced to a full scan, in the same run\n")
-        var configuration = ModelConfiguration(url: scratch)
+        print(
+            "rill-bench query: \(records) records in Rill, SQLite and raw LMDB; \(rounds) rounds of every row, "
+                + "each round running the row's measures back to back (1 core)\n")
+
+        // Loads: Rill (.unsynced: no flush), SQLite (synchronous=OFF), raw LMDB (MDB_NOSYNC).
+        let directory = scratch.appendingPathComponent("rill")
+        var configuration = ModelConfiguration(url: directory)
         configuration.durability = .unsynced
-        // Loading is not what is measured here: start with room for it, so the one big save is not replayed as the map grows.
+        // Start with room for the load, so that the one big save is not replayed as the map grows
+        // (raw LMDB is given the same map).
         configuration.initialMapSize = 2 << 30
         let container = try ModelContainer(for: Entry.self, configurations: configuration)
         let context = container.mainContext
-        let loading = try measure {
-            for index in 0..<records {
-                context.insert(
-                    Entry(
-                        id: index, code: (index &* 7_919) % records, category: index % 20_000,
-                        amount: Double((index &* 104_729) % 10_000_000) / 100,
-                        createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), name: "entry \(index)"))
-            }
+        let store = container.store
+        let records = self.records
+        let rillLoad = try measure {
+            for index in 0..<records { context.insert(Self.entry(index, of: records)) }
             try context.save()
         }
+        let table = EntryTable(path: scratch.appendingPathComponent("peer.sqlite").path)
+        let sqliteLoad = measure { table.load(records) { Self.entry($0, of: records) } }
+        table.checkpoint()
+        print(table.settings())
+        let (rawLoad, puts, copy) = try loadRaw(from: directory, scratch: scratch, mapSize: 2 << 30)
         print(
             String(
-                format: "loaded in %.1f s (%.0f records/s, indexes maintained)\n", loading, Double(records) / loading))
-        let store = container.store
-        // Arguments come from a generator in memory: the system's makes a system call for every
-        // number, which the query loops would measure along with the queries.
+                format: "loaded in %.1f s (Rill), %.1f s (SQLite), %.1f s (raw LMDB: %d puts, %@)\n", rillLoad,
+                sqliteLoad, rawLoad, puts.putCount, HistoryBenchmark.mebibytes(puts.byteCount)))
+
+        // One stream of arguments for every side. The generator is in memory: the system's makes
+        // a system call for every number, which the query loops would measure along with the queries.
         var random = SeededGenerator(label: "query arguments")
+        let codes = (0..<argumentCount).map { _ in Int.random(in: 0..<records, using: &random) }
+        let categories = (0..<argumentCount).map { _ in Int.random(in: 0..<20_000, using: &random) }
+        let amounts = (0..<argumentCount).map { _ in Double(Int.random(in: 0..<9_000_000, using: &random)) / 100 }
+        for sql in [EntryTable.codeQuery, EntryTable.categoryQuery, EntryTable.rangeQuery] {
+            print("SQLite's plan of \(sql): \(table.plan(of: sql))")
+        }
+        print()
 
-        func rate(_ text: @escaping () -> String, minimumSeconds: Double = 1, forceScan: Bool) throws -> (Double, Int) {
-            var count = 0
-            var rows = 0
-            let start = now()
-            repeat {
-                rows = try store.run(QueryParser.parse(text()), forceScan: forceScan).count
-                count += 1
-            } while now() - start < minimumSeconds
-            return (Double(count) / (now() - start), rows)
-        }
+        let one = try compare(
+            "code ==", codes, store: store, context: context, text: { "Entry where code == \($0)" },
+            typed: { code in FetchDescriptor(predicate: #Predicate { $0.code == code }) },
+            peer: table.entries(code:))
+        let fifty = try compare(
+            "category ==", categories, store: store, context: context, text: { "Entry where category == \($0)" },
+            typed: { category in FetchDescriptor(predicate: #Predicate { $0.category == category }) },
+            peer: table.entries(category:))
+        let range = try compare(
+            "amount > x sort by amount limit 20", amounts, store: store, context: context,
+            text: { "Entry where amount > \($0) sort by amount limit 20" },
+            typed: { amount in
+                var descriptor = FetchDescriptor(
+                    predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
+                descriptor.fetchLimit = 20
+                return descriptor
+            },
+            peer: table.entries(above:))
+        let scans = try scan(store: store, context: context, table: table, raw: copy)
+        print()
 
-        let one = { "Entry where code == \(Int.random(in: 0..<records, using: &random))" }
-        let fifty = { "Entry where category == \(Int.random(in: 0..<20_000, using: &random))" }
-        let range = {
-            "Entry where amount > \(Double(Int.random(in: 0..<9_000_000, using: &random)) / 100) sort by amount limit 20"
-        }
-        let scan = "Entry where name contains \"99999\""
-
-        // The same queries through the typed API: #Predicate, translated and planned for every fetch.
-        func typedRate(_ make: () -> FetchDescriptor<Entry>) throws -> (Double, Int) {
-            var count = 0
-            var rows = 0
-            let start = now()
-            repeat {
-                rows = try context.fetch(make()).count
-                count += 1
-            } while now() - start < 1
-            return (Double(count) / (now() - start), rows)
-        }
-        let (typedOne, _) = try typedRate {
-            let code = Int.random(in: 0..<records, using: &random)
-            return FetchDescriptor(predicate: #Predicate { $0.code == code })
-        }
-        let (typedFifty, _) = try typedRate {
-            let category = Int.random(in: 0..<20_000, using: &random)
-            return FetchDescriptor(predicate: #Predicate { $0.category == category })
-        }
-        let (typedRange, _) = try typedRate {
-            let amount = Double(Int.random(in: 0..<9_000_000, using: &random)) / 100
-            var descriptor = FetchDescriptor(
-                predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
-            descriptor.fetchLimit = 20
-            return descriptor
-        }
-
-        let (oneIndexed, oneRows) = try rate(one, forceScan: false)
-        let (oneScan, _) = try rate(one, minimumSeconds: 0, forceScan: true)
-        let (fiftyIndexed, fiftyRows) = try rate(fifty, forceScan: false)
-        let (fiftyScan, _) = try rate(fifty, minimumSeconds: 0, forceScan: true)
-        let (rangeIndexed, rangeRows) = try rate(range, forceScan: false)
-        let (rangeScan, _) = try rate(range, minimumSeconds: 0, forceScan: true)
-        let scanStart = now()
-        let scanRows = try store.run(QueryParser.parse(scan), forceScan: true).count
-        let scanRate = Double(records) / (now() - scanStart)
-        let typedScanStart = now()
-        let typedScanRows = try context.fetch(
-            FetchDescriptor<Entry>(predicate: #Predicate { $0.name.contains("99999") })
-        ).count
-        let typedScanRate = Double(records) / (now() - typedScanStart)
-
-        var table = ComparisonTable(title: "query (1 core)", baselineName: "full scan")
-        table.note = "ratio: rill ÷ the same query forced to a full scan, measured in this run"
-        table.rows = [
+        var peer = ComparisonTable(title: "query beside SQLite (1 core)", baselineName: "SQLite")
+        peer.note =
+            "ratio: rill ÷ SQLite. Loads: one each, in this order. Queries and scans: median over \(rounds) rounds of "
+            + "the ratio within a round. SQLite: prepared statements bound anew for each query, every column of every "
+            + "row read into an Entry; the same indexes, created before its load."
+        peer.rows = [
             .init(
-                name: "indexed equality, \(oneRows) row, text", rill: oneIndexed, baseline: oneScan, unit: "queries/s",
-                higherIsBetter: true, target: "≥ 100,000 q/s", ratio: oneIndexed / oneScan),
-            .init(
-                name: "indexed equality, \(oneRows) row, #Predicate", rill: typedOne, baseline: oneScan,
-                unit: "queries/s",
-                higherIsBetter: true, target: "≥ 100,000 q/s", ratio: typedOne / oneScan),
-            .init(
-                name: "indexed equality, \(fiftyRows) rows, text", rill: fiftyIndexed, baseline: fiftyScan,
-                unit: "queries/s",
-                higherIsBetter: true, target: "≥ 10,000 q/s", ratio: fiftyIndexed / fiftyScan),
-            .init(
-                name: "indexed equality, \(fiftyRows) rows, #Predicate", rill: typedFifty, baseline: fiftyScan,
-                unit: "queries/s", higherIsBetter: true, target: "≥ 10,000 q/s", ratio: typedFifty / fiftyScan),
-            .init(
-                name: "range + sort + limit \(rangeRows) by index order, text", rill: rangeIndexed, baseline: rangeScan,
-                unit: "queries/s", higherIsBetter: true, target: "≥ 100× scan", ratio: rangeIndexed / rangeScan),
-            .init(
-                name: "range + sort + limit \(rangeRows) by index order, #Predicate", rill: typedRange,
-                baseline: rangeScan,
-                unit: "queries/s", higherIsBetter: true, target: "≥ 100× scan", ratio: typedRange / rangeScan),
+                name: "load, 3 indexes, one transaction, no flush (Rill .unsynced, SQLite synchronous=OFF)",
+                rill: Double(records) / rillLoad, baseline: Double(records) / sqliteLoad, unit: "records/s",
+                higherIsBetter: true, target: "≥ 1.00×", ratio: sqliteLoad / rillLoad)
         ]
-        print(table.render())
+        // Each indexed query: its name in the tables, and its target beside a forced full scan.
+        let indexed = [
+            (one, "indexed equality, \(one.rows) row", "≥ 100,000 q/s"),
+            (fifty, "indexed equality, \(fifty.rows) rows", "≥ 10,000 q/s"),
+            (range, "range + sort + limit \(range.rows)", "≥ 100× scan"),
+        ]
+        for (query, name, _) in indexed {
+            for (index, language) in [(0, "text"), (1, "#Predicate")] {
+                peer.rows.append(
+                    .init(
+                        name: "\(name), \(language)", rill: query.rates.median(index), baseline: query.rates.median(2),
+                        unit: "queries/s", higherIsBetter: true, target: "≥ 1.00×",
+                        ratio: query.rates.ratio(index, to: 2)))
+            }
+        }
+        peer.rows += scans.besideSQLite
+        print(peer.render())
+
+        var limit = ComparisonTable(
+            title: "query beside raw LMDB, the storage's limit (1 core)", baselineName: "raw LMDB")
+        limit.note =
+            "ratio: rill ÷ raw LMDB. Load: one each. Scans: median over \(rounds) rounds of the ratio within a round; "
+            + "the raw walk is an LMDB cursor over an exact copy of the store's records (each value's size summed)."
+        limit.rows = [
+            .init(
+                name: "load: Rill's \(puts.putCount) puts (records, 3 index keys each, log), one transaction, no flush",
+                rill: Double(records) / rillLoad, baseline: Double(records) / rawLoad, unit: "records/s",
+                higherIsBetter: true, target: "≥ 0.50×", ratio: rawLoad / rillLoad)
+        ]
+        limit.rows += scans.besideRaw
+        print(limit.render())
+        print(scans.sqliteBesideRaw)
+        print()
+
+        var plans = ComparisonTable(
+            title: "indexed queries beside themselves forced to a full scan (1 core)", baselineName: "full scan")
+        plans.note = "ratio: rill ÷ the same query forced to a full scan (one run of it), measured in this run"
+        for (query, name, target) in indexed {
+            for (index, language) in [(0, "text"), (1, "#Predicate")] {
+                plans.rows.append(
+                    .init(
+                        name: "\(name), \(language)", rill: query.rates.median(index), baseline: query.forcedScan,
+                        unit: "queries/s", higherIsBetter: true, target: target,
+                        ratio: query.rates.median(index) / query.forcedScan))
+            }
+        }
+        print(plans.render())
         print("text queries are parsed for every run; #Predicate fetches are translated and planned for every run.")
-        print(
-            String(
-                format: "full-scan predicate, text (%@): %.0f records/s, %d matches (target ≥ 1,000,000 records/s)",
-                scan, scanRate, scanRows))
-        print(
-            String(
-                format: "full-scan predicate, #Predicate { $0.name.contains(\"99999\") }: %.0f records/s, %d matches",
-                typedScanRate, typedScanRows))
+        print(String(format: "rill-bench query: %.0f s in all", now() - start))
     }
 }
