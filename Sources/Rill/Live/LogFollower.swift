@@ -274,7 +274,18 @@ final class LogFollower: @unchecked Sendable {
                 }
                 applied = max(applied, head)
                 recovered = recoverSuspended(in: txn)
-                for job in jobs { jobOutcomes.append(Result { try job.run(txn, applied) }) }
+                // Jobs (a new query's first results, a fetch at the follower's position) are bounded
+                // like commits: past the bound, the rest wait for the next transaction, so that a
+                // crowd of them never holds one snapshot open for long.
+                let jobsStarted = DispatchTime.now().uptimeNanoseconds
+                for job in jobs {
+                    if !jobOutcomes.isEmpty,
+                        DispatchTime.now().uptimeNanoseconds - jobsStarted > Self.transactionNanoseconds
+                    {
+                        break
+                    }
+                    jobOutcomes.append(Result { try job.run(txn, applied) })
+                }
             }
         } catch let error as RillError where error.code == .corruptStore || error.code == .unsupportedFormat {
             // The log cannot be read past this point: every query stops with the error.
@@ -303,6 +314,11 @@ final class LogFollower: @unchecked Sendable {
         }
         if commits.isEmpty, jobs.isEmpty == false, publishedSequence < applied {
             publication.withExclusive { publishedSequenceStorage = applied }
+        }
+        if jobOutcomes.count < jobs.count {
+            // The jobs past the bound go first in the next step, in their order.
+            shared.withLock { $0.jobs.insert(contentsOf: jobs[jobOutcomes.count...], at: 0) }
+            return false
         }
         return true
     }
