@@ -147,6 +147,29 @@ struct ServeBenchmark {
             "ratio: median over rounds of tcp ÷ unix socket, each pair measured back to back on the same daemon; "
             + "save round trip: request sent → response read by the writer"
         print(transports.render())
+
+        // The peer: SQLite with as many writer threads, each saving one record per transaction.
+        let concurrent = ConcurrentSaves()
+        var peer = ComparisonTable(
+            title: "serve beside SQLite (WAL, synchronous=FULL, a connection per writer thread, in process)",
+            baselineName: "SQLite")
+        for count in [1, writers] {
+            let rates = (0..<transportRounds).map { round in
+                concurrent.sqlite(
+                    writers: count, path: scratch.appendingPathComponent("sqlite-\(count)-\(round).sqlite").path)
+            }
+            let served = median(pairs.filter { $0.writers == count }.map { $0.unix.savesPerSecond })
+            peer.rows.append(
+                .init(
+                    name: "\(count == 1 ? "1 writer" : "\(count) writers"): durable saves of 1 record",
+                    rill: served, baseline: median(rates), unit: "saves/s", higherIsBetter: true,
+                    target: count == 1 ? "reported" : "≥ 1×", ratio: served / median(rates)))
+        }
+        peer.note =
+            "rill: the daemon's saves over the Unix socket above (median over rounds), each an HTTP request; "
+            + "SQLite: \(concurrent.savesPerWriter) inserts per thread, median of \(transportRounds) runs, no "
+            + "HTTP in between"
+        print(peer.render())
     }
 
     private func median(_ values: [Double]) -> Double {
