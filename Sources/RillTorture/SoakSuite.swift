@@ -91,12 +91,14 @@ package enum SoakSuite {
             let environment = environmentStatus(store: store)
             file.add(Double(fileSize(store + "/data.mdb")))
             free.add(Double(environment?.freeBytes ?? 0))
-            slots.add(Double(KillSuite.readerPIDs(store: store)?.count ?? 0))
+            // One read of the reader table gives both the slots in use and the oldest snapshot.
+            let readers = readerSlots(store: store) ?? []
+            slots.add(Double(readers.count))
             // Who holds the oldest snapshot, and how far behind: what keeps freed pages from reuse.
             let oldest = environment.flatMap { status in
-                oldestRead(store: store).map {
-                    (pid: $0.pid, behind: status.lastTransaction - min($0.transaction, status.lastTransaction))
-                }
+                readers.compactMap { slot in slot.transaction.map { (pid: slot.pid, transaction: $0) } }
+                    .min { $0.transaction < $1.transaction }
+                    .map { (pid: $0.pid, behind: status.lastTransaction - min($0.transaction, status.lastTransaction)) }
             }
             let holder = oldest.map { read in
                 processes.first { $0.process.pid == read.pid }?.name ?? "pid \(read.pid)"
@@ -217,18 +219,18 @@ package enum SoakSuite {
         return (free * page, used * page, last)
     }
 
-    /// The reader slot with the oldest snapshot in use, from `mdb_stat -r`: its process and the
-    /// transaction it reads; nil when no read is in progress.
-    static func oldestRead(store: String) -> (pid: Int32, transaction: Int)? {
+    /// The reader slots in use, from `mdb_stat -r`: each one's process and the transaction it
+    /// reads, nil for a slot between reads; nil when the table cannot be read.
+    static func readerSlots(store: String) -> [(pid: Int32, transaction: Int?)]? {
         // "Reader Table Status", "    pid     thread     txnid", then a line a slot: the pid, the
-        // thread, and the transaction read, or "-" for a slot between reads.
+        // thread, and the transaction read, or "-" for a slot between reads; or "(no active readers)".
         let run = runToEnd("/usr/bin/mdb_stat", ["-r", store])
-        let reads = run.output.split(separator: "\n").compactMap { line -> (pid: Int32, transaction: Int)? in
+        guard run.output.hasPrefix("Reader Table Status") else { return nil }
+        return run.output.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 3, let pid = Int32(fields[0]), let transaction = Int(fields[2]) else { return nil }
-            return (pid, transaction)
+            guard fields.count == 3, let pid = Int32(fields[0]) else { return nil }
+            return (pid, Int(fields[2]))
         }
-        return reads.min { $0.transaction < $1.transaction }
     }
 
     private static func mebibytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1_048_576) }

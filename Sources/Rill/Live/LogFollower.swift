@@ -277,7 +277,7 @@ final class LogFollower: @unchecked Sendable {
                 // Jobs (a new query's first results, a fetch at the follower's position) are bounded
                 // like commits: past the bound, the rest wait for the next transaction, so that a
                 // crowd of them never holds one snapshot open for long.
-                let jobsStarted = DispatchTime.now().uptimeNanoseconds
+                let jobsStarted = jobs.isEmpty ? 0 : DispatchTime.now().uptimeNanoseconds
                 for job in jobs {
                     if !jobOutcomes.isEmpty,
                         DispatchTime.now().uptimeNanoseconds - jobsStarted > Self.transactionNanoseconds
