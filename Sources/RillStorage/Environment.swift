@@ -63,6 +63,19 @@ package final class Environment: Sendable {
         try core.write(body, meanwhile: meanwhile)
     }
 
+    /// Like ``write(_:)``, but `body` may share its transaction with the other grouped writes
+    /// that callers on other threads queue meanwhile: group commit. One commit, and so one flush
+    /// of a durable store, then makes every write of the group durable, and each caller returns
+    /// once it is.
+    ///
+    /// Each write stays atomic and separate: `body` runs in a nested transaction of the shared
+    /// one, so when it throws only its own writes are undone. A write that fails in a group is run
+    /// again alone, so it fails alone, with the error it would have had alone; `body` may run more
+    /// than once for that reason too. A lone write runs exactly as ``write(_:)`` runs it.
+    package func writeGrouped<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        try core.writeGrouped(body)
+    }
+
     // MARK: - Copies
 
     /// Writes a compacted copy of the environment to `descriptor` (`mdb_env_copyfd2` with

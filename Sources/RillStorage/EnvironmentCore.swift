@@ -30,6 +30,8 @@ final class EnvironmentCore: @unchecked Sendable {
     /// holds it exclusively.
     private let gate = ReadWriteLock()
     private let databases = Lock<[String: Database]>([:])
+    /// Grouped writes waiting for the writer thread, oldest first (see `writeGrouped`).
+    private let groupedWrites = Lock<[GroupedWrite]>([])
     /// The file's last page in use when stale reader slots were last cleared (see
     /// `clearStaleReadersIfGrown`); only the writer thread touches it.
     private let lastPageAtReaderCheck = Atomic<Int>(0)
@@ -270,42 +272,166 @@ final class EnvironmentCore: @unchecked Sendable {
 
     func write<R>(_ body: (WriteTransaction) throws -> R, meanwhile: () -> Void) throws -> R {
         guard !isReadOnly else { throw readOnlyError }
-        return try writer.runAndWait(
-            {
-                var growths = 0
-                while true {
-                    let txn = try begin(readOnly: false)
-                    let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize) { name in
-                        self.databases.withLock { $0[name] }
-                    }
-                    let result: R
-                    do {
-                        result = try body(transaction)
-                    } catch {
-                        mdb_txn_abort(txn)
-                        gate.unlockShared()
-                        if transaction.state.hitMapFull, growths < 48 {
-                            growths += 1
-                            try growMap()
-                            continue
-                        }
-                        throw error
-                    }
-                    let transactionID = Int(mdb_txn_id(txn))
-                    let rc = mdb_txn_commit(txn)
-                    gate.unlockShared()
-                    if rc == MDB_MAP_FULL, growths < 48 {
-                        growths += 1
-                        try growMap()
-                        continue
-                    }
-                    try checkCommit(rc, transaction: transactionID)
-                    let opened = transaction.state.openedDatabases
-                    if !opened.isEmpty { databases.withLock { $0.merge(opened) { known, _ in known } } }
-                    clearStaleReadersIfGrown()
-                    return result
+        return try writer.runAndWait({ try runTransaction(body) }, meanwhile: meanwhile)
+    }
+
+    /// Runs `body` in a write transaction of its own and commits it: on the writer thread, with
+    /// the map grown and `body` run again as often as it fills the map.
+    private func runTransaction<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        var growths = 0
+        while true {
+            let txn = try begin(readOnly: false)
+            let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize) { name in
+                self.databases.withLock { $0[name] }
+            }
+            let result: R
+            do {
+                result = try body(transaction)
+            } catch {
+                mdb_txn_abort(txn)
+                gate.unlockShared()
+                if transaction.state.hitMapFull, growths < 48 {
+                    growths += 1
+                    try growMap()
+                    continue
                 }
-            }, meanwhile: meanwhile)
+                throw error
+            }
+            let transactionID = Int(mdb_txn_id(txn))
+            let rc = mdb_txn_commit(txn)
+            gate.unlockShared()
+            if rc == MDB_MAP_FULL, growths < 48 {
+                growths += 1
+                try growMap()
+                continue
+            }
+            try checkCommit(rc, transaction: transactionID)
+            adopt(transaction.state.openedDatabases)
+            clearStaleReadersIfGrown()
+            return result
+        }
+    }
+
+    /// Takes the database handles a committed transaction opened into the environment's table.
+    private func adopt(_ opened: [String: Database]) {
+        if !opened.isEmpty { databases.withLock { $0.merge(opened) { known, _ in known } } }
+    }
+
+    // MARK: Group commit
+
+    /// Like `write`, but `body` may share its transaction, and so its commit and its flush, with
+    /// the other grouped writes queued meanwhile (see `runGroup`).
+    func writeGrouped<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        guard !isReadOnly else { throw readOnlyError }
+        return try withoutActuallyEscaping(body) { body in
+            // The caller stays blocked until its write is settled, and settling drops the
+            // closure: it never outlives `withoutActuallyEscaping`.
+            let result = UncheckedBox<R?>(nil)
+            let write = GroupedWrite { transaction in result.value = try body(transaction) }
+            groupedWrites.withLock { $0.append(write) }
+            // The writer runs jobs in order, and each job runs groups from the front of the
+            // queue until its own write is settled: usually by an earlier job's group, which took
+            // every write queued by then.
+            try writer.runAndWait {
+                while !write.isSettled { runNextGroup() }
+            }
+            if let error = write.error { throw error }
+            return result.value!
+        }
+    }
+
+    /// Runs the writes at the front of the queue (at most `maxGroupSize`) as one group.
+    ///
+    /// A lone write runs as `write` runs it. Several share one transaction: each write's body
+    /// runs in a nested transaction of it (`mdb_txn_begin` with a parent), so that a body that
+    /// throws undoes only its own writes, and one commit (one flush of the data, one of the meta
+    /// page) makes them all durable. Each write keeps its own result, and a store's save its own
+    /// log entry. A write whose body fails in the group (or that a full map stops) is run again
+    /// alone after the group, so that it fails alone and with the error it would have had;
+    /// when the shared commit fills the map, every write of the group is run again alone.
+    private func runNextGroup() {
+        let group = groupedWrites.withLock { queue -> [GroupedWrite] in
+            let taken = Array(queue.prefix(Self.maxGroupSize))
+            queue.removeFirst(taken.count)
+            return taken
+        }
+        guard group.count > 1 else {
+            if let write = group.first { write.settle(error: Self.error { try runTransaction(write.body!) }) }
+            return
+        }
+        let parent: OpaquePointer
+        do {
+            parent = try begin(readOnly: false)
+        } catch {
+            for write in group { write.settle(error: error) }
+            return
+        }
+        var committed: [GroupedWrite] = []
+        var alone: [GroupedWrite] = []
+        var opened: [String: Database] = [:]
+        for (position, write) in group.enumerated() {
+            var child: OpaquePointer?
+            guard mdb_txn_begin(mdb_txn_env(parent), parent, 0, &child) == 0, let child else {
+                alone.append(write)
+                continue
+            }
+            let transaction = WriteTransaction(pointer: child, maxKeySize: maxKeySize) { name in
+                self.databases.withLock { $0[name] } ?? opened[name]
+            }
+            do {
+                try write.body!(transaction)
+            } catch {
+                mdb_txn_abort(child)
+                guard transaction.state.hitMapFull else {
+                    alone.append(write)
+                    continue
+                }
+                // The map is full: the rest of the group would fill it too. Alone, each grows it.
+                alone.append(contentsOf: group[position...])
+                break
+            }
+            // A nested commit only hands the child's pages to the parent; it frees the child
+            // whether or not it succeeds.
+            guard mdb_txn_commit(child) == 0 else {
+                alone.append(write)
+                continue
+            }
+            opened.merge(transaction.state.openedDatabases) { known, _ in known }
+            committed.append(write)
+        }
+        if committed.isEmpty {
+            mdb_txn_abort(parent)
+            gate.unlockShared()
+        } else {
+            let transactionID = Int(mdb_txn_id(parent))
+            let rc = mdb_txn_commit(parent)
+            gate.unlockShared()
+            if rc == MDB_MAP_FULL {
+                alone = committed + alone
+            } else {
+                let failure = Self.error { try checkCommit(rc, transaction: transactionID) }
+                if failure == nil {
+                    adopt(opened)
+                    clearStaleReadersIfGrown()
+                }
+                for write in committed { write.settle(error: failure) }
+            }
+        }
+        for write in alone { write.settle(error: Self.error { try runTransaction(write.body!) }) }
+    }
+
+    /// The most writes one group commit takes: a bound on its transaction's dirty pages, and on
+    /// how long the first write of a group waits for the last.
+    private static let maxGroupSize = 128
+
+    /// The error `body` throws, nil when it returns.
+    private static func error(of body: () throws -> Void) -> (any Error)? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Doubles the map. Runs on the writer thread between transactions.
@@ -471,5 +597,27 @@ final class EnvironmentCore: @unchecked Sendable {
         }
         try check(mdb_txn_commit(txn), "mdb_txn_commit(read)")
         return result
+    }
+}
+
+/// A write waiting to be run in a group commit (`EnvironmentCore.writeGrouped`).
+///
+/// `@unchecked Sendable`: after it is queued, only the writer thread touches it until it is
+/// settled; its caller reads it only after the writer's job for it has finished.
+private final class GroupedWrite: @unchecked Sendable {
+    /// The write's body, storing its own result; nil once settled.
+    private(set) var body: ((WriteTransaction) throws -> Void)?
+    private(set) var error: (any Error)?
+    private(set) var isSettled = false
+
+    init(_ body: @escaping (WriteTransaction) throws -> Void) {
+        self.body = body
+    }
+
+    /// Ends the write: committed when `error` is nil. Drops the body.
+    func settle(error: (any Error)?) {
+        self.error = error
+        body = nil
+        isSettled = true
     }
 }

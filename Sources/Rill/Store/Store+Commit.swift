@@ -68,15 +68,20 @@ extension Store {
 
     /// Like `commit(_:author:declaring:)`, taking the changes chunk by chunk from `batch` as they become
     /// ready; `meanwhile` runs on the calling thread during the transaction (it prepares the batch).
+    ///
+    /// A save without `meanwhile` or declarations shares its transaction with the saves other
+    /// threads make at the same time (group commit, see `Environment.writeGrouped`): each keeps its
+    /// own log entry and fails alone, and one flush makes them all durable. A save that prepares its
+    /// batch meanwhile, or declares entities, has a transaction of its own.
     package func commit(
         _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration] = [],
-        meanwhile: () -> Void = {}
+        meanwhile: (() -> Void)? = nil
     ) throws -> LogEntry? {
         for attempt in 0..<8 {
             do {
                 // The batch is prepared during the first attempt; later attempts find it ready.
                 let entry = try attemptCommit(
-                    batch, author: author, declaring: declarations, meanwhile: attempt == 0 ? meanwhile : {})
+                    batch, author: author, declaring: declarations, meanwhile: attempt == 0 ? meanwhile : nil)
                 forgetDeclared(declarations)
                 // Followers of this process's log (live queries among them) learn of it at once.
                 if let entry { log.publishCommitted(through: entry.sequence) }
@@ -103,68 +108,70 @@ extension Store {
     }
 
     private func attemptCommit(
-        _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration], meanwhile: () -> Void
+        _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration], meanwhile: (() -> Void)?
     ) throws -> LogEntry? {
         let (log, meta, directory, progress) = (self.log, self.meta, self.directory, self.progress)
         let flushesEachCommit = environment.options.syncMode == .full
         let known = catalog.withLock { $0.entities }
-        return try environment.write(
-            { txn -> LogEntry? in
-                // Read before the declarations bump it: what this process's cached entities must match.
-                let version = try Self.catalogVersion(in: txn, meta: meta)
-                // Declared entities come from this transaction, with the indexes it built.
-                var current: [String: EntityStorage] = [:]
-                for declaration in declarations {
-                    current[declaration.name] = try Self.apply(
-                        declaration, in: txn, meta: meta, directory: directory, progress: progress)
-                }
-                var last: EntityStorage?
-                var applied: [LogEntry.Change] = []
-                var rules: RelationshipRules?
-                for index in 0..<batch.chunkCount {
-                    let chunk = try batch.chunk(index)
-                    applied.reserveCapacity(applied.count + chunk.count)
-                    for change in chunk {
-                        let name = change.entityName
-                        let entity: EntityStorage
-                        // Consecutive changes are usually of one entity: skip the table then.
-                        if let previous = last, previous.name == name {
-                            entity = previous
-                        } else if let resolved = current[name] {
-                            entity = resolved
-                        } else {
-                            guard let found = known[name] ?? change.entity else {
-                                throw Self.error(
-                                    RillError(.unknownEntity, "the store has no entity \(name)"), at: change.source,
-                                    directory: directory)
-                            }
-                            guard found.catalogVersion == version else { throw CatalogChanged(entities: [name]) }
-                            entity = found
-                            current[name] = entity
+        let body = { (txn: WriteTransaction) throws -> LogEntry? in
+            // Read before the declarations bump it: what this process's cached entities must match.
+            let version = try Self.catalogVersion(in: txn, meta: meta)
+            // Declared entities come from this transaction, with the indexes it built.
+            var current: [String: EntityStorage] = [:]
+            for declaration in declarations {
+                current[declaration.name] = try Self.apply(
+                    declaration, in: txn, meta: meta, directory: directory, progress: progress)
+            }
+            var last: EntityStorage?
+            var applied: [LogEntry.Change] = []
+            var rules: RelationshipRules?
+            for index in 0..<batch.chunkCount {
+                let chunk = try batch.chunk(index)
+                applied.reserveCapacity(applied.count + chunk.count)
+                for change in chunk {
+                    let name = change.entityName
+                    let entity: EntityStorage
+                    // Consecutive changes are usually of one entity: skip the table then.
+                    if let previous = last, previous.name == name {
+                        entity = previous
+                    } else if let resolved = current[name] {
+                        entity = resolved
+                    } else {
+                        guard let found = known[name] ?? change.entity else {
+                            throw Self.error(
+                                RillError(.unknownEntity, "the store has no entity \(name)"), at: change.source,
+                                directory: directory)
                         }
-                        last = entity
-                        do {
-                            if let effective = try Self.apply(change, to: entity, in: txn) {
-                                applied.append(effective)
-                                if RelationshipRules.concern(entity) {
-                                    if rules == nil { rules = RelationshipRules(txn: txn, meta: meta) }
-                                    try rules!.follow(effective, of: entity, into: &applied)
-                                }
+                        guard found.catalogVersion == version else { throw CatalogChanged(entities: [name]) }
+                        entity = found
+                        current[name] = entity
+                    }
+                    last = entity
+                    do {
+                        if let effective = try Self.apply(change, to: entity, in: txn) {
+                            applied.append(effective)
+                            if RelationshipRules.concern(entity) {
+                                if rules == nil { rules = RelationshipRules(txn: txn, meta: meta) }
+                                try rules!.follow(effective, of: entity, into: &applied)
                             }
-                        } catch {
-                            throw Self.error(error, at: change.source, directory: directory)
                         }
+                    } catch {
+                        throw Self.error(error, at: change.source, directory: directory)
                     }
                 }
-                try rules?.finish()
-                guard !applied.isEmpty else { return nil }
-                let next = try log.next(in: txn)
-                let entry = LogEntry(
-                    sequence: next.sequence, timestamp: next.timestamp, author: author, changes: applied)
-                try log.append(entry, in: txn)
-                try log.noteFlush(of: entry.sequence, flushed: flushesEachCommit, in: txn)
-                return entry
-            }, meanwhile: meanwhile)
+            }
+            try rules?.finish()
+            guard !applied.isEmpty else { return nil }
+            let next = try log.next(in: txn)
+            let entry = LogEntry(
+                sequence: next.sequence, timestamp: next.timestamp, author: author, changes: applied)
+            try log.append(entry, in: txn)
+            try log.noteFlush(of: entry.sequence, flushed: flushesEachCommit, in: txn)
+            return entry
+        }
+        if let meanwhile { return try environment.write(body, meanwhile: meanwhile) }
+        guard declarations.isEmpty else { return try environment.write(body) }
+        return try environment.writeGrouped(body)
     }
 
     /// Applies one change to its projection and indexes; returns what the log records of it, or

@@ -1,0 +1,144 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import RillStorage
+
+/// Group commit: grouped writes queued while the writer is busy share one transaction, each
+/// stays atomic, and a write that fails in a group fails alone.
+@Suite struct GroupCommitTests {
+    let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-group-\(UUID())")
+
+    func open(mapSize: Int = 1 << 20) throws -> Environment {
+        try Environment(directory: directory.path, options: EnvironmentOptions(initialMapSize: mapSize))
+    }
+
+    static func key(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) } }
+
+    /// Holds the writer thread in one write until `count` other threads have started their
+    /// grouped writes, so that those queue up behind it; returns the writes' outcomes by thread.
+    static func queuedBehindABusyWriter(
+        _ environment: Environment, count: Int, body: @escaping @Sendable (Int, WriteTransaction) throws -> Void
+    ) throws -> [Result<Void, any Error>] {
+        let started = DispatchSemaphore(value: 0)
+        let outcomes = Mutex<[Int: Result<Void, any Error>]>([:])
+        let group = DispatchGroup()
+        let blocker = Thread {
+            try? environment.write { txn in
+                // A transaction that writes nothing commits without a transaction number.
+                let scratch = try txn.database(named: "scratch", create: true)!
+                try txn.put([1], for: [1], in: scratch)
+                started.signal()
+                // Long enough for every thread below to queue its write.
+                usleep(300_000)
+            }
+        }
+        blocker.start()
+        started.wait()
+        for thread in 0..<count {
+            group.enter()
+            Thread {
+                let outcome = Result { try environment.writeGrouped { try body(thread, $0) } }
+                outcomes.withLock { $0[thread] = outcome }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        return outcomes.withLock { results in (0..<count).map { results[$0]! } }
+    }
+
+    @Test func writesQueuedMeanwhileShareOneTransaction() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = try open()
+        let database = try environment.database(named: "things", create: true)!
+        let before = environment.lastTransactionID
+        let outcomes = try Self.queuedBehindABusyWriter(environment, count: 16) { thread, txn in
+            try txn.put([UInt8(thread)], for: Self.key(thread), in: database)
+        }
+        #expect(outcomes.allSatisfy { (try? $0.get()) != nil })
+        // One transaction for the busy write, then far fewer than 16 for the 16 grouped ones.
+        let transactions = environment.lastTransactionID - before - 1
+        #expect(transactions >= 1 && transactions <= 4, "16 queued writes took \(transactions) transactions")
+        for thread in 0..<16 {
+            #expect(
+                try environment.read { try $0.get(Self.key(thread), in: database).map(Array.init) } == [UInt8(thread)])
+        }
+    }
+
+    @Test func aWriteThatThrowsInAGroupUndoesOnlyItsOwnWritesAndFailsAlone() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        struct Refused: Error, Equatable { var thread: Int }
+        let environment = try open()
+        let database = try environment.database(named: "things", create: true)!
+        let runs = Mutex<[Int: Int]>([:])
+        let outcomes = try Self.queuedBehindABusyWriter(environment, count: 12) { thread, txn in
+            runs.withLock { $0[thread, default: 0] += 1 }
+            // Written before the throw: undone with the write's nested transaction.
+            try txn.put([UInt8(thread)], for: Self.key(thread), in: database)
+            try txn.put([UInt8(thread)], for: Self.key(1_000 + thread), in: database)
+            if thread % 3 == 1 { throw Refused(thread: thread) }
+        }
+        for (thread, outcome) in outcomes.enumerated() {
+            let stored = try environment.read { txn in
+                (
+                    try txn.get(Self.key(thread), in: database).map(Array.init),
+                    try txn.get(Self.key(1_000 + thread), in: database).map(Array.init)
+                )
+            }
+            if thread % 3 == 1 {
+                #expect(throws: Refused(thread: thread)) { try outcome.get() }
+                #expect(stored.0 == nil && stored.1 == nil, "a failed write left \(thread)'s records")
+            } else {
+                #expect((try? outcome.get()) != nil)
+                #expect(stored.0 == [UInt8(thread)] && stored.1 == [UInt8(thread)])
+            }
+        }
+        // A failing body ran in the group and again alone; the others ran once.
+        let counted = runs.withLock { $0 }
+        #expect((0..<12).filter { $0 % 3 == 1 }.allSatisfy { counted[$0]! >= 2 })
+        #expect((0..<12).filter { $0 % 3 != 1 }.allSatisfy { counted[$0]! == 1 })
+    }
+
+    @Test func laterWritesOfAGroupSeeTheEarlierOnes() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Each write takes the next free number, as a save takes the log's next sequence.
+        struct Taken: Error {}
+        let environment = try open()
+        let database = try environment.database(named: "counter", create: true)!
+        _ = try Self.queuedBehindABusyWriter(environment, count: 16) { thread, txn in
+            let last = try txn.withCursor(database) { cursor in try cursor.last().map { Array($0.key) } }
+            let next = last.map { Int($0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) + 1 } ?? 0
+            guard try txn.get(Self.key(next), in: database) == nil else { throw Taken() }
+            try txn.put([UInt8(thread)], for: Self.key(next), in: database)
+        }
+        let keys = try environment.read { txn in
+            var keys: [[UInt8]] = []
+            try txn.withCursor(database) { cursor in
+                var entry = try cursor.first()
+                while let found = entry {
+                    keys.append(Array(found.key))
+                    entry = try cursor.next()
+                }
+            }
+            return keys
+        }
+        #expect(keys == (0..<16).map(Self.key))
+    }
+
+    @Test func aGroupThatFillsTheMapIsWrittenWhole() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = try open(mapSize: 1 << 16)
+        let database = try environment.database(named: "things", create: true)!
+        let before = environment.mapSize
+        let outcomes = try Self.queuedBehindABusyWriter(environment, count: 16) { thread, txn in
+            for index in 0..<100 {
+                let value = [UInt8](repeating: UInt8(thread), count: 1_000)
+                try txn.put(value, for: Self.key(thread * 1_000 + index), in: database)
+            }
+        }
+        #expect(outcomes.allSatisfy { (try? $0.get()) != nil })
+        #expect(environment.mapSize > before)
+        let count = try environment.read { try $0.count(of: database) }
+        #expect(count == 1_600)
+    }
+}
