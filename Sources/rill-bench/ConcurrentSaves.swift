@@ -48,6 +48,18 @@ struct ConcurrentSaves {
         return Double(writers * savesPerWriter) / seconds
     }
 
+    /// The same saves through SQLite, the threads taking turns on one connection (each insert
+    /// its own transaction), as GRDB's `DatabaseQueue` and `DatabasePool` serialize writes.
+    func sqliteSharingOneConnection(writers: Int, path: String) -> Double {
+        let shared = SharedConnection(path: path)
+        let seconds = Self.timeThreads(writers) { writer in
+            for index in 0..<savesPerWriter { shared.insert(Item.random(writer * savesPerWriter + index)) }
+        }
+        let count = shared.connection.prepare("SELECT count(*) FROM item")
+        precondition(count.step() && count.int(at: 0) == writers * savesPerWriter, "SQLite lost items")
+        return Double(writers * savesPerWriter) / seconds
+    }
+
     /// Runs `body(writer)` on `count` threads started together; the seconds until all are done.
     private static func timeThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Double {
         let ready = DispatchSemaphore(value: 0)
@@ -67,6 +79,28 @@ struct ConcurrentSaves {
         for _ in 0..<count { start.signal() }
         done.wait()
         return now() - begin
+    }
+}
+
+/// One SQLite connection and its prepared insert, which threads use in turns.
+///
+/// `@unchecked Sendable`: the connection (opened `SQLITE_OPEN_NOMUTEX`) is only used under `turn`.
+private final class SharedConnection: @unchecked Sendable {
+    let connection: SQLitePeer
+    private let statement: SQLitePeer.Statement
+    private let turn = Lock(())
+
+    init(path: String) {
+        connection = SQLitePeer(path: path, synchronous: .full)
+        connection.execute(SQLitePeer.itemTable)
+        statement = connection.prepare(SQLitePeer.insertItem)
+    }
+
+    func insert(_ item: Item) {
+        turn.withLock { _ in
+            statement.bind(item)
+            statement.run()
+        }
     }
 }
 

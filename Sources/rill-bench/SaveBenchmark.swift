@@ -2,7 +2,7 @@ import CLMDB
 import Foundation
 import Rill
 
-private func median(_ values: [Double]) -> Double {
+func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.count % 2 == 1
         ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
@@ -36,10 +36,18 @@ struct SaveBenchmark {
     var rounds = 5
     /// The writer threads of the concurrent measure (and 1, its reference).
     var concurrentWriters = 16
+    /// Which parts run: `saves` (single and bulk saves), `writers` (concurrent writers).
+    var parts: Set<String> = ["saves", "writers"]
 
     func run() throws {
         let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-bench-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
+        if parts.contains("saves") { try runSaves(scratch: scratch) }
+        if parts.contains("writers") { try runWriters(scratch: scratch) }
+    }
+
+    /// Durable single saves and one bulk save, beside raw LMDB and SQLite.
+    private func runSaves(scratch: URL) throws {
         print(
             "rill-bench save: \(rounds) rounds; in each, Rill, raw LMDB and SQLite alternate in blocks of \(singleBlock) single saves, then one bulk save each; medians reported\n"
         )
@@ -112,30 +120,6 @@ struct SaveBenchmark {
         ]
         print(table.render())
 
-        // Concurrent writers: 1 and many, Rill and SQLite taking turns.
-        let concurrent = ConcurrentSaves()
-        var rillOne: [Double] = []
-        var rillMany: [Double] = []
-        var sqliteOne: [Double] = []
-        var sqliteMany: [Double] = []
-        for round in 0..<rounds {
-            let directory = scratch.appendingPathComponent("concurrent-\(round)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            rillOne.append(try concurrent.rill(writers: 1, directory: directory.appendingPathComponent("rill-1")))
-            sqliteOne.append(concurrent.sqlite(writers: 1, path: directory.appendingPathComponent("one.sqlite").path))
-            rillMany.append(
-                try concurrent.rill(
-                    writers: concurrentWriters, directory: directory.appendingPathComponent("rill-\(concurrentWriters)")
-                ))
-            sqliteMany.append(
-                concurrent.sqlite(
-                    writers: concurrentWriters, path: directory.appendingPathComponent("many.sqlite").path))
-            print(
-                String(
-                    format: "round %d: 1 writer %.0f vs SQLite %.0f saves/s; %d writers %.0f vs SQLite %.0f saves/s",
-                    round + 1, rillOne.last!, sqliteOne.last!, concurrentWriters, rillMany.last!, sqliteMany.last!))
-        }
-
         var peer = ComparisonTable(
             title: "\nsave beside SQLite (WAL, prepared statements, the same records; durable: synchronous=FULL)",
             baselineName: "SQLite")
@@ -151,20 +135,8 @@ struct SaveBenchmark {
                 name: "one save of \(bulkRecords) records", rill: median(bulkRill), baseline: median(bulkSQLite),
                 unit: "records/s", higherIsBetter: true, target: "≥ 1×",
                 ratio: median(zip(bulkRill, bulkSQLite).map { $0 / $1 })),
-            .init(
-                name: "durable saves, 1 writer thread", rill: median(rillOne), baseline: median(sqliteOne),
-                unit: "saves/s", higherIsBetter: true, target: "reference",
-                ratio: median(zip(rillOne, sqliteOne).map { $0 / $1 })),
-            .init(
-                name: "durable saves, \(concurrentWriters) writer threads", rill: median(rillMany),
-                baseline: median(sqliteMany), unit: "saves/s", higherIsBetter: true, target: "≥ 1×",
-                ratio: median(zip(rillMany, sqliteMany).map { $0 / $1 })),
         ]
         print(peer.render())
-        print(
-            String(
-                format: "%d writers ÷ 1 writer: Rill %.2f× (target ≥ 6×), SQLite %.2f×", concurrentWriters,
-                median(zip(rillMany, rillOne).map { $0 / $1 }), median(zip(sqliteMany, sqliteOne).map { $0 / $1 })))
     }
 
     /// The same records saved into SQLite in one transaction (WAL, `synchronous=FULL`); the seconds taken.

@@ -12,7 +12,15 @@ let benchmarks = ["save", "query", "live", "serve", "resume", "history"]
 let name = CommandLine.arguments.dropFirst().first ?? ""
 switch name {
 case "save":
-    try SaveBenchmark().run()
+    // rill-bench save [saves] [writers] (parts: single and bulk saves, concurrent writers; both by default)
+    var benchmark = SaveBenchmark()
+    let parts = CommandLine.arguments.dropFirst(2)
+    if let unknown = parts.first(where: { !benchmark.parts.contains($0) }) {
+        FileHandle.standardError.write(Data("rill-bench save: no part \(unknown); parts: saves, writers\n".utf8))
+        exit(64)
+    }
+    if !parts.isEmpty { benchmark.parts = Set(parts) }
+    try benchmark.run()
 case "query":
     // rill-bench query [records]
     var benchmark = QueryBenchmark()
