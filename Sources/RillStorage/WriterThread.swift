@@ -125,7 +125,7 @@ final class WriterThread: Sendable {
     ///
     /// After the first few microseconds each round yields the core, so that on a busy machine
     /// the thread being waited for (which may need this very core) gets to run.
-    fileprivate static func spin(until condition: () -> Bool, for nanoseconds: UInt64 = spinNanoseconds) -> Bool {
+    static func spin(until condition: () -> Bool, for nanoseconds: UInt64 = spinNanoseconds) -> Bool {
         let start = monotonicNanoseconds()
         var rounds = 0
         while !condition() {
