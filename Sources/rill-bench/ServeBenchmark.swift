@@ -17,7 +17,7 @@ struct ServeBenchmark {
     var subscribers = 100
     var records = 10_000
     var seconds = 10.0
-    var writers = 4
+    var writers = 16
     /// Rounds of TCP and the Unix socket, back to back.
     var transportRounds = 3
 
@@ -148,15 +148,18 @@ struct ServeBenchmark {
             + "save round trip: request sent → response read by the writer"
         print(transports.render())
 
-        // The peer: SQLite with as many writer threads, each saving one record per transaction.
+        // The peer: SQLite with as many writer threads, each saving one record per transaction: the
+        // faster of a connection per thread and one connection the threads take turns on.
         let concurrent = ConcurrentSaves()
         var peer = ComparisonTable(
-            title: "serve beside SQLite (WAL, synchronous=FULL, a connection per writer thread, in process)",
-            baselineName: "SQLite")
+            title: "serve beside SQLite (WAL, synchronous=FULL, in process)", baselineName: "SQLite")
         for count in [1, writers] {
             let rates = (0..<transportRounds).map { round in
-                concurrent.sqlite(
-                    writers: count, path: scratch.appendingPathComponent("sqlite-\(count)-\(round).sqlite").path)
+                let path = scratch.appendingPathComponent("sqlite-\(count)-\(round)").path
+                guard count > 1 else { return concurrent.sqlite(writers: 1, path: path + ".sqlite") }
+                return max(
+                    concurrent.sqlite(writers: count, path: path + "-each.sqlite"),
+                    concurrent.sqliteSharingOneConnection(writers: count, path: path + "-shared.sqlite"))
             }
             let served = median(pairs.filter { $0.writers == count }.map { $0.unix.savesPerSecond })
             peer.rows.append(
@@ -168,8 +171,11 @@ struct ServeBenchmark {
         peer.note =
             "rill: the daemon's saves over the Unix socket above (median over rounds), each an HTTP request; "
             + "SQLite: \(concurrent.savesPerWriter) inserts per thread, median of \(transportRounds) runs, no "
-            + "HTTP in between"
+            + "HTTP in between; with many threads the faster of a connection per thread and one connection in turns"
         print(peer.render())
+        let one = median(pairs.filter { $0.writers == 1 }.map { $0.unix.savesPerSecond })
+        let many = median(pairs.filter { $0.writers == writers }.map { $0.unix.savesPerSecond })
+        print(String(format: "daemon, %d writers ÷ 1 writer: %.2f× (target ≥ 6×)", writers, many / one))
     }
 
     private func median(_ values: [Double]) -> Double {
