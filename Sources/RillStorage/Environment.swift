@@ -68,10 +68,11 @@ package final class Environment: Sendable {
     /// of a durable store, then makes every write of the group durable, and each caller returns
     /// once it is.
     ///
-    /// Each write stays atomic and separate: `body` runs in a nested transaction of the shared
-    /// one, so when it throws only its own writes are undone. A write that fails in a group is run
-    /// again alone, so it fails alone, with the error it would have had alone; `body` may run more
-    /// than once for that reason too. A lone write runs exactly as ``write(_:)`` runs it.
+    /// Each write stays atomic and separate. When `body` throws, the shared transaction is
+    /// aborted, the writes before it in the group run again together, and it runs again alone,
+    /// so it fails alone, with the error it would have had alone: `body` may run more than once
+    /// for that reason too, and sees the writes of the group before it. A lone write runs exactly
+    /// as ``write(_:)`` runs it.
     package func writeGrouped<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         try core.writeGrouped(body)
     }

@@ -343,14 +343,6 @@ final class EnvironmentCore: @unchecked Sendable {
     }
 
     /// Runs the writes at the front of the queue (at most `maxGroupSize`) as one group.
-    ///
-    /// A lone write runs as `write` runs it. Several share one transaction: each write's body
-    /// runs in a nested transaction of it (`mdb_txn_begin` with a parent), so that a body that
-    /// throws undoes only its own writes, and one commit (one flush of the data, one of the meta
-    /// page) makes them all durable. Each write keeps its own result, and a store's save its own
-    /// log entry. A write whose body fails in the group (or that a full map stops) is run again
-    /// alone after the group, so that it fails alone and with the error it would have had;
-    /// when the shared commit fills the map, every write of the group is run again alone.
     private func runNextGroup() {
         gatherStragglers()
         let group = groupedWrites.withLock { queue -> [GroupedWrite] in
@@ -359,73 +351,68 @@ final class EnvironmentCore: @unchecked Sendable {
             return taken
         }
         let start = monotonicNanoseconds()
-        defer {
-            lastGroup.size = group.count
-            lastGroup.nanoseconds = monotonicNanoseconds() - start
-        }
+        run(group)
+        lastGroup = (group.count, monotonicNanoseconds() - start)
+    }
+
+    /// Runs `group` in one write transaction: one commit (one flush of the data, one of the meta
+    /// page) makes every write of it durable. Each write keeps its own result, and a store's save
+    /// its own log entry.
+    ///
+    /// A lone write runs as `write` runs it. When a body throws, the writes before it have
+    /// written into the shared transaction, and so may the body itself: the transaction is
+    /// aborted, the writes before it run again as a group (they meet the same store as before),
+    /// the one that threw runs alone, so that it fails alone and with the error it would have
+    /// had alone, and the writes after it go back to the front of the queue. When the shared
+    /// commit fills the map, each write of the group runs again alone, growing the map as needed.
+    ///
+    /// The writes share the transaction itself rather than each having a nested one (an LMDB
+    /// child transaction) because a nested transaction allocates and frees a dirty-page list of
+    /// 2 MiB: in a process whose large blocks are mapped (the daemon's), that is an `mmap` and
+    /// a `munmap` a write, which `rill-bench serve` measured as most of the writer thread's time.
+    private func run(_ group: [GroupedWrite]) {
         guard group.count > 1 else {
             if let write = group.first { write.settle(error: Self.error { try runTransaction(write.body!) }) }
             return
         }
-        let parent: OpaquePointer
+        let txn: OpaquePointer
         do {
-            parent = try begin(readOnly: false)
+            txn = try begin(readOnly: false)
         } catch {
             for write in group { write.settle(error: error) }
             return
         }
-        var committed: [GroupedWrite] = []
-        var alone: [GroupedWrite] = []
         var opened: [String: Database] = [:]
         for (position, write) in group.enumerated() {
-            var child: OpaquePointer?
-            guard mdb_txn_begin(mdb_txn_env(parent), parent, 0, &child) == 0, let child else {
-                alone.append(write)
-                continue
-            }
-            let transaction = WriteTransaction(pointer: child, maxKeySize: maxKeySize) { name in
+            let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize) { name in
                 self.databases.withLock { $0[name] } ?? opened[name]
             }
             do {
                 try write.body!(transaction)
             } catch {
-                mdb_txn_abort(child)
-                guard transaction.state.hitMapFull else {
-                    alone.append(write)
-                    continue
-                }
-                // The map is full: the rest of the group would fill it too. Alone, each grows it.
-                alone.append(contentsOf: group[position...])
-                break
-            }
-            // A nested commit only hands the child's pages to the parent; it frees the child
-            // whether or not it succeeds.
-            guard mdb_txn_commit(child) == 0 else {
-                alone.append(write)
-                continue
+                mdb_txn_abort(txn)
+                gate.unlockShared()
+                run(Array(group[..<position]))
+                write.settle(error: Self.error { try runTransaction(write.body!) })
+                let rest = group[(position + 1)...]
+                if !rest.isEmpty { groupedWrites.withLock { $0.insert(contentsOf: rest, at: 0) } }
+                return
             }
             opened.merge(transaction.state.openedDatabases) { known, _ in known }
-            committed.append(write)
         }
-        if committed.isEmpty {
-            mdb_txn_abort(parent)
-            gate.unlockShared()
-        } else {
-            let transactionID = Int(mdb_txn_id(parent))
-            let rc = mdb_txn_commit(parent)
-            gate.unlockShared()
-            if rc == MDB_MAP_FULL {
-                alone = committed + alone
-            } else {
-                let failure = Self.error { try checkCommit(rc, transaction: transactionID) }
-                if failure == nil {
-                    adopt(opened)
-                    clearStaleReadersIfGrown()
-                }
-                for write in committed { write.settle(error: failure) }
-            }
+        let transactionID = Int(mdb_txn_id(txn))
+        let rc = mdb_txn_commit(txn)
+        gate.unlockShared()
+        guard rc != MDB_MAP_FULL else {
+            for write in group { write.settle(error: Self.error { try runTransaction(write.body!) }) }
+            return
         }
-        for write in alone { write.settle(error: Self.error { try runTransaction(write.body!) }) }
+        let failure = Self.error { try checkCommit(rc, transaction: transactionID) }
+        if failure == nil {
+            adopt(opened)
+            clearStaleReadersIfGrown()
+        }
+        for write in group { write.settle(error: failure) }
     }
 
     /// Waits briefly for the writers of the last group to queue their next writes, when fewer are
