@@ -209,7 +209,8 @@ struct QueryExecutor<T: PersistentModel> {
         guard let entity, let current = try store.entity(named: entity.name) else { return nil }
         return QueryExecution(
             store: store, entity: current, predicate: predicate.translation?.node, isExact: predicate.exact != nil,
-            sort: indexableSortKeys(), limit: descriptor.fetchLimit,
+            sort: indexableSortKeys(),
+            limit: QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit).end,
             transaction: transaction, required: predicate.recordTest)
     }
 
