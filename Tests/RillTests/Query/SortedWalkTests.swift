@@ -282,6 +282,10 @@ import Testing
         let expected = posts.filter { $0.writer == w && $0.number >= n }
             .sorted(using: [SortDescriptor(\Post.number, order: .reverse), SortDescriptor(\Post.id)])
         #expect(try container.mainContext.fetch(descriptor).map(\.id) == expected.prefix(20).map(\.id))
+        // A count reads every match whatever the order: it keeps to the writer's range.
+        #expect(try container.mainContext.fetchCount(descriptor) == min(20, expected.count))
+        descriptor.fetchLimit = nil
+        #expect(try container.mainContext.fetchCount(descriptor) == expected.count)
     }
 
     @Test func aCompoundIndexServesItsEqualityAndTheSort() throws {
