@@ -42,14 +42,17 @@ extension Store {
             return record
         }
         // The run being gathered: the keys' bytes up to the end of the order's fields (or of a cut
-        // value among them), and the identifiers of its records.
-        var run: (prefix: [UInt8], isCut: Bool, ids: [[UInt8]])?
+        // value among them), and the identifiers of its records. Its buffers are reused from run
+        // to run, so that a walk of distinct values copies only each identifier.
+        var runPrefix: [UInt8] = []
+        var runIsCut = false
+        var runIDs: [[UInt8]] = []
         func flush() throws -> Bool {
-            guard let current = run else { return true }
-            run = nil
-            if current.isCut {
+            guard !runIDs.isEmpty else { return true }
+            defer { runIDs.removeAll(keepingCapacity: true) }
+            if runIsCut {
                 var members: [(values: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
-                for id in current.ids {
+                for id in runIDs {
                     let bytes = try record(id)
                     let value = try id.withUnsafeBytes {
                         try Self.recordValue(bytes, key: $0, entity: entity.name, fields: index.topLevelFields)
@@ -71,9 +74,8 @@ extension Store {
                 }
                 return true
             }
-            var ids = current.ids
-            if ids.count > 1 { ids.sort { $0.lexicographicallyPrecedes($1) } }
-            for id in ids {
+            if runIDs.count > 1 { runIDs.sort { $0.lexicographicallyPrecedes($1) } }
+            for id in runIDs {
                 let bytes = try record(id)
                 guard try id.withUnsafeBytes({ try body($0, bytes) }) else { return false }
             }
@@ -82,14 +84,19 @@ extension Store {
         func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool {
             let extent = try Self.runExtent(of: key, index, fields: fieldCount, entity: entity.name)
             let prefix = UnsafeRawBufferPointer(rebasing: key[..<extent.end])
-            let ids = try IndexEntry.identifiers(
-                key: key, valuesLength: extent.length, value: value, index: index.name)
-            if let current = run, current.isCut == extent.isCut, current.prefix.elementsEqual(prefix) {
-                run!.ids += ids
-                return true
+            let continues = !runIDs.isEmpty && runIsCut == extent.isCut && runPrefix.elementsEqual(prefix)
+            if !continues {
+                guard try flush() else { return false }
+                runPrefix.removeAll(keepingCapacity: true)
+                runPrefix.append(contentsOf: prefix)
+                runIsCut = extent.isCut
             }
-            guard try flush() else { return false }
-            run = (Array(prefix), extent.isCut, ids)
+            if value.isEmpty {
+                // The common case: one identifier, the key's suffix.
+                runIDs.append(Array(key[extent.length...]))
+            } else {
+                runIDs += try IndexEntry.list(value, index: index.name)
+            }
             return true
         }
         let completed =
