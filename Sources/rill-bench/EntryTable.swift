@@ -16,6 +16,7 @@ final class EntryTable {
     private let byCode: SQLitePeer.Statement
     private let byCategory: SQLitePeer.Statement
     private let aboveAmount: SQLitePeer.Statement
+    private let belowAmount: SQLitePeer.Statement
     private let nameContains: SQLitePeer.Statement
     private let scanAboveAmount: SQLitePeer.Statement
 
@@ -23,6 +24,7 @@ final class EntryTable {
     static let codeQuery = "SELECT \(columns) FROM entry WHERE code = ?"
     static let categoryQuery = "SELECT \(columns) FROM entry WHERE category = ?"
     static let rangeQuery = "SELECT \(columns) FROM entry WHERE amount > ? ORDER BY amount LIMIT 20"
+    static let descendingQuery = "SELECT \(columns) FROM entry WHERE amount < ? ORDER BY amount DESC LIMIT 20"
     static let containsQuery = "SELECT \(columns) FROM entry WHERE instr(name, ?) > 0"
     /// `NOT INDEXED`: the same comparison forced to a scan of the table, as Rill's `forceScan`.
     static let scanQuery = "SELECT \(columns) FROM entry NOT INDEXED WHERE amount > ?"
@@ -47,6 +49,7 @@ final class EntryTable {
         byCode = database.prepare(Self.codeQuery)
         byCategory = database.prepare(Self.categoryQuery)
         aboveAmount = database.prepare(Self.rangeQuery)
+        belowAmount = database.prepare(Self.descendingQuery)
         nameContains = database.prepare(Self.containsQuery)
         scanAboveAmount = database.prepare(Self.scanQuery)
     }
@@ -92,6 +95,12 @@ final class EntryTable {
     func entries(above amount: Double) -> Int {
         aboveAmount.bind(amount, at: 1)
         return Self.read(aboveAmount).count
+    }
+
+    /// The last 20 entries below `amount`, by amount, the largest first.
+    func entries(below amount: Double) -> Int {
+        belowAmount.bind(amount, at: 1)
+        return Self.read(belowAmount).count
     }
 
     /// A scan of the table for names holding `text` (`instr`: a plain substring test).

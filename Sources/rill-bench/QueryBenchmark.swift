@@ -79,7 +79,7 @@ struct QueryBenchmark {
         let codes = (0..<argumentCount).map { _ in Int.random(in: 0..<records, using: &random) }
         let categories = (0..<argumentCount).map { _ in Int.random(in: 0..<20_000, using: &random) }
         let amounts = (0..<argumentCount).map { _ in Double(Int.random(in: 0..<9_000_000, using: &random)) / 100 }
-        for sql in [EntryTable.codeQuery, EntryTable.categoryQuery, EntryTable.rangeQuery] {
+        for sql in [EntryTable.codeQuery, EntryTable.categoryQuery, EntryTable.rangeQuery, EntryTable.descendingQuery] {
             print("SQLite's plan of \(sql): \(table.plan(of: sql))")
         }
         print()
@@ -102,6 +102,18 @@ struct QueryBenchmark {
                 return descriptor
             },
             peer: table.entries(above:))
+        // "Newest first": the same index read from its end.
+        let descending = try compare(
+            "amount < x sort by amount desc limit 20", amounts, store: store, context: context,
+            text: { "Entry where amount < \($0) sort by amount desc limit 20" },
+            typed: { amount in
+                var descriptor = FetchDescriptor(
+                    predicate: #Predicate<Entry> { $0.amount < amount },
+                    sortBy: [SortDescriptor(\.amount, order: .reverse)])
+                descriptor.fetchLimit = 20
+                return descriptor
+            },
+            peer: table.entries(below:))
         let scans = try scan(store: store, context: context, table: table, raw: copy)
         print()
 
@@ -121,6 +133,7 @@ struct QueryBenchmark {
             (one, "indexed equality, \(one.rows) row", "≥ 100,000 q/s"),
             (fifty, "indexed equality, \(fifty.rows) rows", "≥ 10,000 q/s"),
             (range, "range + sort + limit \(range.rows)", "≥ 100× scan"),
+            (descending, "range + sort desc + limit \(descending.rows)", "≥ 100× scan"),
         ]
         for (query, name, _) in indexed {
             for (index, language) in [(0, "text"), (1, "#Predicate")] {

@@ -36,7 +36,8 @@ struct QueryExecution {
     ///     candidate; when false the caller tests its rows itself.
     ///   - sort: the sort as field paths an index may serve; nil for a sort no index order is
     ///     (the candidates then never count as sorted).
-    ///   - limit: the query's limit (whether there is one decides if an index-order walk pays).
+    ///   - limit: one past the last result the query keeps, its offset and limit (whether there is
+    ///     one decides if an index-order walk pays, and how much it is estimated to read).
     ///   - forceScan: read every record, whatever the indexes (to compare plans).
     ///   - evolution: read each candidate through it (see `RecordEvolution`). A predicate or sort
     ///     on an evolved field is then decided on the evolved records, by a scan: the indexes
@@ -61,7 +62,12 @@ struct QueryExecution {
         var plan =
             forceScan || evolved
             ? QueryPlan(access: .scan, isSorted: sort?.isEmpty ?? false)
-            : QueryPlanner.plan(predicate, sort: sort ?? [], limit: limit, entity: entity)
+            : QueryPlanner.plan(
+                predicate, sort: sort ?? [], limit: limit, entity: entity,
+                counter: { index, ranges, bound in
+                    // A failed count leaves the choice to the ranges, as without one.
+                    (try? store.countKeys(of: index, in: ranges, upTo: bound, transaction: transaction)) ?? 0
+                })
         if sort == nil { plan.isSorted = false }
         self.plan = plan
         // Index ranges that are exactly the predicate need no test at all.

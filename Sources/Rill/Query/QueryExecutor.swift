@@ -144,7 +144,9 @@ struct QueryExecutor<T: PersistentModel> {
         if descriptor.predicate == nil, predicate.recordTest == nil, predicate.exact == nil, staged.isEmpty {
             total = try entity.map { try store.recordCount(of: $0) } ?? 0
         } else {
-            let execution = try plan()
+            // Counting reads every match whatever the order: a plan for the sort's order could
+            // only read more (a walk of the sort's index chosen over a small range).
+            let execution = try plan(ordered: false)
             if staged.isEmpty, let counted = try execution?.countWithoutReading() {
                 // The index ranges are the predicate: count keys, decode nothing.
                 total = counted
@@ -205,11 +207,15 @@ struct QueryExecutor<T: PersistentModel> {
     /// The translation plans; a complete one says exactly what the predicate says, with Rill's
     /// total semantics, and so decides on each stored record before the record is decoded (which
     /// rejects most of a scan's records for the cost of reading the fields it needs).
-    private func plan() throws -> QueryExecution? {
+    ///
+    /// Not `ordered`: a plan for the matches in any order (the descriptor's sort and window not
+    /// looked at), to count them.
+    private func plan(ordered: Bool = true) throws -> QueryExecution? {
         guard let entity, let current = try store.entity(named: entity.name) else { return nil }
         return QueryExecution(
             store: store, entity: current, predicate: predicate.translation?.node, isExact: predicate.exact != nil,
-            sort: indexableSortKeys(), limit: descriptor.fetchLimit,
+            sort: ordered ? indexableSortKeys() : nil,
+            limit: ordered ? QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit).end : nil,
             transaction: transaction, required: predicate.recordTest)
     }
 

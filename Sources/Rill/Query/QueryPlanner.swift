@@ -17,19 +17,32 @@ package enum QueryPlanner {
         var node: QueryNode
     }
 
+    /// Counts the keys of `index` in `ranges`, stopping once it reaches `bound`; with nil
+    /// ranges, every key of the index (from its statistics, `bound` unused). For the choices
+    /// only the data can settle.
+    package typealias KeyCounter = (_ index: IndexStorage, _ ranges: [KeyRange]?, _ bound: Int) -> Int
+
+    /// The plan for a query.
+    ///
+    /// - Parameters:
+    ///   - sort: the sort as field paths whose index-key order is the sort's order.
+    ///   - limit: one past the last result the query keeps (offset and limit), nil for all.
+    ///   - counter: counts index keys, to choose between ranges on one index and a walk of
+    ///     another in the sort's order (see `prefersSortWalk`); without it the ranges are used.
     package static func plan(
-        _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage
+        _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage,
+        counter: KeyCounter? = nil
     ) -> QueryPlan {
         let conjuncts = predicate.map(conjuncts) ?? []
         if let best = bestRanges(for: conjuncts, entity: entity) {
-            // One range that fixes every indexed field walks in identifier order (the key's last
-            // part), which is the order of a query without a sort.
-            let fixesEveryField = best.score == 2 * best.index.fieldPaths.count
-            let sorted =
-                best.ranges.count == 1 && (sort.isEmpty ? fixesEveryField : servesOrder(sort, best.index))
-            var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: sorted)
-            if best.exact {
-                plan.coversPredicate = conjuncts.allSatisfy(best.used.contains)
+            let plan = rangesPlan(best, sort: sort, conjuncts: conjuncts)
+            if !plan.isSorted, !sort.isEmpty, let limit, let counter,
+                let walk = sortWalk(for: conjuncts, sort: sort, entity: entity, excluding: best.index),
+                let choice = prefersSortWalk(walk, over: best, limit: limit, counter: counter)
+            {
+                var chosen = walk
+                chosen.choice = choice
+                return chosen
             }
             return plan
         }
@@ -41,17 +54,117 @@ package enum QueryPlanner {
             return QueryPlan(access: .union(parts.map { ($0.index, $0.ranges, $0.used) }), isSorted: false)
         }
         // Reading in the index's order pays only when a limit lets the scan stop early.
-        if limit != nil, let index = entity.indexes.first(where: { servesOrder(sort, $0) }) {
-            return QueryPlan(access: .order(index), isSorted: true)
-        }
+        if limit != nil, let plan = orderPlan(sort: sort, entity: entity) { return plan }
         return QueryPlan(access: .scan, isSorted: sort.isEmpty)
     }
 
-    /// Whether walking `index` gives `sort`'s order, ties by identifier: the index's fields are
-    /// the sort's, all ascending. (An index with more fields than the sort orders its ties by
-    /// the next field, not by identifier.)
-    private static func servesOrder(_ sort: [QuerySortKey], _ index: IndexStorage) -> Bool {
-        !sort.isEmpty && sort.allSatisfy(\.ascending) && index.fieldPaths == sort.map(\.path)
+    /// The plan that reads `best`'s ranges: in the sort's order when they are one range whose
+    /// walk gives it.
+    private static func rangesPlan(_ best: IndexRanges, sort: [QuerySortKey], conjuncts: [QueryNode]) -> QueryPlan {
+        // One range that fixes every indexed field walks in identifier order (the key's last
+        // part), which is the order of a query without a sort.
+        let fixesEveryField = best.fixed == best.index.fieldPaths.count
+        let walk: QueryPlan.Walk? =
+            best.ranges.count != 1
+            ? nil
+            : sort.isEmpty ? (fixesEveryField ? QueryPlan.Walk() : nil) : walk(sort, best.index, fixed: best.fixed)
+        var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: walk != nil)
+        plan.walk = walk ?? QueryPlan.Walk()
+        if best.exact {
+            plan.coversPredicate = conjuncts.allSatisfy(best.used.contains)
+        }
+        return plan
+    }
+
+    /// A walk of the whole of an index in the sort's order: of one whose fields are the sort's
+    /// if there is one (its key order is the sort's, ties included), else of one that starts with
+    /// them (its ties are put in identifier order as they are read).
+    private static func orderPlan(sort: [QuerySortKey], entity: EntityStorage) -> QueryPlan? {
+        var found: (index: IndexStorage, walk: QueryPlan.Walk)?
+        for index in entity.indexes {
+            guard let walk = walk(sort, index, fixed: 0) else { continue }
+            if walk.fields == nil || walk.fields == index.fieldPaths.count {
+                found = (index, walk)
+                break
+            }
+            if found == nil { found = (index, walk) }
+        }
+        guard let found else { return nil }
+        var plan = QueryPlan(access: .order(found.index), isSorted: true)
+        plan.walk = found.walk
+        return plan
+    }
+
+    /// How walking `index` gives `sort`'s order, ties by identifier, over one key range whose
+    /// first `fixed` fields are fixed by equalities (those sort keys are constant there); nil
+    /// when it cannot.
+    ///
+    /// The other sort keys must be the index's next fields, in order, all ascending (the key
+    /// order) or all descending (the key order read backwards). When the index has fields after
+    /// them, keys that agree on the sort's fields are in the order of those fields, not of
+    /// identifiers: the walk puts each such run in identifier order (`QueryPlan.Walk.fields`).
+    /// Every field must be one whose index-key order is the sort's: the caller passes only such
+    /// sorts (see `QueryExecutor.orderPreservingSortKeys`).
+    private static func walk(_ sort: [QuerySortKey], _ index: IndexStorage, fixed: Int) -> QueryPlan.Walk? {
+        guard !sort.isEmpty else { return nil }
+        let fields = index.fieldPaths
+        let fixedPaths = fields.prefix(fixed)
+        let rest = sort.filter { !fixedPaths.contains($0.path) }
+        // A sort on fixed fields alone orders by identifier: only a range that fixes every field
+        // gives that.
+        guard let first = rest.first else { return fixed == fields.count ? QueryPlan.Walk() : nil }
+        let end = fixed + rest.count
+        guard rest.allSatisfy({ $0.ascending == first.ascending }), end <= fields.count,
+            fields[fixed..<end].elementsEqual(rest.map(\.path))
+        else { return nil }
+        return QueryPlan.Walk(reverse: !first.ascending, fields: end)
+    }
+
+    // MARK: - Ranges or the sort's order
+
+    /// A plan that reads another index than `excluded` in the sort's order: one range of it for
+    /// the conjuncts when its walk gives the order, else the whole index.
+    private static func sortWalk(
+        for conjuncts: [QueryNode], sort: [QuerySortKey], entity: EntityStorage, excluding excluded: IndexStorage
+    ) -> QueryPlan? {
+        let conditions = conjuncts.compactMap(condition)
+        for index in entity.indexes where index != excluded {
+            if let ranges = ranges(for: index, conditions), ranges.ranges.count == 1 {
+                let plan = rangesPlan(ranges, sort: sort, conjuncts: conjuncts)
+                if plan.isSorted { return plan }
+            }
+        }
+        var plan = orderPlan(sort: sort, entity: entity)
+        if case .order(let index)? = plan?.access, index == excluded { plan = nil }
+        return plan
+    }
+
+    /// Whether a walk in the sort's order, testing each record, beats reading `best`'s ranges
+    /// and sorting them, for a query that keeps its first `limit` results; the reason, for
+    /// `explain`, when it does.
+    ///
+    /// Reading the ranges reads each of their `n` records. If the matches are spread through the
+    /// sort's order independently of the sort's values, the walk finds its `limit` results
+    /// after about `limit × total / n` records, `total` being the records it walks (at most the
+    /// index's keys). The two are equal at `n = √(limit × total)`: so `best`'s keys are counted
+    /// up to that bound (a walk of index keys alone, cheaper than reading the records it would
+    /// spare), and the sort's walk is chosen when there are at least as many. The count stops
+    /// early, so a small range costs a few keys; a query whose matches cluster at the end of the
+    /// sort's order makes the walk read more than the estimate, at most every record once.
+    private static func prefersSortWalk(
+        _ walk: QueryPlan, over best: IndexRanges, limit: Int, counter: KeyCounter
+    ) -> String? {
+        let walked: IndexStorage
+        switch walk.access {
+        case .order(let index), .ranges(let index, _, _): walked = index
+        default: return nil
+        }
+        let total = counter(walked, nil, 0)
+        let bound = max(2 * limit, Int(Double(limit).squareRoot() * Double(total).squareRoot()))
+        let count = counter(best.index, best.ranges, bound)
+        guard count >= bound else { return nil }
+        return "chosen over index (\(best.index.name)): at least \(count) keys in its ranges, "
+            + "more than √(limit \(limit) × \(total) keys) = \(bound) records the walk is estimated to read"
     }
 
     /// The key ranges an index offers for a predicate's conjuncts (see `ranges(for:_:)`).
@@ -63,6 +176,8 @@ package enum QueryPlanner {
         let ranges: [KeyRange]
         /// Two points for each leading field fixed by equality, one for a range on the next.
         let score: Int
+        /// How many leading fields the ranges fix by equality.
+        var fixed: Int { score / 2 }
         /// The conditions the ranges serve.
         let used: [QueryNode]
         /// Whether the ranges hold exactly the records that meet `used`.

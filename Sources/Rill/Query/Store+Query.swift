@@ -36,7 +36,8 @@ extension Store {
         let evolution = try self.evolution(of: query.entity, in: transaction)
         let execution = QueryExecution(
             store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
-            limit: query.limit, forceScan: forceScan, transaction: transaction, evolution: evolution)
+            limit: QueryWindow(offset: query.offset, limit: query.limit).end, forceScan: forceScan,
+            transaction: transaction, evolution: evolution)
         var rows = Self.rows(of: query, sorted: execution.isSorted)
         // The execution's filter is the whole predicate: a candidate is parsed whole only once it
         // matches.
@@ -57,7 +58,8 @@ extension Store {
     ) throws -> [QueryRow] {
         let execution = QueryExecution(
             store: self, entity: entity, predicate: relationships.predicate, isExact: false, sort: query.sort,
-            limit: query.limit, forceScan: forceScan, transaction: transaction,
+            limit: QueryWindow(offset: query.offset, limit: query.limit).end, forceScan: forceScan,
+            transaction: transaction,
             evolution: try evolution(of: query.entity, in: transaction))
         var rows = Self.rows(of: query, sorted: execution.isSorted)
         guard rows.wantsMore else { return rows.results() }
@@ -121,7 +123,8 @@ extension Store {
         let relationships = QueryRelationships(query.predicate, relationships: entity.relationships)
         let plan = QueryExecution(
             store: self, entity: entity, predicate: relationships?.predicate ?? query.predicate,
-            isExact: relationships == nil, sort: query.sort, limit: query.limit, transaction: nil,
+            isExact: relationships == nil, sort: query.sort,
+            limit: QueryWindow(offset: query.offset, limit: query.limit).end, transaction: nil,
             evolution: try evolution(of: query.entity)
         ).plan
         var lines: [String] = []

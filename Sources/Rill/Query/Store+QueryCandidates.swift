@@ -19,10 +19,18 @@ extension Store {
                 try Self.forEachStoredRecord(of: entity, in: txn, body)
             case .order(let index):
                 var seen: Set<[UInt8]>?
-                try walk(
-                    index, KeyRange(lower: [0x00], upper: nil), entity: entity, txn: txn, seen: &seen, ordered: true,
-                    body)
+                let range = KeyRange(lower: [0x00], upper: nil)
+                if Self.walksInKeyOrder(plan.walk, index) {
+                    try walk(index, range, entity: entity, txn: txn, seen: &seen, ordered: true, body)
+                } else {
+                    try sortedWalk(index, range, plan.walk, entity: entity, txn: txn, body)
+                }
             case .ranges(let index, let ranges, _):
+                // A sorted plan has one range.
+                if plan.isSorted, ranges.count == 1, !Self.walksInKeyOrder(plan.walk, index) {
+                    try sortedWalk(index, ranges[0], plan.walk, entity: entity, txn: txn, body)
+                    return
+                }
                 var seen: Set<[UInt8]>? = ranges.count > 1 ? [] : nil
                 for range in ranges {
                     guard
@@ -48,12 +56,23 @@ extension Store {
     package func countKeys(
         of index: IndexStorage, in ranges: [KeyRange], transaction: StoreSnapshot? = nil
     ) throws -> Int {
+        try countKeys(of: index, in: ranges, upTo: .max, transaction: transaction)
+    }
+
+    /// The number of records `index` lists in `ranges`, counting stopped once it reaches `bound`
+    /// (the planner's estimates); with nil ranges, the number of the index's keys, from its
+    /// statistics. With `transaction`, reads in it instead of a transaction of its own.
+    package func countKeys(
+        of index: IndexStorage, in ranges: [KeyRange]?, upTo bound: Int, transaction: StoreSnapshot? = nil
+    ) throws -> Int {
         func run(_ txn: StoreSnapshot) throws -> Int {
+            guard let ranges else { return try txn.entryCount(of: index) }
             var count = 0
             for range in ranges {
+                guard count < bound else { break }
                 try Self.forEachIndexEntry(of: index, in: range, txn: txn) { _, value in
                     count += try IndexEntry.identifierCount(value: value, index: index.name)
-                    return true
+                    return count < bound
                 }
             }
             return count

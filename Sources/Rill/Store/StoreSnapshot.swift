@@ -75,4 +75,29 @@ package struct StoreSnapshot {
             return true
         }
     }
+
+    /// Calls `body` with the key and value of each entry of `index` before the key `upper` (from
+    /// the last key when nil) down to the key `lower`, last key first, until `body` returns
+    /// false; returns false when `body` stopped before the range's start.
+    @inline(__always) @discardableResult
+    package func forEachEntryBackwards(
+        of index: IndexStorage, from lower: [UInt8], before upper: [UInt8]?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        try transaction.withCursor(index.database) { cursor in
+            var current: Cursor.Entry?
+            if let upper {
+                // The entry before the first key at or after `upper`: the last one below it.
+                current = try cursor.seek(atOrAfter: upper) == nil ? cursor.last() : cursor.previous()
+            } else {
+                current = try cursor.last()
+            }
+            while let entry = current {
+                if entry.key.lexicographicallyPrecedes(lower) { return true }
+                guard try body(entry.key, entry.value) else { return false }
+                current = try cursor.previous()
+            }
+            return true
+        }
+    }
 }

@@ -1,0 +1,133 @@
+import Foundation
+
+/// The index walks that give a sort's order other than the forward key order: backwards for a
+/// descending sort, and over fewer fields than the index has for a sort that is a prefix of it.
+extension Store {
+    /// Whether a sorted walk of `index` is its forward key order, ties by identifier: forward,
+    /// over every field (the identifier key follows them in the key).
+    static func walksInKeyOrder(_ walk: QueryPlan.Walk, _ index: IndexStorage) -> Bool {
+        !walk.reverse && (walk.fields ?? index.fieldPaths.count) >= index.fieldPaths.count
+    }
+
+    /// Walks one key range of `index` in the order `order` describes, handing each record to
+    /// `body`; false when `body` stopped.
+    ///
+    /// The keys are read forward, or from the last for a reverse walk, and gathered in runs that
+    /// agree on the order's fields. A run ends where a key differs within those fields, so the
+    /// runs come in the order of those fields' values (reversed for a reverse walk), and each is
+    /// put in the sort's order before it is handed on:
+    /// - Keys that agree on the whole encodings of the fields tie on the sort, which puts ties in
+    ///   identifier order: a backward walk reads them in reverse identifier order, and a walk
+    ///   over fewer fields than the index's in the order of the fields after them, so their
+    ///   identifiers are sorted.
+    /// - A value cut to a prefix (a long string, URL or data) among the fields ends the run at the
+    ///   cut, since the values it stands for differ beyond it: the run's records are read and
+    ///   ordered by the whole encodings of their values (descending for a reverse walk), then
+    ///   identifier.
+    ///
+    /// Only the run being gathered is held, so a walk that stops at a limit reads one run past
+    /// its last result at most.
+    @discardableResult
+    func sortedWalk(
+        _ index: IndexStorage, _ range: KeyRange, _ order: QueryPlan.Walk, entity: EntityStorage, txn: StoreSnapshot,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        let fieldCount = min(order.fields ?? index.fieldPaths.count, index.fieldPaths.count)
+        let reverse = order.reverse
+        func record(_ id: [UInt8]) throws -> UnsafeRawBufferPointer {
+            guard let record = try id.withUnsafeBytes({ try Self.storedRecord($0, of: entity, in: txn) }) else {
+                throw RillError(
+                    .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
+            }
+            return record
+        }
+        // The run being gathered: the keys' bytes up to the end of the order's fields (or of a cut
+        // value among them), and the identifiers of its records. Its buffers are reused from run
+        // to run, so that a walk of distinct values copies only each identifier.
+        var runPrefix: [UInt8] = []
+        var runIsCut = false
+        var runIDs: [[UInt8]] = []
+        func flush() throws -> Bool {
+            guard !runIDs.isEmpty else { return true }
+            defer { runIDs.removeAll(keepingCapacity: true) }
+            if runIsCut {
+                var members: [(values: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
+                for id in runIDs {
+                    let bytes = try record(id)
+                    let value = try id.withUnsafeBytes {
+                        try Self.recordValue(bytes, key: $0, entity: entity.name, fields: index.topLevelFields)
+                    }
+                    var values: [UInt8] = []
+                    for path in index.fieldPaths.prefix(fieldCount) {
+                        try IndexKey.append(QueryEvaluator.read(path, from: value), to: &values)
+                    }
+                    members.append((values, id, bytes))
+                }
+                members.sort { a, b in
+                    if a.values != b.values {
+                        return reverse ? OrderKey.precedes(b.values, a.values) : OrderKey.precedes(a.values, b.values)
+                    }
+                    return a.id.lexicographicallyPrecedes(b.id)
+                }
+                for member in members {
+                    guard try member.id.withUnsafeBytes({ try body($0, member.bytes) }) else { return false }
+                }
+                return true
+            }
+            if runIDs.count > 1 { runIDs.sort { $0.lexicographicallyPrecedes($1) } }
+            for id in runIDs {
+                let bytes = try record(id)
+                guard try id.withUnsafeBytes({ try body($0, bytes) }) else { return false }
+            }
+            return true
+        }
+        func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool {
+            let extent = try Self.runExtent(of: key, index, fields: fieldCount, entity: entity.name)
+            let prefix = UnsafeRawBufferPointer(rebasing: key[..<extent.end])
+            let continues = !runIDs.isEmpty && runIsCut == extent.isCut && runPrefix.elementsEqual(prefix)
+            if !continues {
+                guard try flush() else { return false }
+                runPrefix.removeAll(keepingCapacity: true)
+                runPrefix.append(contentsOf: prefix)
+                runIsCut = extent.isCut
+            }
+            if value.isEmpty {
+                // The common case: one identifier, the key's suffix.
+                runIDs.append(Array(key[extent.length...]))
+            } else {
+                runIDs += try IndexEntry.list(value, index: index.name)
+            }
+            return true
+        }
+        let completed =
+            reverse
+            ? try txn.forEachEntryBackwards(of: index, from: range.lower, before: range.upper, visit)
+            : try Self.forEachIndexEntry(of: index, in: range, txn: txn, visit)
+        return try completed && flush()
+    }
+
+    /// Where a key's run ends (after its first `fields` values, or after the first of them that is
+    /// cut, `isCut` then), and the length of all its values (the identifier, or its prefix, follows).
+    ///
+    /// - Throws: `RillError(.corruptStore)` naming the index when the key is malformed.
+    private static func runExtent(
+        of key: UnsafeRawBufferPointer, _ index: IndexStorage, fields: Int, entity: String
+    ) throws -> (end: Int, isCut: Bool, length: Int) {
+        var offset = 0
+        var end = 0
+        var cutEnd: Int?
+        do {
+            for field in index.fieldPaths.indices {
+                let isCut = try IndexKey.skip(key, offset: &offset).isCut
+                guard field < fields else { continue }
+                if isCut, cutEnd == nil { cutEnd = offset }
+                end = offset
+            }
+        } catch {
+            throw RillError(
+                .corruptStore, "the index \(entity)(\(index.name)) holds a malformed key: \(error)",
+                underlyingError: error)
+        }
+        return (cutEnd ?? end, cutEnd != nil, offset)
+    }
+}
