@@ -127,7 +127,10 @@ extension Store {
             var rules: RelationshipRules?
             for index in 0..<batch.chunkCount {
                 let chunk = try batch.chunk(index)
-                applied.reserveCapacity(applied.count + chunk.count)
+                // Room for the chunk, growing geometrically: reserving exactly what each chunk needs
+                // copied every change applied so far once a chunk, quadratic in a large save.
+                let needed = applied.count + chunk.count
+                if applied.capacity < needed { applied.reserveCapacity(max(needed, 2 * applied.capacity)) }
                 for change in chunk {
                     let name = change.entityName
                     let entity: EntityStorage
