@@ -6,6 +6,7 @@ extension QueryBenchmark {
     /// SQLite (2), its row count for the first argument, and the rate of its text forced to a
     /// full scan.
     struct IndexedQuery {
+        /// Measures 0 (text), 1 (`#Predicate`), 2 (SQLite) and, when given, 3 (raw LMDB).
         var rates: InterleavedRates
         var rows: Int
         var forcedScan: Double
@@ -20,12 +21,14 @@ extension QueryBenchmark {
     ///   - text: the query in Rill's text language, parsed for every run.
     ///   - typed: the query as a `FetchDescriptor`, translated and planned for every run.
     ///   - peer: SQLite's prepared statement bound to the argument; returns its row count.
+    ///   - raw: the same reads through LMDB's C API, when the benchmark has them; returns the row count.
     func compare<Argument>(
         _ name: String, _ arguments: [Argument], store: Store, context: ModelContext,
-        text: (Argument) -> String, typed: (Argument) -> FetchDescriptor<Entry>, peer: (Argument) -> Int
+        text: (Argument) -> String, typed: (Argument) -> FetchDescriptor<Entry>, peer: (Argument) -> Int,
+        raw: ((Argument) -> Int)? = nil
     ) throws -> IndexedQuery {
-        var rows = [[Int]](repeating: [Int](repeating: -1, count: arguments.count), count: 3)
-        let rates = try InterleavedRates.collect(rounds: rounds, measures: 3) { side in
+        var rows = [[Int]](repeating: [Int](repeating: -1, count: arguments.count), count: 4)
+        let rates = try InterleavedRates.collect(rounds: rounds, measures: raw == nil ? 3 : 4) { side in
             switch side {
             case 0:
                 return try Self.rate(over: arguments, seconds: seconds, rows: &rows[0]) {
@@ -35,11 +38,16 @@ extension QueryBenchmark {
                 return try Self.rate(over: arguments, seconds: seconds, rows: &rows[1]) {
                     try context.fetch(typed($0)).count
                 }
-            default:
+            case 2:
                 return Self.rate(over: arguments, seconds: seconds, rows: &rows[2], peer)
+            default:
+                return Self.rate(over: arguments, seconds: seconds, rows: &rows[3], raw!)
             }
         }
-        Self.check(name, [("text", rows[0]), ("#Predicate", rows[1]), ("SQLite", rows[2])])
+        Self.check(
+            name,
+            [("text", rows[0]), ("#Predicate", rows[1]), ("SQLite", rows[2])]
+                + (raw == nil ? [] : [("raw LMDB", rows[3])]))
         var scanned = [Int](repeating: -1, count: arguments.count)
         let forcedScan = try Self.rate(over: arguments, seconds: 0, rows: &scanned) {
             try store.run(QueryParser.parse(text($0)), forceScan: true).count

@@ -84,10 +84,12 @@ struct QueryBenchmark {
         }
         print()
 
+        let gets = RawIndexedGets(
+            raw: copy, index: "index:\(Entry.entityName):code", records: "records:\(Entry.entityName)", count: records)
         let one = try compare(
             "code ==", codes, store: store, context: context, text: { "Entry where code == \($0)" },
             typed: { code in FetchDescriptor(predicate: #Predicate { $0.code == code }) },
-            peer: table.entries(code:))
+            peer: table.entries(code:), raw: gets.rows(of:))
         let fifty = try compare(
             "category ==", categories, store: store, context: context, text: { "Entry where category == \($0)" },
             typed: { category in FetchDescriptor(predicate: #Predicate { $0.category == category }) },
@@ -158,6 +160,13 @@ struct QueryBenchmark {
                 rill: Double(records) / rillLoad, baseline: Double(records) / rawLoad, unit: "records/s",
                 higherIsBetter: true, target: "≥ 0.50×", ratio: rawLoad / rillLoad)
         ]
+        for (index, language) in [(0, "text"), (1, "#Predicate")] {
+            limit.rows.append(
+                .init(
+                    name: "indexed equality, 1 row, \(language) (raw: index key, then record)",
+                    rill: one.rates.median(index), baseline: one.rates.median(3), unit: "queries/s",
+                    higherIsBetter: true, target: "≥ 0.30×", ratio: one.rates.ratio(index, to: 3)))
+        }
         limit.rows += scans.besideRaw
         print(limit.render())
         print(scans.sqliteBesideRaw)
