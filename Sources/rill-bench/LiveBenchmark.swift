@@ -92,6 +92,16 @@ struct LiveBenchmark {
         let arrivals = Arrivals()
         var queries: [LiveQuery<Piece>] = []
         var observations: [LiveObservation] = []
+        // What one copy of every record costs held as results: the resident growth of one fetch of
+        // them all, kept while it is measured.
+        usleep(300_000)
+        let beforeCopy = Memory.resident()
+        let copyBytes = try withExtendedLifetime(context.fetch(FetchDescriptor<Piece>())) { all -> Int in
+            precondition(all.count == records)
+            return Memory.resident() - beforeCopy
+        }
+        usleep(300_000)
+        let beforeLoad = Memory.resident()
         let loading = try measure {
             for (index, descriptor) in descriptors.enumerated() {
                 let query = try LiveQuery(descriptor, in: container)
@@ -103,10 +113,19 @@ struct LiveBenchmark {
                 queries.append(query)
             }
         }
+        let held = queries.reduce(0) { $0 + $1.count }
+        let heldBytes = Memory.resident() - beforeLoad
         print(
             String(
-                format: "%d live queries loaded in %.1f s (%d rows held in all; resident memory %.0f MiB)\n",
-                queryCount, loading, queries.reduce(0) { $0 + $1.count }, Double(Memory.resident()) / 1_048_576))
+                format: "%d live queries loaded in %.1f s (%d rows held in all; resident memory %.0f MiB)",
+                queryCount, loading, held, Double(Memory.resident()) / 1_048_576))
+        print(
+            String(
+                format:
+                    "held rows: %.0f bytes each (resident growth %.0f MiB over the load); one copy of the %d records "
+                    + "as a fetch holds them: %.0f MiB; beyond that copy: %.0f bytes a row (target ≤ 64)\n",
+                Double(heldBytes) / Double(held), Double(heldBytes) / 1_048_576, records,
+                Double(copyBytes) / 1_048_576, Double(heldBytes - copyBytes) / Double(held)))
 
         // Single-record saves: one item gets a new score (it leaves some ranges and enters others).
         var latencies: [Double] = []
