@@ -81,7 +81,7 @@ let package = Package(
         ),
         // A test target per module; those that run the built `rill` depend on it.
         .testTarget(name: "RillLocksTests", dependencies: ["RillLocks"]),
-        .testTarget(name: "RillStorageTests", dependencies: ["RillStorage"]),
+        .testTarget(name: "RillStorageTests", dependencies: ["RillStorage", "RillLocks"]),
         .testTarget(
             name: "RillTests",
             dependencies: [

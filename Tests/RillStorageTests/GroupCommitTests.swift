@@ -1,5 +1,6 @@
 import Foundation
-import Synchronization
+// RillLocks' `Lock` guards the threads' shared state: ThreadSanitizer sees it (`make tsan`).
+import RillLocks
 import Testing
 
 @testable import RillStorage
@@ -21,7 +22,7 @@ import Testing
         _ environment: Environment, count: Int, body: @escaping @Sendable (Int, WriteTransaction) throws -> Void
     ) throws -> [Result<Void, any Error>] {
         let started = DispatchSemaphore(value: 0)
-        let outcomes = Mutex<[Int: Result<Void, any Error>]>([:])
+        let outcomes = Lock<[Int: Result<Void, any Error>]>([:])
         let group = DispatchGroup()
         let blocker = Thread {
             try? environment.write { txn in
@@ -70,7 +71,7 @@ import Testing
         struct Refused: Error, Equatable { var thread: Int }
         let environment = try open()
         let database = try environment.database(named: "things", create: true)!
-        let runs = Mutex<[Int: Int]>([:])
+        let runs = Lock<[Int: Int]>([:])
         let outcomes = try Self.queuedBehindABusyWriter(environment, count: 12) { thread, txn in
             runs.withLock { $0[thread, default: 0] += 1 }
             // Written before the throw: undone with the shared transaction, which the others redo.

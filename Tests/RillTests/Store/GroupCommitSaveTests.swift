@@ -1,8 +1,9 @@
 import Foundation
+// RillLocks' `Lock` guards the threads' shared state: ThreadSanitizer sees it (`make tsan`).
+import RillLocks
 import RillStorage
 import RillTestSupport
 import RillWorkloads
-import Synchronization
 import Testing
 
 @testable import Rill
@@ -27,7 +28,7 @@ import Testing
         let (threads, saves) = (12, 25)
         // Each save inserts 3 members; emails come from a small pool, so that saves of different
         // threads collide on the unique index and the later one fails.
-        let outcomes = Mutex<[(thread: Int, members: [Member], sequence: UInt64?)]>([])
+        let outcomes = Lock<[(thread: Int, members: [Member], sequence: UInt64?)]>([])
         let group = DispatchGroup()
         for thread in 0..<threads {
             group.enter()
