@@ -24,6 +24,9 @@ struct QueryExecution {
     let transaction: StoreSnapshot?
     /// The top-level fields the filter reads: only those are parsed to test a candidate.
     private let filterFields: Set<String>?
+    /// The filter compiled to decide candidates on their stored bytes; the records it cannot
+    /// decide are tested as `RecordValue`s. Nil when no part of the filter compiles.
+    private let matcher: RecordMatcher?
     /// How records of earlier versions read as the current one, for a schema-less run (text
     /// queries); nil for typed fetches, whose models read through their own evolution.
     private let evolution: RecordEvolution?
@@ -68,6 +71,7 @@ struct QueryExecution {
         coversPredicate = isExact && predicate != nil && plan.coversPredicate
         filter = isExact ? (coversPredicate ? nil : predicate) : required
         filterFields = filter?.topLevelFields
+        matcher = filter.flatMap(RecordMatcher.init)
     }
 
     /// Whether the candidates come in the query's order (identifier order without a sort).
@@ -87,27 +91,36 @@ struct QueryExecution {
         let filter = self.filter
         let fields = filterFields
         let name = entity.name
-        if let evolution {
-            // Only a record that lacks an evolved field is rebuilt; the others are read as stored.
-            try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, stored in
-                let evolved = evolution.evolve(stored)
-                return try (evolved ?? []).withUnsafeBytes { rebuilt in
-                    let bytes = evolved == nil ? stored : rebuilt
-                    if let filter {
-                        let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
-                        if !QueryEvaluator.matches(filter, record) { return true }
-                    }
-                    return try body(key, bytes)
+        let matcher = self.matcher
+        // The matcher's scratch offsets, allocated once for the whole run.
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher?.slotCount ?? 0)) { slots in
+            @inline(__always)
+            func passes(_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
+                guard let filter else { return true }
+                switch matcher?.decide(bytes, slots: slots) ?? .unknown {
+                case .yes: return true
+                case .no: return false
+                case .unknown:
+                    let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
+                    return QueryEvaluator.matches(filter, record)
                 }
             }
-            return
-        }
-        try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
-            if let filter {
-                let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
-                if !QueryEvaluator.matches(filter, record) { return true }
+            if let evolution {
+                // Only a record that lacks an evolved field is rebuilt; the others are read as stored.
+                try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, stored in
+                    let evolved = evolution.evolve(stored)
+                    return try (evolved ?? []).withUnsafeBytes { rebuilt in
+                        let bytes = evolved == nil ? stored : rebuilt
+                        guard try passes(key, bytes) else { return true }
+                        return try body(key, bytes)
+                    }
+                }
+                return
             }
-            return try body(key, bytes)
+            try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
+                guard try passes(key, bytes) else { return true }
+                return try body(key, bytes)
+            }
         }
     }
 
