@@ -92,17 +92,23 @@ struct QueryExecution {
         let fields = filterFields
         let name = entity.name
         let matcher = self.matcher
-        // The matcher's scratch offsets, allocated once for the whole run.
-        try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher?.slotCount ?? 0)) { slots in
+        let hasFilter = filter != nil
+        try RecordMatcher.withProgram(matcher) { program in
+            // Out of line, and the only code that binds the filter: a copy of it costs reference
+            // counting on every record.
+            @inline(never)
+            func evaluates(_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
+                guard let filter else { return true }
+                let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
+                return QueryEvaluator.matches(filter, record)
+            }
             @inline(__always)
             func passes(_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
-                guard let filter else { return true }
-                switch matcher?.decide(bytes, slots: slots) ?? .unknown {
+                guard hasFilter else { return true }
+                switch program?.decide(bytes) ?? .unknown {
                 case .yes: return true
                 case .no: return false
-                case .unknown:
-                    let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
-                    return QueryEvaluator.matches(filter, record)
+                case .unknown: return try evaluates(key, bytes)
                 }
             }
             if let evolution {

@@ -23,7 +23,8 @@ extension RecordMatcher {
     }
 
     /// Sets `slots[i]` to the offset of the value of the top-level field `names[ranges[i]]`, or
-    /// to `RecordReader.missingValue` when the record lacks it.
+    /// to `RecordReader.missingValue` when the record lacks it (`ranges` may hold more after the
+    /// slots' names).
     ///
     /// Checks what `RecordValue(record:fields:)` checks, so that the matcher decides only the
     /// records the `RecordValue` path reads without an error: the structure of the whole record,
@@ -31,31 +32,80 @@ extension RecordMatcher {
     /// False when a check fails, when the record is not a map, or when it names a field the
     /// filter reads twice (both are read then).
     static func locate(
-        names: UnsafeBufferPointer<UInt8>, ranges: [Range<Int>], in reader: RecordReader,
+        names: UnsafeBufferPointer<UInt8>, ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader,
         slots: UnsafeMutableBufferPointer<Int>
     ) -> Bool {
+        let bytes = reader.bytes
+        let count = bytes.count
+        // The version byte, then a map.
+        guard count >= 3, bytes[0] == RecordFormat.version, bytes[1] == RecordFormat.Tag.mapBegin else {
+            return false
+        }
+        for index in 0..<slots.count { slots[index] = RecordReader.missingValue }
+        var position = 2
         do {
-            let start = try reader.checkVersion()
-            guard try reader.byte(at: start) == RecordFormat.Tag.mapBegin else { return false }
-            for index in 0..<slots.count { slots[index] = RecordReader.missingValue }
-            var position = start + 1
-            while try reader.byte(at: position) != RecordFormat.Tag.end {
-                let key = try reader.keyRange(at: position)
-                try reader.validateUTF8(in: key)
+            while true {
+                guard position < count else { return false }
+                let tag = bytes[position]
+                if tag == RecordFormat.Tag.end { break }
+                // A key: its tag, a one-byte length (names under 128 bytes), its text.
+                guard tag == RecordFormat.Tag.string, position + 1 < count else { return false }
+                let length = Int(bytes[position + 1])
+                let key = (position + 2)..<(position + 2 + length)
+                guard length < 0x80, key.upperBound <= count else { return false }
+                if !isASCII(UnsafeRawBufferPointer(rebasing: bytes[key])) { try reader.validateUTF8(in: key) }
                 let value = key.upperBound
-                position = try reader.skipEntryValue(at: value, depth: 1)
-                for slot in 0..<ranges.count
-                where reader.bytes(in: key, equal: UnsafeBufferPointer(rebasing: names[ranges[slot]])) {
+                position = try skip(at: value, in: reader)
+                for slot in 0..<slots.count where ranges[slot].count == length {
+                    guard reader.bytes(in: key, equal: UnsafeBufferPointer(rebasing: names[ranges[slot]])) else {
+                        continue
+                    }
                     guard slots[slot] == RecordReader.missingValue else { return false }
                     slots[slot] = value
                     _ = try validate(at: value, in: reader)
                 }
             }
-            try reader.checkEnd(position + 1)
-            return true
         } catch {
             return false
         }
+        return position + 1 == count
+    }
+
+    /// `RecordReader.skipValue(at:depth: 1)` with the common scalars inline, and integers skipped
+    /// without computing their value (checked as `RecordReader.varint` checks them).
+    @inline(__always)
+    private static func skip(at offset: Int, in reader: RecordReader) throws(RecordError) -> Int {
+        let tag = try reader.byte(at: offset)
+        switch tag {
+        case RecordFormat.Tag.signed, RecordFormat.Tag.unsigned:
+            return try skipVarint(at: offset + 1, in: reader)
+        case RecordFormat.Tag.double, RecordFormat.Tag.date:
+            return try reader.require(8, at: offset + 1)
+        case RecordFormat.Tag.string:
+            return try reader.lengthPrefixed(at: offset + 1).upperBound
+        default:
+            return try reader.skipValue(at: offset, depth: 1)
+        }
+    }
+
+    /// The offset past the varint at `offset`; throws where `RecordReader.varint` would: more
+    /// than ten bytes, bits past 64, a redundant trailing zero group.
+    @inline(__always)
+    private static func skipVarint(at offset: Int, in reader: RecordReader) throws(RecordError) -> Int {
+        let bytes = reader.bytes
+        var position = offset
+        let limit = min(bytes.count, offset &+ 10)
+        while position < limit {
+            let byte = bytes[position]
+            position &+= 1
+            if byte & 0x80 == 0 {
+                let length = position &- offset
+                guard length == 1 || (byte != 0 && (length < 10 || byte <= 1)) else { break }
+                return position
+            }
+        }
+        // Let the reader report the error.
+        return try reader.varint(at: offset).next
     }
 
     /// Checks the UTF-8 of every string, URL, decimal and map key in the value at `offset`,
@@ -86,16 +136,20 @@ extension RecordMatcher {
         }
     }
 
-    /// The value at `operand`'s path, read as `QueryEvaluator.read` reads it: through maps by
-    /// the first entry of each name; a path that meets a scalar reads null, and one that meets
-    /// an array maps over it, which makes an array (`other`).
+    /// The value at a field path, read as `QueryEvaluator.read` reads it: `offset` is that of
+    /// its top-level field's value, `path` the range of `ranges` naming the rest (ranges of
+    /// `names`). Through maps by the first entry of each name; a path that meets a scalar reads
+    /// null, and one that meets an array maps over it, which makes an array (`other`).
+    @inline(__always)
     static func value(
-        of operand: Operand, in reader: RecordReader, _ slots: UnsafeMutableBufferPointer<Int>
+        at offset: Int, path: Range<Int>, names: UnsafeBufferPointer<UInt8>,
+        ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader
     ) -> StoredValue {
-        var offset = slots[operand.slot]
         guard offset != RecordReader.missingValue else { return .null }
         do {
-            for name in operand.rest {
+            var offset = offset
+            for component in path {
+                let name = UnsafeBufferPointer(rebasing: names[ranges[component]])
                 let tag = try reader.byte(at: offset)
                 if tag == RecordFormat.Tag.arrayBegin { return .other }
                 guard tag == RecordFormat.Tag.mapBegin else { return .null }
@@ -103,7 +157,7 @@ extension RecordMatcher {
                 var found = RecordReader.missingValue
                 while try reader.byte(at: position) != RecordFormat.Tag.end {
                     let key = try reader.keyRange(at: position)
-                    if name.withUnsafeBufferPointer({ reader.bytes(in: key, equal: $0) }) {
+                    if reader.bytes(in: key, equal: name) {
                         found = key.upperBound
                         break
                     }

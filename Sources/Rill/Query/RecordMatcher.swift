@@ -29,10 +29,10 @@ struct RecordMatcher {
         case unknown
     }
 
-    /// The compiled form of a predicate node.
+    /// The compiled form of a predicate node, before it is laid out as `Instruction`s.
     indirect enum Test {
         /// `stored op constant`; `reversed` when the query has the constant first, and `op` is
-        /// then mirrored (see `compare`).
+        /// then mirrored (see `Program.compare`).
         case compare(QueryComparison, Operand, Constant, reversed: Bool)
         case isIn(Operand, [Constant])
         case between(Operand, lower: Constant, upper: Constant)
@@ -73,197 +73,127 @@ struct RecordMatcher {
         let hasOptions: Bool
     }
 
-    let test: Test
-    /// The UTF-8 of the top-level fields the filter reads, one after the other; slot `i` is the
-    /// field whose name is `names[nameRanges[i]]`.
-    let names: [UInt8]
-    let nameRanges: [Range<Int>]
-
-    /// The number of slots `decide(_:slots:)` needs.
-    var slotCount: Int { nameRanges.count }
+    /// The tests in prefix order, each followed by its operands' (see `Program`).
+    ///
+    /// Laid out flat, of plain values only, so that deciding a record touches no reference
+    /// counts: the instructions, constants and byte strings are read through pointers.
+    private(set) var code: [Instruction] = []
+    private(set) var constants: [Program.Constant] = []
+    /// The bytes of the field names, path names, patterns and text constants, one after the other.
+    private(set) var pool: [UInt8] = []
+    /// Ranges of `pool`: first the name of each slot's top-level field, then the names of paths.
+    private(set) var strings: [Range<Int>] = []
+    /// The number of top-level fields the filter reads.
+    let slotCount: Int
 
     /// Compiles `filter`; nil when no part of it compiles, or when it reads the whole record.
     init?(_ filter: QueryNode) {
         guard let fields = filter.topLevelFields else { return nil }
         let ordered = fields.sorted()
-        var names: [UInt8] = []
-        var ranges: [Range<Int>] = []
-        for field in ordered {
-            let start = names.count
-            names += Array(field.utf8)
-            ranges.append(start..<names.count)
-        }
+        slotCount = ordered.count
         let slots = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1, $0) })
         let test = Self.compile(filter, slots: slots)
         if case .unknown = test { return nil }
-        self.test = test
-        self.names = names
-        self.nameRanges = ranges
+        for field in ordered { strings.append(store(Array(field.utf8))) }
+        assemble(test)
     }
 
-    // MARK: - Deciding
-
-    /// Decides `bytes`, a stored record; `slots` is scratch space of `slotCount` offsets, reused
-    /// from record to record so that nothing is allocated.
+    /// Runs `body` with the matcher's program, readable through pointers for the length of the
+    /// call, and scratch space for the fields' offsets; nil when `matcher` is nil.
     @inline(__always)
-    func decide(_ bytes: UnsafeRawBufferPointer, slots: UnsafeMutableBufferPointer<Int>) -> Decision {
-        let reader = RecordReader(bytes)
-        let located = names.withUnsafeBufferPointer { names in
-            Self.locate(names: names, ranges: nameRanges, in: reader, slots: slots)
+    static func withProgram<R>(_ matcher: RecordMatcher?, _ body: (Program?) throws -> R) rethrows -> R {
+        guard let matcher else { return try body(nil) }
+        return try matcher.code.withUnsafeBufferPointer { code in
+            try matcher.constants.withUnsafeBufferPointer { constants in
+                try matcher.pool.withUnsafeBufferPointer { pool in
+                    try matcher.strings.withUnsafeBufferPointer { strings in
+                        try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher.slotCount)) { slots in
+                            try body(
+                                Program(
+                                    code: code, constants: constants, pool: pool, strings: strings,
+                                    slots: UnsafeMutableBufferPointer(rebasing: slots[0..<matcher.slotCount])))
+                        }
+                    }
+                }
+            }
         }
-        guard located else { return .unknown }
-        return evaluate(test, reader, slots)
     }
 
-    private func evaluate(
-        _ test: Test, _ reader: RecordReader, _ slots: UnsafeMutableBufferPointer<Int>
-    ) -> Decision {
+    // MARK: - Laying out
+
+    private mutating func store(_ bytes: [UInt8]) -> Range<Int> {
+        let start = pool.count
+        pool += bytes
+        return start..<pool.count
+    }
+
+    private mutating func constant(_ constant: Constant) -> Program.Constant {
+        switch constant {
+        case .null: return .null
+        case .bool(let bool): return .bool(bool)
+        case .number(let number): return .number(number)
+        case .text(let text): return .text(store(text))
+        case .date(let date): return .date(date)
+        }
+    }
+
+    private mutating func path(_ operand: Operand) -> Range<Int> {
+        let start = strings.count
+        for name in operand.rest { strings.append(store(name)) }
+        return start..<strings.count
+    }
+
+    /// Appends `test` and its operands to `code`.
+    private mutating func assemble(_ test: Test) {
+        let index = code.count
+        var instruction = Instruction(kind: .unknown)
+        func operand(_ operand: Operand) {
+            instruction.slot = operand.slot
+            instruction.path = path(operand)
+        }
+        func constants(_ list: [Constant]) {
+            let start = self.constants.count
+            for item in list { self.constants.append(constant(item)) }
+            instruction.constants = start..<self.constants.count
+        }
         switch test {
-        case .compare(let comparison, let operand, let constant, let reversed):
-            return Self.compare(
-                comparison, Self.value(of: operand, in: reader, slots), constant, reader, reversed: reversed)
-        case .isIn(let operand, let constants):
-            let value = Self.value(of: operand, in: reader, slots)
-            var unknown = false
-            for constant in constants {
-                switch Self.compare(.equal, value, constant, reader) {
-                case .yes: return .yes
-                case .unknown: unknown = true
-                case .no: break
-                }
-            }
-            return unknown ? .unknown : .no
-        case .between(let operand, let lower, let upper):
-            let value = Self.value(of: operand, in: reader, slots)
-            return Self.both(
-                Self.compare(.greaterOrEqual, value, lower, reader), Self.compare(.lessOrEqual, value, upper, reader))
+        case .compare(let comparison, let field, let value, let reversed):
+            instruction.kind = .compare
+            instruction.comparison = comparison
+            instruction.reversed = reversed
+            operand(field)
+            constants([value])
+        case .isIn(let field, let values):
+            instruction.kind = .isIn
+            operand(field)
+            constants(values)
+        case .between(let field, let lower, let upper):
+            instruction.kind = .between
+            operand(field)
+            constants([lower, upper])
         case .text(let text):
-            return Self.test(text, Self.value(of: text.operand, in: reader, slots), reader)
-        case .and(let tests):
-            var unknown = false
-            for test in tests {
-                switch evaluate(test, reader, slots) {
-                case .no: return .no
-                case .unknown: unknown = true
-                case .yes: break
-                }
-            }
-            return unknown ? .unknown : .yes
-        case .or(let tests):
-            var unknown = false
-            for test in tests {
-                switch evaluate(test, reader, slots) {
-                case .yes: return .yes
-                case .unknown: unknown = true
-                case .no: break
-                }
-            }
-            return unknown ? .unknown : .no
-        case .not(let test):
-            switch evaluate(test, reader, slots) {
-            case .yes: return .no
-            case .no: return .yes
-            case .unknown: return .unknown
-            }
+            instruction.kind = .text
+            operand(text.operand)
+            instruction.test = text.test
+            instruction.pattern = store(text.pattern)
+            instruction.foldsCase = text.foldsCase
+            instruction.hasOptions = text.hasOptions
+        case .and, .or, .not:
+            instruction.kind = {
+                if case .and = test { return .and }
+                if case .or = test { return .or }
+                return .not
+            }()
         case .unknown:
-            return .unknown
+            break
         }
-    }
-
-    private static func both(_ a: Decision, _ b: Decision) -> Decision {
-        if a == .no || b == .no { return .no }
-        return a == .yes && b == .yes ? .yes : .unknown
-    }
-
-    /// `stored op constant`, as `QueryEvaluator.compare` has it; with `reversed`, `op` is the
-    /// mirror of the query's `constant op stored`.
-    ///
-    /// Every order but that of dates is antisymmetric, so the mirrored comparison is the same
-    /// test. Dates compare as `Date` does (`==`, then `<`), which orders a NaN date after
-    /// everything from either side: their order is taken from the query's side.
-    private static func compare(
-        _ comparison: QueryComparison, _ stored: StoredValue, _ constant: Constant, _ reader: RecordReader,
-        reversed: Bool = false
-    ) -> Decision {
-        let order: ComparisonResult?
-        switch (stored, constant) {
-        case (.unknown, _):
-            return .unknown
-        case (.null, .null):
-            return decideNull(comparison, true)
-        case (.null, _), (_, .null):
-            return decideNull(comparison, false)
-        case (.number(let a), .number(let b)):
-            order = Number.compare(a, b)
-        case (.decimal, .number), (.uuid, .text):
-            return .unknown
-        case (.text(let range, _), .text(let b)):
-            guard let result = orderText(range, b, reader) else { return .unknown }
-            order = result
-        case (.bool(let a), .bool(let b)):
-            order = a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
-        case (.date(let a), .date(let b)):
-            // As `Date` compares its intervals.
-            if reversed {
-                order = a == b ? .orderedSame : (b < a ? .orderedDescending : .orderedAscending)
-            } else {
-                order = a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
-            }
-        default:
-            order = nil
+        code.append(instruction)
+        switch test {
+        case .and(let tests), .or(let tests): for test in tests { assemble(test) }
+        case .not(let test): assemble(test)
+        default: break
         }
-        let holds: Bool
-        switch comparison {
-        case .equal: holds = order == .orderedSame
-        case .notEqual: holds = order != .orderedSame
-        case .less: holds = order == .orderedAscending
-        case .lessOrEqual: holds = order == .orderedAscending || order == .orderedSame
-        case .greater: holds = order == .orderedDescending
-        case .greaterOrEqual: holds = order == .orderedDescending || order == .orderedSame
-        }
-        return holds ? .yes : .no
-    }
-
-    /// A comparison with null on one side at least: only equality has an answer other than false.
-    private static func decideNull(_ comparison: QueryComparison, _ bothNull: Bool) -> Decision {
-        switch comparison {
-        case .equal: return bothNull ? .yes : .no
-        case .notEqual: return bothNull ? .no : .yes
-        default: return .no
-        }
-    }
-
-    /// The order of the stored text in `range` and the ASCII `constant`; nil unless the stored
-    /// text is ASCII too (then the order of the bytes is `String`'s).
-    private static func orderText(
-        _ range: Range<Int>, _ constant: [UInt8], _ reader: RecordReader
-    ) -> ComparisonResult? {
-        let text = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
-        guard isASCII(text) else { return nil }
-        return constant.withUnsafeBytes { constant in
-            let common = min(text.count, constant.count)
-            let prefix = common == 0 ? 0 : memcmp(text.baseAddress!, constant.baseAddress!, common)
-            if prefix != 0 { return prefix < 0 ? .orderedAscending : .orderedDescending }
-            if text.count == constant.count { return .orderedSame }
-            return text.count < constant.count ? .orderedAscending : .orderedDescending
-        }
-    }
-
-    /// A string test on a stored value: false unless it is a string (a URL is not one here, as
-    /// in `QueryEvaluator`).
-    private static func test(_ text: TextTest, _ stored: StoredValue, _ reader: RecordReader) -> Decision {
-        switch stored {
-        case .unknown: return .unknown
-        case .text(let range, let isURL) where !isURL:
-            let bytes = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
-            guard isASCII(bytes) else { return .unknown }
-            if text.pattern.isEmpty { return text.hasOptions ? .no : .yes }
-            let found = text.pattern.withUnsafeBytes { pattern in
-                search(text.test, in: bytes, for: pattern, foldsCase: text.foldsCase)
-            }
-            return found ? .yes : .no
-        default: return .no
-        }
+        code[index].end = code.count
     }
 }
 

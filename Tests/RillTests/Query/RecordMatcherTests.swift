@@ -150,12 +150,12 @@ import Testing
             let node = generator.predicate(depth: 2)
             guard let matcher = RecordMatcher(node), let fields = node.topLevelFields else { continue }
             var failures = 0
-            try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher.slotCount)) { slots in
+            try RecordMatcher.withProgram(matcher) { program in
                 for bytes in records {
                     try bytes.withUnsafeBytes { bytes in
                         let record = try RecordValue(record: bytes, fields: fields)
                         let expected = QueryEvaluator.matches(node, record)
-                        let decision = matcher.decide(bytes, slots: slots)
+                        let decision = program!.decide(bytes)
                         total += 1
                         guard decision != .unknown else { return }
                         decided += 1
@@ -183,13 +183,13 @@ import Testing
         var trailing = good
         trailing.append(0)
         for bytes in [invalidText, trailing, Array(good.dropLast()), [2] + good.dropFirst()] {
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: 1) { slots in
-                bytes.withUnsafeBytes { #expect(matcher.decide($0, slots: slots) == .unknown) }
+            RecordMatcher.withProgram(matcher) { program in
+                bytes.withUnsafeBytes { #expect(program!.decide($0) == .unknown) }
                 #expect(throws: (any Error).self) { try bytes.withUnsafeBytes { try RecordValue(record: $0) } }
             }
         }
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 1) { slots in
-            good.withUnsafeBytes { #expect(matcher.decide($0, slots: slots) == .yes) }
+        RecordMatcher.withProgram(matcher) { program in
+            good.withUnsafeBytes { #expect(program!.decide($0) == .yes) }
         }
     }
 
