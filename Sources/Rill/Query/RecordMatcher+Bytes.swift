@@ -53,9 +53,24 @@ extension RecordMatcher {
                 let length = Int(bytes[position + 1])
                 let key = (position + 2)..<(position + 2 + length)
                 guard length < 0x80, key.upperBound <= count else { return false }
-                if !isASCII(UnsafeRawBufferPointer(rebasing: bytes[key])) { try reader.validateUTF8(in: key) }
+                try reader.validateUTF8(in: key)
                 let value = key.upperBound
-                position = try skip(at: value, in: reader)
+                // The value, skipped inline for the common scalars.
+                guard value < count else { return false }
+                switch bytes[value] {
+                case RecordFormat.Tag.signed, RecordFormat.Tag.unsigned:
+                    position = try skipVarint(at: value + 1, in: reader)
+                case RecordFormat.Tag.double, RecordFormat.Tag.date:
+                    position = value + 9
+                    guard position <= count else { return false }
+                case RecordFormat.Tag.string where value + 1 < count && bytes[value + 1] < 0x80:
+                    position = value + 2 + Int(bytes[value + 1])
+                    guard position <= count else { return false }
+                case RecordFormat.Tag.null, RecordFormat.Tag.falseValue, RecordFormat.Tag.trueValue:
+                    position = value + 1
+                default:
+                    position = try reader.skipValue(at: value, depth: 1)
+                }
                 for slot in 0..<slots.count where ranges[slot].count == length {
                     guard reader.bytes(in: key, equal: UnsafeBufferPointer(rebasing: names[ranges[slot]])) else {
                         continue
@@ -69,23 +84,6 @@ extension RecordMatcher {
             return false
         }
         return position + 1 == count
-    }
-
-    /// `RecordReader.skipValue(at:depth: 1)` with the common scalars inline, and integers skipped
-    /// without computing their value (checked as `RecordReader.varint` checks them).
-    @inline(__always)
-    private static func skip(at offset: Int, in reader: RecordReader) throws(RecordError) -> Int {
-        let tag = try reader.byte(at: offset)
-        switch tag {
-        case RecordFormat.Tag.signed, RecordFormat.Tag.unsigned:
-            return try skipVarint(at: offset + 1, in: reader)
-        case RecordFormat.Tag.double, RecordFormat.Tag.date:
-            return try reader.require(8, at: offset + 1)
-        case RecordFormat.Tag.string:
-            return try reader.lengthPrefixed(at: offset + 1).upperBound
-        default:
-            return try reader.skipValue(at: offset, depth: 1)
-        }
     }
 
     /// The offset past the varint at `offset`; throws where `RecordReader.varint` would: more
@@ -200,6 +198,7 @@ extension RecordMatcher {
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
+        if count <= 16 { return RecordReader.isShortASCII(bytes.assumingMemoryBound(to: UInt8.self)) }
         var bits: UInt64 = 0
         var index = 0
         while index &+ 8 <= count {
