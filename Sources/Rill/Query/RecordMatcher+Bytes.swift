@@ -77,7 +77,14 @@ extension RecordMatcher {
                     }
                     guard slots[slot] == RecordReader.missingValue else { return false }
                     slots[slot] = value
-                    _ = try validate(at: value, in: reader)
+                    // Only text and containers hold anything more to check.
+                    switch bytes[value] {
+                    case RecordFormat.Tag.string, RecordFormat.Tag.url, RecordFormat.Tag.decimal,
+                        RecordFormat.Tag.mapBegin, RecordFormat.Tag.arrayBegin:
+                        _ = try validate(at: value, in: reader)
+                    default:
+                        break
+                    }
                 }
             }
         } catch {
@@ -145,6 +152,7 @@ extension RecordMatcher {
     ) -> StoredValue {
         guard offset != RecordReader.missingValue else { return .null }
         do {
+            if path.isEmpty { return try scalar(at: offset, in: reader) }
             var offset = offset
             for component in path {
                 let name = UnsafeBufferPointer(rebasing: names[ranges[component]])
@@ -170,6 +178,7 @@ extension RecordMatcher {
         }
     }
 
+    @inline(__always)
     private static func scalar(at offset: Int, in reader: RecordReader) throws(RecordError) -> StoredValue {
         let tag = try reader.byte(at: offset)
         switch tag {
