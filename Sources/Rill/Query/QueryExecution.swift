@@ -24,6 +24,9 @@ struct QueryExecution {
     let transaction: StoreSnapshot?
     /// The top-level fields the filter reads: only those are parsed to test a candidate.
     private let filterFields: Set<String>?
+    /// The filter compiled to decide candidates on their stored bytes; the records it cannot
+    /// decide are tested as `RecordValue`s. Nil when no part of the filter compiles.
+    private let matcher: RecordMatcher?
     /// How records of earlier versions read as the current one, for a schema-less run (text
     /// queries); nil for typed fetches, whose models read through their own evolution.
     private let evolution: RecordEvolution?
@@ -74,6 +77,7 @@ struct QueryExecution {
         coversPredicate = isExact && predicate != nil && plan.coversPredicate
         filter = isExact ? (coversPredicate ? nil : predicate) : required
         filterFields = filter?.topLevelFields
+        matcher = filter.flatMap(RecordMatcher.init)
     }
 
     /// Whether the candidates come in the query's order (identifier order without a sort).
@@ -93,27 +97,42 @@ struct QueryExecution {
         let filter = self.filter
         let fields = filterFields
         let name = entity.name
-        if let evolution {
-            // Only a record that lacks an evolved field is rebuilt; the others are read as stored.
-            try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, stored in
-                let evolved = evolution.evolve(stored)
-                return try (evolved ?? []).withUnsafeBytes { rebuilt in
-                    let bytes = evolved == nil ? stored : rebuilt
-                    if let filter {
-                        let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
-                        if !QueryEvaluator.matches(filter, record) { return true }
-                    }
-                    return try body(key, bytes)
+        let matcher = self.matcher
+        let hasFilter = filter != nil
+        try RecordMatcher.withProgram(matcher) { program in
+            // Out of line, and the only code that binds the filter: a copy of it costs reference
+            // counting on every record.
+            @inline(never)
+            func evaluates(_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
+                guard let filter else { return true }
+                let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
+                return QueryEvaluator.matches(filter, record)
+            }
+            @inline(__always)
+            func passes(_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
+                guard hasFilter else { return true }
+                switch program?.decide(bytes) ?? .unknown {
+                case .yes: return true
+                case .no: return false
+                case .unknown: return try evaluates(key, bytes)
                 }
             }
-            return
-        }
-        try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
-            if let filter {
-                let record = try Store.recordValue(bytes, key: key, entity: name, fields: fields)
-                if !QueryEvaluator.matches(filter, record) { return true }
+            if let evolution {
+                // Only a record that lacks an evolved field is rebuilt; the others are read as stored.
+                try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, stored in
+                    let evolved = evolution.evolve(stored)
+                    return try (evolved ?? []).withUnsafeBytes { rebuilt in
+                        let bytes = evolved == nil ? stored : rebuilt
+                        guard try passes(key, bytes) else { return true }
+                        return try body(key, bytes)
+                    }
+                }
+                return
             }
-            return try body(key, bytes)
+            try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
+                guard try passes(key, bytes) else { return true }
+                return try body(key, bytes)
+            }
         }
     }
 

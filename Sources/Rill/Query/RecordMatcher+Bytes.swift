@@ -1,0 +1,266 @@
+import Foundation
+
+/// Reading a record's bytes for `RecordMatcher`: finding the fields the filter reads, and the
+/// values at their paths, without allocating.
+extension RecordMatcher {
+    /// A value read from the record bytes, as far as the matcher looks at it.
+    enum StoredValue {
+        /// Null, or a field that is not there.
+        case null
+        case bool(Bool)
+        /// An integer, Float or Double, as stored.
+        case number(Number)
+        /// The UTF-8 of a string or URL (valid; not yet known to be ASCII).
+        case text(Range<Int>, isURL: Bool)
+        /// A date's `timeIntervalSinceReferenceDate`.
+        case date(Double)
+        case decimal
+        case uuid
+        /// Data, an array or a map: comparable with no constant the matcher compiles.
+        case other
+        /// The bytes could not be read.
+        case unknown
+    }
+
+    /// Sets `slots[i]` to the offset of the value of the top-level field `names[ranges[i]]`, or
+    /// to `RecordReader.missingValue` when the record lacks it (`ranges` may hold more after the
+    /// slots' names).
+    ///
+    /// Checks what `RecordValue(record:fields:)` checks, so that the matcher decides only the
+    /// records the `RecordValue` path reads without an error: the structure of the whole record,
+    /// the UTF-8 of its field names and of all the text inside the fields the filter reads.
+    /// False when a check fails, when the record is not a map, or when it names a field the
+    /// filter reads twice (both are read then).
+    static func locate(
+        names: UnsafeBufferPointer<UInt8>, ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader,
+        slots: UnsafeMutableBufferPointer<Int>
+    ) -> Bool {
+        let bytes = reader.bytes
+        let count = bytes.count
+        // The version byte, then a map.
+        guard count >= 3, bytes[0] == RecordFormat.version, bytes[1] == RecordFormat.Tag.mapBegin else {
+            return false
+        }
+        for index in 0..<slots.count { slots[index] = RecordReader.missingValue }
+        var position = 2
+        do {
+            while true {
+                guard position < count else { return false }
+                let tag = bytes[position]
+                if tag == RecordFormat.Tag.end { break }
+                // A key: its tag, a one-byte length (names under 128 bytes), its text.
+                guard tag == RecordFormat.Tag.string, position + 1 < count else { return false }
+                let length = Int(bytes[position + 1])
+                let key = (position + 2)..<(position + 2 + length)
+                guard length < 0x80, key.upperBound <= count else { return false }
+                try reader.validateUTF8(in: key)
+                let value = key.upperBound
+                // The value, skipped inline for the common scalars.
+                guard value < count else { return false }
+                switch bytes[value] {
+                case RecordFormat.Tag.signed, RecordFormat.Tag.unsigned:
+                    position = try skipVarint(at: value + 1, in: reader)
+                case RecordFormat.Tag.double, RecordFormat.Tag.date:
+                    position = value + 9
+                    guard position <= count else { return false }
+                case RecordFormat.Tag.string where value + 1 < count && bytes[value + 1] < 0x80:
+                    position = value + 2 + Int(bytes[value + 1])
+                    guard position <= count else { return false }
+                case RecordFormat.Tag.null, RecordFormat.Tag.falseValue, RecordFormat.Tag.trueValue:
+                    position = value + 1
+                default:
+                    position = try reader.skipValue(at: value, depth: 1)
+                }
+                for slot in 0..<slots.count where ranges[slot].count == length {
+                    guard reader.bytes(in: key, equal: UnsafeBufferPointer(rebasing: names[ranges[slot]])) else {
+                        continue
+                    }
+                    guard slots[slot] == RecordReader.missingValue else { return false }
+                    slots[slot] = value
+                    // Only text and containers hold anything more to check.
+                    switch bytes[value] {
+                    case RecordFormat.Tag.string, RecordFormat.Tag.url, RecordFormat.Tag.decimal,
+                        RecordFormat.Tag.mapBegin, RecordFormat.Tag.arrayBegin:
+                        _ = try validate(at: value, in: reader)
+                    default:
+                        break
+                    }
+                }
+            }
+        } catch {
+            return false
+        }
+        return position + 1 == count
+    }
+
+    /// The offset past the varint at `offset`; throws where `RecordReader.varint` would: more
+    /// than ten bytes, bits past 64, a redundant trailing zero group.
+    @inline(__always)
+    private static func skipVarint(at offset: Int, in reader: RecordReader) throws(RecordError) -> Int {
+        let bytes = reader.bytes
+        var position = offset
+        let limit = min(bytes.count, offset &+ 10)
+        while position < limit {
+            let byte = bytes[position]
+            position &+= 1
+            if byte & 0x80 == 0 {
+                let length = position &- offset
+                guard length == 1 || (byte != 0 && (length < 10 || byte <= 1)) else { break }
+                return position
+            }
+        }
+        // Let the reader report the error.
+        return try reader.varint(at: offset).next
+    }
+
+    /// Checks the UTF-8 of every string, URL, decimal and map key in the value at `offset`,
+    /// whose structure is known to be sound; returns the offset just past the value.
+    private static func validate(at offset: Int, in reader: RecordReader) throws(RecordError) -> Int {
+        let tag = try reader.byte(at: offset)
+        switch tag {
+        case RecordFormat.Tag.string, RecordFormat.Tag.url, RecordFormat.Tag.decimal:
+            let range = try reader.lengthPrefixed(at: offset + 1)
+            try reader.validateUTF8(in: range)
+            return range.upperBound
+        case RecordFormat.Tag.mapBegin:
+            var position = offset + 1
+            while try reader.byte(at: position) != RecordFormat.Tag.end {
+                let key = try reader.keyRange(at: position)
+                try reader.validateUTF8(in: key)
+                position = try validate(at: key.upperBound, in: reader)
+            }
+            return position + 1
+        case RecordFormat.Tag.arrayBegin:
+            var position = offset + 1
+            while try reader.byte(at: position) != RecordFormat.Tag.end {
+                position = try validate(at: position, in: reader)
+            }
+            return position + 1
+        default:
+            return try reader.skipValue(at: offset, depth: 1)
+        }
+    }
+
+    /// The value at a field path, read as `QueryEvaluator.read` reads it: `offset` is that of
+    /// its top-level field's value, `path` the range of `ranges` naming the rest (ranges of
+    /// `names`). Through maps by the first entry of each name; a path that meets a scalar reads
+    /// null, and one that meets an array maps over it, which makes an array (`other`).
+    @inline(__always)
+    static func value(
+        at offset: Int, path: Range<Int>, names: UnsafeBufferPointer<UInt8>,
+        ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader
+    ) -> StoredValue {
+        guard offset != RecordReader.missingValue else { return .null }
+        do {
+            if path.isEmpty { return try scalar(at: offset, in: reader) }
+            var offset = offset
+            for component in path {
+                let name = UnsafeBufferPointer(rebasing: names[ranges[component]])
+                let tag = try reader.byte(at: offset)
+                if tag == RecordFormat.Tag.arrayBegin { return .other }
+                guard tag == RecordFormat.Tag.mapBegin else { return .null }
+                var position = offset + 1
+                var found = RecordReader.missingValue
+                while try reader.byte(at: position) != RecordFormat.Tag.end {
+                    let key = try reader.keyRange(at: position)
+                    if reader.bytes(in: key, equal: name) {
+                        found = key.upperBound
+                        break
+                    }
+                    position = try reader.skipValue(at: key.upperBound, depth: 1)
+                }
+                guard found != RecordReader.missingValue else { return .null }
+                offset = found
+            }
+            return try scalar(at: offset, in: reader)
+        } catch {
+            return .unknown
+        }
+    }
+
+    @inline(__always)
+    private static func scalar(at offset: Int, in reader: RecordReader) throws(RecordError) -> StoredValue {
+        let tag = try reader.byte(at: offset)
+        switch tag {
+        case RecordFormat.Tag.null: return .null
+        case RecordFormat.Tag.falseValue: return .bool(false)
+        case RecordFormat.Tag.trueValue: return .bool(true)
+        case RecordFormat.Tag.signed:
+            return .number(.int(RecordFormat.unzigzag(try reader.varint(at: offset + 1).value)))
+        case RecordFormat.Tag.unsigned: return .number(.uint(try reader.varint(at: offset + 1).value))
+        case RecordFormat.Tag.float:
+            return .number(.double(Double(Float(bitPattern: try reader.uint32(at: offset + 1)))))
+        case RecordFormat.Tag.double: return .number(.double(Double(bitPattern: try reader.uint64(at: offset + 1))))
+        case RecordFormat.Tag.date: return .date(Double(bitPattern: try reader.uint64(at: offset + 1)))
+        case RecordFormat.Tag.string: return .text(try reader.lengthPrefixed(at: offset + 1), isURL: false)
+        case RecordFormat.Tag.url: return .text(try reader.lengthPrefixed(at: offset + 1), isURL: true)
+        case RecordFormat.Tag.decimal: return .decimal
+        case RecordFormat.Tag.uuid: return .uuid
+        default: return .other
+        }
+    }
+
+    // MARK: - ASCII text
+
+    /// Whether every byte is ASCII; eight bytes at a time.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        if count <= 16 { return RecordReader.isShortASCII(bytes.assumingMemoryBound(to: UInt8.self)) }
+        var bits: UInt64 = 0
+        var index = 0
+        while index &+ 8 <= count {
+            bits |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index &+= 8
+        }
+        while index < count {
+            bits |= UInt64(base.load(fromByteOffset: index, as: UInt8.self))
+            index &+= 1
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The ASCII lowercase of `byte`.
+    @inline(__always)
+    static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte &- 0x41 < 26 ? byte | 0x20 : byte
+    }
+
+    /// Whether the ASCII `text` passes `test` against the non-empty ASCII `pattern` (lowercased
+    /// when `foldsCase`, which then compares the text's ASCII lowercase).
+    static func search(
+        _ test: QueryStringTest, in text: UnsafeRawBufferPointer, for pattern: UnsafeRawBufferPointer,
+        foldsCase: Bool
+    ) -> Bool {
+        let count = pattern.count
+        guard count <= text.count, let base = text.baseAddress, let needle = pattern.baseAddress else {
+            return false
+        }
+        @inline(__always)
+        func matches(at start: Int) -> Bool {
+            if !foldsCase { return memcmp(base + start, needle, count) == 0 }
+            for index in 0..<count
+            where lowercase(base.load(fromByteOffset: start &+ index, as: UInt8.self))
+                != needle.load(fromByteOffset: index, as: UInt8.self)
+            {
+                return false
+            }
+            return true
+        }
+        switch test {
+        case .beginsWith: return matches(at: 0)
+        case .endsWith: return matches(at: text.count - count)
+        default:
+            let first = needle.load(as: UInt8.self)
+            let last = text.count - count
+            var start = 0
+            while start <= last {
+                let byte = base.load(fromByteOffset: start, as: UInt8.self)
+                if (foldsCase ? lowercase(byte) : byte) == first, matches(at: start) { return true }
+                start &+= 1
+            }
+            return false
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+
+extension RecordMatcher {
+    /// One test of the program, of plain values: its operands follow it, up to `end`.
+    struct Instruction {
+        enum Kind: UInt8 {
+            case compare, isIn, between, text, and, or, not, unknown
+        }
+        var kind: Kind
+        var comparison = QueryComparison.equal
+        var reversed = false
+        /// The slot of the field's top-level name, and the range of `strings` naming the rest of
+        /// its path.
+        var slot = 0
+        var path = 0..<0
+        /// The range of `constants` compared with: one for a comparison, two for `between`.
+        var constants = 0..<0
+        var test = QueryStringTest.contains
+        /// The range of `pool` holding a string test's pattern.
+        var pattern = 0..<0
+        var foldsCase = false
+        var hasOptions = false
+        /// The index just past this instruction's operands.
+        var end = 0
+    }
+
+    /// A matcher's instructions, constants and byte strings, read through pointers that are valid
+    /// only inside `RecordMatcher.withProgram`, with its scratch offsets: deciding a record
+    /// allocates nothing and touches no reference counts.
+    struct Program {
+        /// A constant of the program: text as a range of `pool`.
+        enum Constant {
+            case null
+            case bool(Bool)
+            case number(Number)
+            case text(Range<Int>)
+            case date(Double)
+        }
+
+        let code: UnsafeBufferPointer<Instruction>
+        let constants: UnsafeBufferPointer<Constant>
+        let pool: UnsafeBufferPointer<UInt8>
+        let strings: UnsafeBufferPointer<Range<Int>>
+        let slots: UnsafeMutableBufferPointer<Int>
+
+        /// Decides `bytes`, a stored record.
+        @inline(__always)
+        func decide(_ bytes: UnsafeRawBufferPointer) -> Decision {
+            let reader = RecordReader(bytes)
+            guard RecordMatcher.locate(names: pool, ranges: strings, in: reader, slots: slots) else {
+                return .unknown
+            }
+            return evaluate(0, reader)
+        }
+
+        private func evaluate(_ index: Int, _ reader: RecordReader) -> Decision {
+            let instruction = code[index]
+            switch instruction.kind {
+            case .compare:
+                return compare(
+                    instruction.comparison, value(instruction, reader), constants[instruction.constants.lowerBound],
+                    reader, reversed: instruction.reversed)
+            case .isIn:
+                let stored = value(instruction, reader)
+                var unknown = false
+                for constant in instruction.constants {
+                    switch compare(.equal, stored, constants[constant], reader) {
+                    case .yes: return .yes
+                    case .unknown: unknown = true
+                    case .no: break
+                    }
+                }
+                return unknown ? .unknown : .no
+            case .between:
+                let stored = value(instruction, reader)
+                let lower = compare(.greaterOrEqual, stored, constants[instruction.constants.lowerBound], reader)
+                if lower == .no { return .no }
+                let upper = compare(.lessOrEqual, stored, constants[instruction.constants.lowerBound + 1], reader)
+                if upper == .no { return .no }
+                return lower == .yes && upper == .yes ? .yes : .unknown
+            case .text:
+                return test(instruction, value(instruction, reader), reader)
+            case .and, .or:
+                // The answer that ends the walk: false for `and`, true for `or`.
+                let decisive: Decision = instruction.kind == .and ? .no : .yes
+                var unknown = false
+                var operand = index + 1
+                while operand < instruction.end {
+                    let decision = evaluate(operand, reader)
+                    if decision == decisive { return decisive }
+                    if decision == .unknown { unknown = true }
+                    operand = code[operand].end
+                }
+                return unknown ? .unknown : (decisive == .no ? .yes : .no)
+            case .not:
+                switch evaluate(index + 1, reader) {
+                case .yes: return .no
+                case .no: return .yes
+                case .unknown: return .unknown
+                }
+            case .unknown:
+                return .unknown
+            }
+        }
+
+        @inline(__always)
+        private func value(_ instruction: Instruction, _ reader: RecordReader) -> StoredValue {
+            RecordMatcher.value(
+                at: slots[instruction.slot], path: instruction.path, names: pool, ranges: strings, in: reader)
+        }
+
+        /// `stored op constant`, as `QueryEvaluator.compare` has it; with `reversed`, `op` is the
+        /// mirror of the query's `constant op stored`.
+        ///
+        /// Every order but that of dates is antisymmetric, so the mirrored comparison is the same
+        /// test. Dates compare as `Date` does (`==`, then `<`), which orders a NaN date after
+        /// everything from either side: their order is taken from the query's side.
+        private func compare(
+            _ comparison: QueryComparison, _ stored: StoredValue, _ constant: Constant, _ reader: RecordReader,
+            reversed: Bool = false
+        ) -> Decision {
+            let order: ComparisonResult?
+            switch (stored, constant) {
+            case (.unknown, _):
+                return .unknown
+            case (.null, .null):
+                return Self.decideNull(comparison, true)
+            case (.null, _), (_, .null):
+                return Self.decideNull(comparison, false)
+            case (.number(let a), .number(let b)):
+                order = Number.compare(a, b)
+            case (.decimal, .number), (.uuid, .text):
+                return .unknown
+            case (.text(let range, _), .text(let constant)):
+                guard let result = orderText(range, constant, reader) else { return .unknown }
+                order = result
+            case (.bool(let a), .bool(let b)):
+                order = a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
+            case (.date(let a), .date(let b)):
+                // As `Date` compares its intervals.
+                if reversed {
+                    order = a == b ? .orderedSame : (b < a ? .orderedDescending : .orderedAscending)
+                } else {
+                    order = a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+                }
+            default:
+                order = nil
+            }
+            let holds: Bool
+            switch comparison {
+            case .equal: holds = order == .orderedSame
+            case .notEqual: holds = order != .orderedSame
+            case .less: holds = order == .orderedAscending
+            case .lessOrEqual: holds = order == .orderedAscending || order == .orderedSame
+            case .greater: holds = order == .orderedDescending
+            case .greaterOrEqual: holds = order == .orderedDescending || order == .orderedSame
+            }
+            return holds ? .yes : .no
+        }
+
+        /// A comparison with null on one side at least: only equality has an answer other than false.
+        private static func decideNull(_ comparison: QueryComparison, _ bothNull: Bool) -> Decision {
+            switch comparison {
+            case .equal: return bothNull ? .yes : .no
+            case .notEqual: return bothNull ? .no : .yes
+            default: return .no
+            }
+        }
+
+        /// The order of the stored text in `range` and the ASCII constant in `pool[constant]`;
+        /// nil unless the stored text is ASCII too (then the order of the bytes is `String`'s).
+        private func orderText(
+            _ range: Range<Int>, _ constant: Range<Int>, _ reader: RecordReader
+        ) -> ComparisonResult? {
+            let text = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
+            guard RecordMatcher.isASCII(text) else { return nil }
+            let other = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[constant]))
+            let common = min(text.count, other.count)
+            let prefix = common == 0 ? 0 : memcmp(text.baseAddress!, other.baseAddress!, common)
+            if prefix != 0 { return prefix < 0 ? .orderedAscending : .orderedDescending }
+            if text.count == other.count { return .orderedSame }
+            return text.count < other.count ? .orderedAscending : .orderedDescending
+        }
+
+        /// A string test on a stored value: false unless it is a string (a URL is not one here,
+        /// as in `QueryEvaluator`).
+        private func test(_ instruction: Instruction, _ stored: StoredValue, _ reader: RecordReader) -> Decision {
+            switch stored {
+            case .unknown: return .unknown
+            case .text(let range, let isURL) where !isURL:
+                let bytes = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
+                guard RecordMatcher.isASCII(bytes) else { return .unknown }
+                if instruction.pattern.isEmpty { return instruction.hasOptions ? .no : .yes }
+                let pattern = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[instruction.pattern]))
+                let found = RecordMatcher.search(
+                    instruction.test, in: bytes, for: pattern, foldsCase: instruction.foldsCase)
+                return found ? .yes : .no
+            default: return .no
+            }
+        }
+    }
+}

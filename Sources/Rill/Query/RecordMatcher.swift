@@ -1,0 +1,269 @@
+import Foundation
+
+/// A query's filter compiled once to decide each candidate on its stored bytes, without building
+/// a `RecordValue` or decoding a model: what makes a full scan cost little more than the walk of
+/// the records.
+///
+/// Its answers are exactly `QueryEvaluator.matches`'s. Where it cannot be sure on the bytes alone
+/// it says `unknown`, and the caller evaluates the `RecordValue` as before:
+/// - a record whose bytes are malformed (the `RecordValue` path throws the error the store reports),
+///   or that is not a map at the top;
+/// - text that is not ASCII, in a comparison or a string test (Swift's `String` compares by
+///   canonical equivalence, and case folding is Unicode's: on ASCII both are the bytes' order and
+///   ASCII case); patterns and constants of text are compiled only when they are ASCII, and string
+///   tests only when their pattern holds no CR or LF (`"\r\n"` is one `Character`);
+/// - a stored decimal compared with a number (its value is read from its text), a stored UUID
+///   compared with text (which is parsed as a UUID);
+/// - a node it does not compile (arithmetic, quantifiers, `like`, comparisons of two fields, …):
+///   such a node is `unknown` on every record, and decides nothing unless the rest of an `and` or
+///   an `or` does (`false && x` is false whatever `x` is).
+///
+/// For example, `amount > 99990.0` compiles to a comparison of the stored number of the
+/// top-level field `amount` with the constant 99990.0, each record's `amount` read as the
+/// integer or double it was stored as.
+struct RecordMatcher {
+    /// The answer for one record.
+    enum Decision {
+        case no, yes
+        /// Decided by evaluating the record's `RecordValue`.
+        case unknown
+    }
+
+    /// The compiled form of a predicate node, before it is laid out as `Instruction`s.
+    indirect enum Test {
+        /// `stored op constant`; `reversed` when the query has the constant first, and `op` is
+        /// then mirrored (see `Program.compare`).
+        case compare(QueryComparison, Operand, Constant, reversed: Bool)
+        case isIn(Operand, [Constant])
+        case between(Operand, lower: Constant, upper: Constant)
+        case text(TextTest)
+        case and([Test])
+        case or([Test])
+        case not(Test)
+        /// A node that is not compiled.
+        case unknown
+    }
+
+    /// A field path: the slot of its top-level field, then the names inside it.
+    struct Operand {
+        let slot: Int
+        let rest: [[UInt8]]
+    }
+
+    /// A constant a stored value is compared with.
+    enum Constant {
+        case null
+        case bool(Bool)
+        case number(Number)
+        /// A string or URL, in ASCII.
+        case text([UInt8])
+        /// A date's `timeIntervalSinceReferenceDate`.
+        case date(Double)
+    }
+
+    /// `contains`, `beginswith` or `endswith` of a field's string with an ASCII pattern.
+    struct TextTest {
+        let test: QueryStringTest
+        let operand: Operand
+        /// The pattern; lowercased when `foldsCase`.
+        let pattern: [UInt8]
+        let foldsCase: Bool
+        /// Whether the test has options, which make it Foundation's search (an empty pattern is
+        /// found nowhere) rather than Swift's (an empty pattern is in every text).
+        let hasOptions: Bool
+    }
+
+    /// The tests in prefix order, each followed by its operands' (see `Program`).
+    ///
+    /// Laid out flat, of plain values only, so that deciding a record touches no reference
+    /// counts: the instructions, constants and byte strings are read through pointers.
+    private(set) var code: [Instruction] = []
+    private(set) var constants: [Program.Constant] = []
+    /// The bytes of the field names, path names, patterns and text constants, one after the other.
+    private(set) var pool: [UInt8] = []
+    /// Ranges of `pool`: first the name of each slot's top-level field, then the names of paths.
+    private(set) var strings: [Range<Int>] = []
+    /// The number of top-level fields the filter reads.
+    let slotCount: Int
+
+    /// Compiles `filter`; nil when no part of it compiles, or when it reads the whole record.
+    init?(_ filter: QueryNode) {
+        guard let fields = filter.topLevelFields else { return nil }
+        let ordered = fields.sorted()
+        slotCount = ordered.count
+        let slots = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1, $0) })
+        let test = Self.compile(filter, slots: slots)
+        if case .unknown = test { return nil }
+        for field in ordered { strings.append(store(Array(field.utf8))) }
+        assemble(test)
+    }
+
+    /// Runs `body` with the matcher's program, readable through pointers for the length of the
+    /// call, and scratch space for the fields' offsets; nil when `matcher` is nil.
+    @inline(__always)
+    static func withProgram<R>(_ matcher: RecordMatcher?, _ body: (Program?) throws -> R) rethrows -> R {
+        guard let matcher else { return try body(nil) }
+        return try matcher.code.withUnsafeBufferPointer { code in
+            try matcher.constants.withUnsafeBufferPointer { constants in
+                try matcher.pool.withUnsafeBufferPointer { pool in
+                    try matcher.strings.withUnsafeBufferPointer { strings in
+                        try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher.slotCount)) { slots in
+                            try body(
+                                Program(
+                                    code: code, constants: constants, pool: pool, strings: strings,
+                                    slots: UnsafeMutableBufferPointer(rebasing: slots[0..<matcher.slotCount])))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Laying out
+
+    private mutating func store(_ bytes: [UInt8]) -> Range<Int> {
+        let start = pool.count
+        pool += bytes
+        return start..<pool.count
+    }
+
+    private mutating func constant(_ constant: Constant) -> Program.Constant {
+        switch constant {
+        case .null: return .null
+        case .bool(let bool): return .bool(bool)
+        case .number(let number): return .number(number)
+        case .text(let text): return .text(store(text))
+        case .date(let date): return .date(date)
+        }
+    }
+
+    private mutating func path(_ operand: Operand) -> Range<Int> {
+        let start = strings.count
+        for name in operand.rest { strings.append(store(name)) }
+        return start..<strings.count
+    }
+
+    /// Appends `test` and its operands to `code`.
+    private mutating func assemble(_ test: Test) {
+        let index = code.count
+        var instruction = Instruction(kind: .unknown)
+        func operand(_ operand: Operand) {
+            instruction.slot = operand.slot
+            instruction.path = path(operand)
+        }
+        func constants(_ list: [Constant]) {
+            let start = self.constants.count
+            for item in list { self.constants.append(constant(item)) }
+            instruction.constants = start..<self.constants.count
+        }
+        switch test {
+        case .compare(let comparison, let field, let value, let reversed):
+            instruction.kind = .compare
+            instruction.comparison = comparison
+            instruction.reversed = reversed
+            operand(field)
+            constants([value])
+        case .isIn(let field, let values):
+            instruction.kind = .isIn
+            operand(field)
+            constants(values)
+        case .between(let field, let lower, let upper):
+            instruction.kind = .between
+            operand(field)
+            constants([lower, upper])
+        case .text(let text):
+            instruction.kind = .text
+            operand(text.operand)
+            instruction.test = text.test
+            instruction.pattern = store(text.pattern)
+            instruction.foldsCase = text.foldsCase
+            instruction.hasOptions = text.hasOptions
+        case .and, .or, .not:
+            instruction.kind = {
+                if case .and = test { return .and }
+                if case .or = test { return .or }
+                return .not
+            }()
+        case .unknown:
+            break
+        }
+        code.append(instruction)
+        switch test {
+        case .and(let tests), .or(let tests): for test in tests { assemble(test) }
+        case .not(let test): assemble(test)
+        default: break
+        }
+        code[index].end = code.count
+    }
+}
+
+// MARK: - Compiling
+
+extension RecordMatcher {
+    private static func compile(_ node: QueryNode, slots: [String: Int]) -> Test {
+        switch node {
+        case .compare(let comparison, let lhs, let rhs):
+            if let operand = operand(lhs, slots), let constant = constant(rhs) {
+                return .compare(comparison, operand, constant, reversed: false)
+            }
+            if let operand = operand(rhs, slots), let constant = constant(lhs) {
+                return .compare(comparison.mirrored, operand, constant, reversed: true)
+            }
+            return .unknown
+        case .field:
+            // A Bool field as the predicate: true only when it holds `true`.
+            guard let operand = operand(node, slots) else { return .unknown }
+            return .compare(.equal, operand, .bool(true), reversed: false)
+        case .literal(let value):
+            return value == .bool(true) ? .and([]) : .or([])
+        case .string(let test, let lhs, let rhs, let options):
+            guard test != .like, let operand = operand(lhs, slots), case .literal(.string(let pattern)) = rhs,
+                pattern.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0A && $0 != 0x0D })
+            else { return .unknown }
+            let foldsCase = options.contains(.caseInsensitive)
+            let bytes = pattern.utf8.map { foldsCase ? lowercase($0) : $0 }
+            return .text(
+                TextTest(
+                    test: test, operand: operand, pattern: bytes, foldsCase: foldsCase, hasOptions: !options.isEmpty))
+        case .isIn(let value, let candidates):
+            guard let operand = operand(value, slots) else { return .unknown }
+            var constants: [Constant] = []
+            for candidate in candidates {
+                guard let constant = constant(candidate) else { return .unknown }
+                constants.append(constant)
+            }
+            return .isIn(operand, constants)
+        case .between(let value, let lower, let upper):
+            guard let operand = operand(value, slots), let lower = constant(lower), let upper = constant(upper) else {
+                return .unknown
+            }
+            return .between(operand, lower: lower, upper: upper)
+        case .and(let operands):
+            return .and(operands.map { compile($0, slots: slots) })
+        case .or(let operands):
+            return .or(operands.map { compile($0, slots: slots) })
+        case .not(let operand):
+            return .not(compile(operand, slots: slots))
+        default:
+            return .unknown
+        }
+    }
+
+    private static func operand(_ node: QueryNode, _ slots: [String: Int]) -> Operand? {
+        guard case .field(let path) = node, let first = path.first, let slot = slots[first] else { return nil }
+        return Operand(slot: slot, rest: path.dropFirst().map { Array($0.utf8) })
+    }
+
+    private static func constant(_ node: QueryNode) -> Constant? {
+        guard case .literal(let value) = node else { return nil }
+        switch value {
+        case .null: return .null
+        case .bool(let bool): return .bool(bool)
+        case .int, .uint, .float, .double, .decimal: return Number(value).map(Constant.number)
+        case .string(let text), .url(let text):
+            return text.utf8.allSatisfy { $0 < 0x80 } ? .text(Array(text.utf8)) : nil
+        case .date(let date): return .date(date.timeIntervalSinceReferenceDate)
+        default: return nil
+        }
+    }
+}
