@@ -146,11 +146,15 @@ package enum QueryPlanner {
     /// Reading the ranges reads each of their `n` records. If the matches are spread through the
     /// sort's order independently of the sort's values, the walk finds its `limit` results
     /// after about `limit × total / n` records, `total` being the records it walks (at most the
-    /// index's keys). The two are equal at `n = √(limit × total)`: so `best`'s keys are counted
-    /// up to that bound (a walk of index keys alone, cheaper than reading the records it would
-    /// spare), and the sort's walk is chosen when there are at least as many. The count stops
-    /// early, so a small range costs a few keys; a query whose matches cluster at the end of the
-    /// sort's order makes the walk read more than the estimate, at most every record once.
+    /// index's keys). The two are equal at `n = √(limit × total)`. The walk is chosen only when
+    /// `best` holds 4 times that many keys: near the break-even the two cost about the same, the
+    /// walk tests a record for each it reads, and matches that cluster at the far end of the sort's
+    /// order make it read more than the estimate (at most every record once). Live queries plan
+    /// their reads with their lookahead as the limit after every commit that empties a window,
+    /// and `rill-bench serve` measured their notifications 3 times slower with the walk chosen at
+    /// the break-even (500 keys in the ranges against 447). So `best`'s keys are counted up to
+    /// that bound (a walk of index keys alone, cheaper than reading the records it would spare);
+    /// the count stops early, so a small range costs a few keys.
     private static func prefersSortWalk(
         _ walk: QueryPlan, over best: IndexRanges, limit: Int, counter: KeyCounter
     ) -> String? {
@@ -160,11 +164,12 @@ package enum QueryPlanner {
         default: return nil
         }
         let total = counter(walked, nil, 0)
-        let bound = max(2 * limit, Int(Double(limit).squareRoot() * Double(total).squareRoot()))
+        let breakEven = Int(Double(limit).squareRoot() * Double(total).squareRoot())
+        let bound = max(2 * limit, 4 * breakEven)
         let count = counter(best.index, best.ranges, bound)
         guard count >= bound else { return nil }
         return "chosen over index (\(best.index.name)): at least \(count) keys in its ranges, "
-            + "more than √(limit \(limit) × \(total) keys) = \(bound) records the walk is estimated to read"
+            + "4 × √(limit \(limit) × \(total) keys) = 4 × \(breakEven), the records the walk is estimated to read"
     }
 
     /// The key ranges an index offers for a predicate's conjuncts (see `ranges(for:_:)`).

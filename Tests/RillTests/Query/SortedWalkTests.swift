@@ -260,15 +260,15 @@ import Testing
         var random = SeededGenerator(seed: 9)
         let (container, posts) = try savedPosts(&random, count: 2_000)
         let store = container.store
-        // Writer 2 has about 660 records: more than √(20 × 2,000) ≈ 200, so the walk of the
+        // Writer 2 has about 660 records: more than 4 × √(5 × 2,000) = 400, so the walk of the
         // number index in its order (checking the writer on each record) is chosen.
-        let large = try QueryParser.parse("Post where writer == 2 and number >= -10 sort by number limit 20")
+        let large = try QueryParser.parse("Post where writer == 2 and number >= -10 sort by number limit 5")
         let plan = try store.explain(large)
         #expect(plan.hasPrefix("index Post(number): 1 key range for number >= -10"), "\(plan)")
         #expect(plan.contains("chosen over index (writer)"), "\(plan)")
         #expect(try store.run(large).map(\.key) == store.run(large, forceScan: true).map(\.key))
         // Writer 0 has 20 records: its range is read and sorted.
-        let small = try QueryParser.parse("Post where writer == 0 and number >= -10 sort by number limit 20")
+        let small = try QueryParser.parse("Post where writer == 0 and number >= -10 sort by number limit 5")
         #expect(try store.explain(small).hasPrefix("index Post(writer)"))
         #expect(try store.run(small).map(\.key) == store.run(small, forceScan: true).map(\.key))
         // The same for a typed fetch, descending.
@@ -277,13 +277,13 @@ import Testing
         var descriptor = FetchDescriptor<Post>(
             predicate: #Predicate { $0.writer == w && $0.number >= n },
             sortBy: [SortDescriptor(\.number, order: .reverse)])
-        descriptor.fetchLimit = 20
+        descriptor.fetchLimit = 5
         #expect(try container.mainContext.explain(descriptor).contains("chosen over index (writer)"))
         let expected = posts.filter { $0.writer == w && $0.number >= n }
             .sorted(using: [SortDescriptor(\Post.number, order: .reverse), SortDescriptor(\Post.id)])
-        #expect(try container.mainContext.fetch(descriptor).map(\.id) == expected.prefix(20).map(\.id))
+        #expect(try container.mainContext.fetch(descriptor).map(\.id) == expected.prefix(5).map(\.id))
         // A count reads every match whatever the order: it keeps to the writer's range.
-        #expect(try container.mainContext.fetchCount(descriptor) == min(20, expected.count))
+        #expect(try container.mainContext.fetchCount(descriptor) == min(5, expected.count))
         descriptor.fetchLimit = nil
         #expect(try container.mainContext.fetchCount(descriptor) == expected.count)
     }
