@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 
 extension ModelFamily {
     /// The field paths of the entity's indexes: the discriminator's (which shallow fetches and
@@ -46,8 +47,15 @@ extension ModelFamily {
 }
 
 extension PersistentModel {
-    /// The fields the model's evolution adds or renames.
-    static var evolvedFields: Set<String> { evolution.fields }
+    /// The fields the model's evolution adds or renames, computed once per type: every fetch and
+    /// live query reads them, and `evolution` builds its steps anew at each call.
+    static var evolvedFields: Set<String> {
+        let key = ObjectIdentifier(Self.self)
+        if let known = evolvedFieldsByType.withLock({ $0[key] }) { return known }
+        let fields = evolution.fields
+        evolvedFieldsByType.withLock { $0[key] = fields }
+        return fields
+    }
 
     /// Whether the model's evolution declares migrations of kind changes.
     static var declaresMigrations: Bool { !evolution.migrations.isEmpty }
@@ -61,3 +69,6 @@ extension ModelFamily {
             probe: FamilyProbe.of(self, base: Base.self))
     }
 }
+
+/// `PersistentModel.evolvedFields` of each model type met.
+private let evolvedFieldsByType = Lock<[ObjectIdentifier: Set<String>]>([:])

@@ -32,7 +32,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         // A field the model's evolution adds or renames is not in the records of earlier
         // versions as the model reads it: a predicate that reads one is evaluated on the models
         // (each read through the evolution), not on the stored records or an index.
-        let evolved = T.evolution.fields
+        let evolved = T.evolvedFields
         if !evolved.isEmpty, let node = translation?.node,
             node.topLevelFields.map({ !$0.isDisjoint(with: evolved) }) ?? true
         {

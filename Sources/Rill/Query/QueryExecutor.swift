@@ -229,7 +229,7 @@ struct QueryExecutor<T: PersistentModel> {
         var keys: [QuerySortKey] = []
         guard !sortBy.isEmpty else { return keys }
         // A field the evolution adds or renames sorts by the models, not by stored bytes.
-        let evolved = T.evolution.fields
+        let evolved = T.evolvedFields
         for sort in sortBy {
             guard let keyPath = sort.keyPath, sort.stringComparator == nil,
                 let path = FieldPath.components(of: keyPath, root: T.self)
