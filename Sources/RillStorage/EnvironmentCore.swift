@@ -28,12 +28,10 @@ final class EnvironmentCore: @unchecked Sendable {
     /// transaction holds the gate shared for its whole life; growing the map (after
     /// `MDB_MAP_FULL`) or adopting a size grown by another process (after `MDB_MAP_RESIZED`)
     /// holds it exclusively.
-    private let gate = ReadWriteLock()
-    private let databases = Lock<[String: Database]>([:])
-    /// Grouped writes waiting for the writer thread, oldest first (see `writeGrouped`).
-    private let groupedWrites = Lock<[GroupedWrite]>([])
-    /// The size of the last group commit and how long it took; only the writer thread touches it.
-    private var lastGroup: (size: Int, nanoseconds: UInt64) = (0, 0)
+    let gate = ReadWriteLock()
+    let databases = Lock<[String: Database]>([:])
+    /// Grouped writes waiting for the writer thread (see `writeGrouped`).
+    let groupCommits = GroupCommitQueue()
     /// The file's last page in use when stale reader slots were last cleared (see
     /// `clearStaleReadersIfGrown`); only the writer thread touches it.
     private let lastPageAtReaderCheck = Atomic<Int>(0)
@@ -203,7 +201,7 @@ final class EnvironmentCore: @unchecked Sendable {
     /// clears the slot, and the next one reuses the pages it had pinned. Without a stale reader a
     /// file grows only with its data, and the check (one `fcntl` lock test per other process in
     /// the reader table) costs microseconds.
-    private func clearStaleReadersIfGrown() {
+    func clearStaleReadersIfGrown() {
         let last = lastPageInUse()
         guard last > lastPageAtReaderCheck.load(ordering: .relaxed) else { return }
         lastPageAtReaderCheck.store(last, ordering: .relaxed)
@@ -232,7 +230,7 @@ final class EnvironmentCore: @unchecked Sendable {
     /// the writer thread gets `MDB_PANIC`: it waits for the recovery and begins again. The wait is
     /// bounded, so that a thread whose own outer transaction keeps the recovery waiting gets an
     /// error rather than a deadlock.
-    private func begin(readOnly: Bool) throws -> OpaquePointer {
+    func begin(readOnly: Bool) throws -> OpaquePointer {
         var panicked: UInt64?
         while true {
             gate.lockShared()
@@ -268,7 +266,7 @@ final class EnvironmentCore: @unchecked Sendable {
     }
 
     /// Thrown by writes to an environment opened read-only.
-    private var readOnlyError: LMDBError {
+    var readOnlyError: LMDBError {
         LMDBError(code: EROFS, message: "\(directory) is open read-only in this process, which may not write it")
     }
 
@@ -279,7 +277,7 @@ final class EnvironmentCore: @unchecked Sendable {
 
     /// Runs `body` in a write transaction of its own and commits it: on the writer thread, with
     /// the map grown and `body` run again as often as it fills the map.
-    private func runTransaction<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+    func runTransaction<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         var growths = 0
         while true {
             let txn = try begin(readOnly: false)
@@ -315,135 +313,8 @@ final class EnvironmentCore: @unchecked Sendable {
     }
 
     /// Takes the database handles a committed transaction opened into the environment's table.
-    private func adopt(_ opened: [String: Database]) {
+    func adopt(_ opened: [String: Database]) {
         if !opened.isEmpty { databases.withLock { $0.merge(opened) { known, _ in known } } }
-    }
-
-    // MARK: Group commit
-
-    /// Like `write`, but `body` may share its transaction, and so its commit and its flush, with
-    /// the other grouped writes queued meanwhile (see `runGroup`).
-    func writeGrouped<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
-        guard !isReadOnly else { throw readOnlyError }
-        return try withoutActuallyEscaping(body) { body in
-            // The caller stays blocked until its write is settled, and settling drops the
-            // closure: it never outlives `withoutActuallyEscaping`.
-            let result = UncheckedBox<R?>(nil)
-            let write = GroupedWrite { transaction in result.value = try body(transaction) }
-            groupedWrites.withLock { $0.append(write) }
-            // The writer runs jobs in order, and each job runs groups from the front of the
-            // queue until its own write is settled: usually by an earlier job's group, which took
-            // every write queued by then.
-            try writer.runAndWait {
-                while !write.isSettled { runNextGroup() }
-            }
-            if let error = write.error { throw error }
-            return result.value!
-        }
-    }
-
-    /// Runs the writes at the front of the queue (at most `maxGroupSize`) as one group.
-    private func runNextGroup() {
-        gatherStragglers()
-        let group = groupedWrites.withLock { queue -> [GroupedWrite] in
-            let taken = Array(queue.prefix(Self.maxGroupSize))
-            queue.removeFirst(taken.count)
-            return taken
-        }
-        let start = monotonicNanoseconds()
-        run(group)
-        lastGroup = (group.count, monotonicNanoseconds() - start)
-    }
-
-    /// Runs `group` in one write transaction: one commit (one flush of the data, one of the meta
-    /// page) makes every write of it durable. Each write keeps its own result, and a store's save
-    /// its own log entry.
-    ///
-    /// A lone write runs as `write` runs it. When a body throws, the writes before it have
-    /// written into the shared transaction, and so may the body itself: the transaction is
-    /// aborted, the writes before it run again as a group (they meet the same store as before),
-    /// the one that threw runs alone, so that it fails alone and with the error it would have
-    /// had alone, and the writes after it go back to the front of the queue. When the shared
-    /// commit fills the map, each write of the group runs again alone, growing the map as needed.
-    ///
-    /// The writes share the transaction itself rather than each having a nested one (an LMDB
-    /// child transaction) because a nested transaction allocates and frees a dirty-page list of
-    /// 2 MiB: in a process whose large blocks are mapped (the daemon's), that is an `mmap` and
-    /// a `munmap` a write, which `rill-bench serve` measured as most of the writer thread's time.
-    private func run(_ group: [GroupedWrite]) {
-        guard group.count > 1 else {
-            if let write = group.first { write.settle(error: Self.error { try runTransaction(write.body!) }) }
-            return
-        }
-        let txn: OpaquePointer
-        do {
-            txn = try begin(readOnly: false)
-        } catch {
-            for write in group { write.settle(error: error) }
-            return
-        }
-        var opened: [String: Database] = [:]
-        for (position, write) in group.enumerated() {
-            let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize) { name in
-                self.databases.withLock { $0[name] } ?? opened[name]
-            }
-            do {
-                try write.body!(transaction)
-            } catch {
-                mdb_txn_abort(txn)
-                gate.unlockShared()
-                run(Array(group[..<position]))
-                write.settle(error: Self.error { try runTransaction(write.body!) })
-                let rest = group[(position + 1)...]
-                if !rest.isEmpty { groupedWrites.withLock { $0.insert(contentsOf: rest, at: 0) } }
-                return
-            }
-            opened.merge(transaction.state.openedDatabases) { known, _ in known }
-        }
-        let transactionID = Int(mdb_txn_id(txn))
-        let rc = mdb_txn_commit(txn)
-        gate.unlockShared()
-        guard rc != MDB_MAP_FULL else {
-            for write in group { write.settle(error: Self.error { try runTransaction(write.body!) }) }
-            return
-        }
-        let failure = Self.error { try checkCommit(rc, transaction: transactionID) }
-        if failure == nil {
-            adopt(opened)
-            clearStaleReadersIfGrown()
-        }
-        for write in group { write.settle(error: failure) }
-    }
-
-    /// Waits briefly for the writers of the last group to queue their next writes, when fewer are
-    /// queued now.
-    ///
-    /// The writers of a group learn together that their writes are durable, and each needs a
-    /// moment to make its next one. Starting the next group at once with the first to come back
-    /// leaves the others to wait for that group's flush, and groups then alternate between a few
-    /// writes and many. So the writer waits for as many writes as the last group had, for at most
-    /// a quarter of the time that group took (so never long where commits are quick, as without
-    /// flushes) and 200 µs. Yielding while it waits, it leaves the core to those writers.
-    private func gatherStragglers() {
-        let (expected, took) = (lastGroup.size, lastGroup.nanoseconds)
-        guard expected > 1 else { return }
-        let budget = min(took / 4, 200_000)
-        _ = WriterThread.spin(
-            until: { groupedWrites.withLock { $0.count } >= expected }, for: budget)
-    }
-
-    /// The most writes one group commit takes: a bound on its transaction's dirty pages, and on
-    /// how long the first write of a group waits for the last.
-    private static let maxGroupSize = 128
-
-    /// The error `body` throws, nil when it returns.
-    private static func error(of body: () throws -> Void) -> (any Error)? {
-        do {
-            try body()
-            return nil
-        } catch {
-            return error
-        }
     }
 
     /// Doubles the map. Runs on the writer thread between transactions.
@@ -472,7 +343,7 @@ final class EnvironmentCore: @unchecked Sendable {
     /// unusable (a failed meta-page write: LMDB then answers every transaction with
     /// `MDB_PANIC`), reopens it first and throws an `EnvironmentFailure` naming the cause.
     /// Runs on the writer thread, with the gate released.
-    private func checkCommit(_ rc: Int32, transaction: Int) throws {
+    func checkCommit(_ rc: Int32, transaction: Int) throws {
         guard rc != 0 else { return }
         guard rc != MDB_PANIC, !isPanicked() else { throw recover(from: rc, transaction: transaction) }
         try check(rc, "mdb_txn_commit")
@@ -609,27 +480,5 @@ final class EnvironmentCore: @unchecked Sendable {
         }
         try check(mdb_txn_commit(txn), "mdb_txn_commit(read)")
         return result
-    }
-}
-
-/// A write waiting to be run in a group commit (`EnvironmentCore.writeGrouped`).
-///
-/// `@unchecked Sendable`: after it is queued, only the writer thread touches it until it is
-/// settled; its caller reads it only after the writer's job for it has finished.
-private final class GroupedWrite: @unchecked Sendable {
-    /// The write's body, storing its own result; nil once settled.
-    private(set) var body: ((WriteTransaction) throws -> Void)?
-    private(set) var error: (any Error)?
-    private(set) var isSettled = false
-
-    init(_ body: @escaping (WriteTransaction) throws -> Void) {
-        self.body = body
-    }
-
-    /// Ends the write: committed when `error` is nil. Drops the body.
-    func settle(error: (any Error)?) {
-        self.error = error
-        body = nil
-        isSettled = true
     }
 }

@@ -48,13 +48,14 @@ extension SaveBenchmark {
             + "connection per thread and one connection shared in turns (GRDB's way)"
         peer.rows = [
             .init(
-                name: "durable saves, 1 writer thread", rill: median(rillOne), baseline: median(sqliteOne),
+                name: "durable saves, 1 writer thread", rill: PairedSamples.median(rillOne),
+                baseline: PairedSamples.median(sqliteOne),
                 unit: "saves/s", higherIsBetter: true, target: "reference",
-                ratio: median(zip(rillOne, sqliteOne).map { $0 / $1 })),
+                ratio: PairedSamples.median(zip(rillOne, sqliteOne).map { $0 / $1 })),
             .init(
-                name: "durable saves, \(concurrentWriters) writer threads", rill: median(rillMany),
-                baseline: median(sqliteBest), unit: "saves/s", higherIsBetter: true, target: "≥ 1×",
-                ratio: median(zip(rillMany, sqliteBest).map { $0 / $1 })),
+                name: "durable saves, \(concurrentWriters) writer threads", rill: PairedSamples.median(rillMany),
+                baseline: PairedSamples.median(sqliteBest), unit: "saves/s", higherIsBetter: true, target: "≥ 1×",
+                ratio: PairedSamples.median(zip(rillMany, sqliteBest).map { $0 / $1 })),
         ]
         print(peer.render())
         print(
@@ -62,8 +63,9 @@ extension SaveBenchmark {
                 format:
                     "%d writers ÷ 1 writer: Rill %.2f× (target ≥ 6×); SQLite %.2f× with a connection each, %.2f× "
                     + "with one connection",
-                concurrentWriters, median(zip(rillMany, rillOne).map { $0 / $1 }),
-                median(zip(sqliteMany, sqliteOne).map { $0 / $1 }), median(zip(sqliteShared, sqliteOne).map { $0 / $1 })
+                concurrentWriters, PairedSamples.median(zip(rillMany, rillOne).map { $0 / $1 }),
+                PairedSamples.median(zip(sqliteMany, sqliteOne).map { $0 / $1 }),
+                PairedSamples.median(zip(sqliteShared, sqliteOne).map { $0 / $1 })
             )
         )
     }

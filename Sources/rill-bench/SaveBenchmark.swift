@@ -2,12 +2,6 @@ import CLMDB
 import Foundation
 import Rill
 
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1
-        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
 /// The model of the save benchmark: about 100 bytes encoded.
 struct Item: PersistentModel {
     var id: UUID
@@ -107,15 +101,18 @@ struct SaveBenchmark {
             title: "\nsave (records of \(recordSize) bytes, durable: fsync at every commit)", baselineName: "raw LMDB")
         table.rows = [
             .init(
-                name: "durable saves of 1 record", rill: median(singleRill), baseline: median(singleRaw),
+                name: "durable saves of 1 record", rill: PairedSamples.median(singleRill),
+                baseline: PairedSamples.median(singleRaw),
                 unit: "saves/s", higherIsBetter: true, target: "≥ 0.80×",
-                ratio: median(zip(singleRill, singleRaw).map { $0 / $1 })),
+                ratio: PairedSamples.median(zip(singleRill, singleRaw).map { $0 / $1 })),
             .init(
-                name: "one save of \(bulkRecords) records", rill: median(bulkRill), baseline: median(bulkRaw),
+                name: "one save of \(bulkRecords) records", rill: PairedSamples.median(bulkRill),
+                baseline: PairedSamples.median(bulkRaw),
                 unit: "records/s", higherIsBetter: true, target: "≥ 0.50×",
-                ratio: median(zip(bulkRill, bulkRaw).map { $0 / $1 })),
+                ratio: PairedSamples.median(zip(bulkRill, bulkRaw).map { $0 / $1 })),
             .init(
-                name: "peak memory of that save", rill: median(peakRill), baseline: median(peakRaw), unit: "MiB",
+                name: "peak memory of that save", rill: PairedSamples.median(peakRill),
+                baseline: PairedSamples.median(peakRaw), unit: "MiB",
                 higherIsBetter: false, target: "reported", ratio: nil),
         ]
         print(table.render())
@@ -128,13 +125,15 @@ struct SaveBenchmark {
             + "LMDB (two flushes a commit, where SQLite's WAL needs one): its target is the raw LMDB row above"
         peer.rows = [
             .init(
-                name: "durable saves of 1 record, 1 writer", rill: median(singleRill), baseline: median(singleSQLite),
+                name: "durable saves of 1 record, 1 writer", rill: PairedSamples.median(singleRill),
+                baseline: PairedSamples.median(singleSQLite),
                 unit: "saves/s", higherIsBetter: true, target: "≥ 0.80× raw LMDB",
-                ratio: median(zip(singleRill, singleSQLite).map { $0 / $1 })),
+                ratio: PairedSamples.median(zip(singleRill, singleSQLite).map { $0 / $1 })),
             .init(
-                name: "one save of \(bulkRecords) records", rill: median(bulkRill), baseline: median(bulkSQLite),
+                name: "one save of \(bulkRecords) records", rill: PairedSamples.median(bulkRill),
+                baseline: PairedSamples.median(bulkSQLite),
                 unit: "records/s", higherIsBetter: true, target: "≥ 1×",
-                ratio: median(zip(bulkRill, bulkSQLite).map { $0 / $1 })),
+                ratio: PairedSamples.median(zip(bulkRill, bulkSQLite).map { $0 / $1 })),
         ]
         print(peer.render())
     }
