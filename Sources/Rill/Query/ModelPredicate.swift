@@ -10,11 +10,11 @@ import Foundation
 ///   subscript), which computes as Swift does except where Swift would fail, and there as the
 ///   evaluator does; by Foundation otherwise.
 struct ModelPredicate<T: PersistentModel>: Sendable {
-    let predicate: Predicate<T>?
+    private(set) var predicate: Predicate<T>?
     /// The translation, when there is a predicate.
-    let translation: PredicateTranslation?
+    private(set) var translation: PredicateTranslation?
     /// The complete translation: it decides alone whether a record matches.
-    let exact: QueryNode?
+    private(set) var exact: QueryNode?
     /// What a stored record must meet before it is decoded when the translation does not decide
     /// alone: the kind test of a family's kind (a record of another kind may not decode as this
     /// one, or may decode as something it is not). Nil otherwise.
@@ -26,9 +26,23 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// before the predicate is evaluated on it (see `RelationshipReads`).
     let relationshipFields: Set<String>
 
+    /// How `predicate` is decided: from a prepared translation of its signature when there is
+    /// one (see `PreparedTranslation`), else translated now.
     init(_ predicate: Predicate<T>?) {
+        if let predicate, let prepared = PreparedPredicates.modelPredicate(for: predicate) {
+            self = prepared
+            return
+        }
+        self.init(translating: predicate)
+    }
+
+    /// How `predicate` is decided, translated now; with `preparation`, with its stand-ins in
+    /// place of the captured values.
+    init(translating predicate: Predicate<T>?, preparation: TranslationPreparation? = nil) {
         self.predicate = predicate
-        var translation = predicate.map { PredicateTranslator.translate($0) }
+        var translation = predicate.map {
+            PredicateTranslator.translate($0, family: nil, preparation: preparation)
+        }
         // A field the model's evolution adds or renames is not in the records of earlier
         // versions as the model reads it: a predicate that reads one is evaluated on the models
         // (each read through the evolution), not on the stored records or an index.
@@ -55,6 +69,21 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         relationshipFields =
             exact == nil && predicate != nil && !T.relationships.isEmpty
             ? RelationshipReads.fields(of: predicate!, in: T.self) : []
+    }
+
+    /// This template's decision for `predicate`, a predicate of its signature: its stand-ins
+    /// replaced by `leaves`, the predicate's captured values. The translation's `untranslated`
+    /// is left empty (its descriptions would show the template's values).
+    func bound(to predicate: Predicate<T>, leaves: [[RecordValue]]) -> ModelPredicate {
+        var bound = self
+        bound.predicate = predicate
+        if let node = translation?.node {
+            bound.translation = PredicateTranslation(
+                node: PreparedTranslation.bind(node, to: leaves), isComplete: translation!.isComplete,
+                untranslated: [])
+        }
+        bound.exact = exact.map { PreparedTranslation.bind($0, to: leaves) }
+        return bound
     }
 
     /// `translation` with `kindTest` as one more conjunct: complete when there was no predicate,

@@ -169,7 +169,8 @@ struct QueryExecutor<T: PersistentModel> {
         let count = try store.recordCount(of: current)
         lines += execution.plan.describeAccess(
             entity: T.entityName, recordCount: count, hasIndexes: !current.indexes.isEmpty)
-        if let translation = predicate.translation {
+        // Translated anew: a prepared translation keeps no descriptions of what it left out.
+        if let translation = ModelPredicate(translating: descriptor.predicate).translation {
             if let node = translation.node { lines.append("translated: \(node)") }
             if !translation.untranslated.isEmpty {
                 lines.append("not translated: \(translation.untranslated.joined(separator: "; "))")

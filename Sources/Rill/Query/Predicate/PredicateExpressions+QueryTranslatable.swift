@@ -42,7 +42,7 @@ extension PredicateExpressions.KeyPath: QueryTranslatable {
 extension PredicateExpressions.Value: QueryTranslatable {
     /// The equivalent query node; nil when there is none.
     package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
-        PredicateValues.literal(value).map { .literal($0) }
+        context.literal(value).map { .literal($0) }
     }
 }
 

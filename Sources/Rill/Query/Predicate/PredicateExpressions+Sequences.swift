@@ -92,10 +92,19 @@ extension PredicateExpressions.Range: RangeBounds {
 extension PredicateExpressions.Value: RangeBounds {
     /// A captured `ClosedRange` or `Range`.
     fileprivate func rangeBounds(in context: inout PredicateTranslationContext) -> (QueryNode, QueryNode, Bool)? {
-        guard let range = value as? any RangeValue, let a = PredicateValues.literal(range.predicateLowerBound),
-            let b = PredicateValues.literal(range.predicateUpperBound)
+        guard let range = value as? any RangeValue, let a = context.literal(range.predicateLowerBound),
+            let b = context.literal(range.predicateUpperBound)
         else { return nil }
         return (.literal(a), .literal(b), range.predicateIsClosed)
+    }
+}
+
+extension PredicateValues {
+    /// The stored forms of the bounds of a captured `ClosedRange` or `Range`, as
+    /// `rangeBounds(in:)` reads them; nil when the value is neither.
+    static func rangeBoundLiterals(of value: Any) -> (lower: RecordValue?, upper: RecordValue?)? {
+        guard let range = value as? any RangeValue else { return nil }
+        return (literal(range.predicateLowerBound), literal(range.predicateUpperBound))
     }
 }
 

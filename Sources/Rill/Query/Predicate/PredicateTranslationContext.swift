@@ -19,6 +19,9 @@ package struct PredicateTranslationContext {
     private var depth = 0
     /// The family whose records the predicate reads, for `is` and `as?` on the record.
     package var family: FamilyTranslation?
+    /// When the translation is being prepared: what stands in for the captured values, and
+    /// records them (see `PreparedTranslation`).
+    var preparation: TranslationPreparation?
 
     /// A context whose `root` variable is the record.
     package init(root: PredicateExpressions.VariableID) {
@@ -35,6 +38,13 @@ package struct PredicateTranslationContext {
     package mutating func translate(_ expression: Any) -> QueryNode? {
         guard let translatable = expression as? any QueryTranslatable else { return nil }
         return translatable.queryNode(in: &self)
+    }
+
+    /// The stored form of a captured value, nil for a type without one; when the translation is
+    /// being prepared, a stand-in of the same shape.
+    mutating func literal<Value>(_ value: Value) -> RecordValue? {
+        guard let literal = PredicateValues.literal(value) else { return nil }
+        return preparation?.standIn(for: literal) ?? literal
     }
 
     /// What `variable` stands for here, nil when it is unknown or reads an element of another

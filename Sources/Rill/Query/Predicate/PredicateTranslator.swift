@@ -14,6 +14,14 @@ package enum PredicateTranslator {
     package static func translate<T>(
         _ predicate: Predicate<T>, family: FamilyTranslation? = nil
     ) -> PredicateTranslation {
+        translate(predicate, family: family, preparation: nil)
+    }
+
+    /// `translate(_:family:)`, with the captured values translated to `preparation`'s stand-ins
+    /// and recorded in it conjunct by conjunct (see `PreparedTranslation`).
+    static func translate<T>(
+        _ predicate: Predicate<T>, family: FamilyTranslation?, preparation: TranslationPreparation?
+    ) -> PredicateTranslation {
         var conjuncts: [Conjunct] = []
         collectConjuncts(of: predicate.expression, roots: [predicate.variable.key], into: &conjuncts)
         var nodes: [QueryNode] = []
@@ -21,8 +29,12 @@ package enum PredicateTranslator {
         for conjunct in conjuncts {
             var context = PredicateTranslationContext(root: predicate.variable.key)
             context.family = family
+            context.preparation = preparation
+            preparation?.beginConjunct()
             for root in conjunct.roots { context.bindRoot(root) }
-            if let node = context.translate(conjunct.expression) {
+            let translated = context.translate(conjunct.expression)
+            preparation?.endConjunct(translated: translated != nil)
+            if let node = translated {
                 if case .and(let operands) = node { nodes += operands } else { nodes.append(node) }
             } else {
                 untranslated.append(String(describing: conjunct.expression))

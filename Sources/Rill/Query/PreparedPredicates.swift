@@ -1,0 +1,86 @@
+import Foundation
+import RillLocks
+
+/// The prepared translations of the process: for each model type and predicate expression type,
+/// the templates of the signatures seen (see `PreparedTranslation`).
+///
+/// A fetch with a `#Predicate` finds its template by the expression's type, then by the
+/// signature's structure and its values' shapes, and binds it to its values: one walk of the
+/// tree to collect them, where translating it anew casts every node to find its translation and
+/// resolves every key path. What a template holds depends on the model type and the predicate
+/// alone, never on a store, so one table serves every store and context of the process.
+enum PreparedPredicates {
+    /// The most signatures kept for one expression type: a predicate written once in the source
+    /// has one, or a few when its key paths or operators are chosen at run time.
+    private static let signaturesPerType = 8
+    /// The most expression types kept; the table starts afresh past it.
+    private static let typeLimit = 1_024
+    /// How often a type's predicates may fail to give a template before none is tried again.
+    private static let attemptsPerType = 4
+
+    private struct Key: Hashable {
+        var expression: ObjectIdentifier
+        var model: ObjectIdentifier
+    }
+
+    private struct Entry: @unchecked Sendable {
+        // Sendable: `decision` is a `ModelPredicate` of the key's model type, immutable once made;
+        // its predicate's values are those of the first predicate of the signature.
+        var signature: PredicateSignature
+        var translation: PreparedTranslation
+        /// The `ModelPredicate<T>` with stand-ins.
+        var decision: Any
+    }
+
+    private struct Templates {
+        var entries: [Entry] = []
+        var failures = 0
+    }
+
+    private static let table = Lock<[Key: Templates]>([:])
+
+    /// How `predicate` is decided, from a template of its signature (made now when there is
+    /// none); nil when its tree cannot be prepared, or a captured value has no stored form.
+    static func modelPredicate<T: PersistentModel>(for predicate: Predicate<T>) -> ModelPredicate<T>? {
+        guard let signature = PredicateSignature(predicate.expression, root: predicate.variable.key) else {
+            return nil
+        }
+        let key = Key(expression: ObjectIdentifier(type(of: predicate.expression)), model: ObjectIdentifier(T.self))
+        let templates = table.withLock { $0[key] }
+        for entry in templates?.entries ?? [] where entry.signature.hasSameStructure(as: signature) {
+            guard let leaves = entry.translation.leaves(of: signature) else { continue }
+            return (entry.decision as! ModelPredicate<T>).bound(to: predicate, leaves: leaves)
+        }
+        guard signature.hasEveryLiteral,
+            (templates?.entries.count ?? 0) < signaturesPerType, (templates?.failures ?? 0) < attemptsPerType
+        else { return nil }
+        // A template, checked: the translator read the values the signature collected.
+        let preparation = TranslationPreparation()
+        let decision = ModelPredicate(translating: predicate, preparation: preparation)
+        guard let translation = preparation.template(checkedAgainst: signature),
+            let leaves = translation.leaves(of: signature)
+        else {
+            table.withLock { $0[key, default: Templates()].failures += 1 }
+            return nil
+        }
+        table.withLock { table in
+            if table.count >= typeLimit, table[key] == nil { table.removeAll() }
+            // Another thread may have made the same template meanwhile.
+            let entries = table[key]?.entries ?? []
+            guard
+                !entries.contains(where: {
+                    $0.signature.hasSameStructure(as: signature) && $0.translation.shapes == translation.shapes
+                })
+            else { return }
+            table[key, default: Templates()].entries.append(
+                Entry(signature: signature, translation: translation, decision: decision))
+        }
+        return decision.bound(to: predicate, leaves: leaves)
+    }
+
+    /// How many templates the table holds for predicates of `predicate`'s expression type.
+    static func templateCount<T: PersistentModel>(for predicate: Predicate<T>) -> Int {
+        let key = Key(expression: ObjectIdentifier(type(of: predicate.expression)), model: ObjectIdentifier(T.self))
+        return table.withLock { $0[key]?.entries.count ?? 0 }
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import RillWorkloads
+import Testing
+
+@testable import Rill
+
+/// Prepared translations against translating anew: predicates of one source form, built again
+/// and again with random captured values (extreme ones included), must be decided exactly as a
+/// fresh translation of each decides it, while one template serves each shape of their values.
+@Suite struct PreparedTranslationTests {
+    typealias Book = PredicateBook
+
+    /// One source form of a predicate: a new `Predicate` from random values at each call, all of
+    /// one expression type.
+    typealias Form = (name: String, make: @Sendable (inout SeededGenerator) -> Predicate<Book>)
+
+    static let extremeInts = [Int.min, Int.min + 1, -1, 0, 1, Int.max - 1, Int.max]
+    static let extremeDoubles: [Double] = [
+        .nan, .infinity, -.infinity, -0.0, 0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -1.5, 2.5,
+    ]
+    static let texts = ["", "a", "Zürich", "é", "e\u{301}", "\u{0}", "🙂", "long text with spaces", "A"]
+
+    static func int(_ random: inout SeededGenerator) -> Int {
+        Bool.random(using: &random)
+            ? extremeInts.randomElement(using: &random)! : Int.random(in: -1_000...1_000, using: &random)
+    }
+
+    static func double(_ random: inout SeededGenerator) -> Double {
+        Bool.random(using: &random)
+            ? extremeDoubles.randomElement(using: &random)! : Double(Int.random(in: -999...999, using: &random)) / 8
+    }
+
+    static func text(_ random: inout SeededGenerator) -> String {
+        texts.randomElement(using: &random)!
+    }
+
+    /// The forms, each written once here so that every call builds a predicate of one type.
+    static let forms: [Form] = [
+        (
+            "equality",
+            { random in
+                let k = int(&random); return #Predicate { $0.pages == k }
+            }
+        ),
+        (
+            "an operator chosen at run time",
+            { random in
+                let k = int(&random)
+                // Both are `Comparison<KeyPath<…, Int>, Value<Int>>`: only the operator differs.
+                return Bool.random(using: &random) ? #Predicate { $0.pages < k } : #Predicate { $0.pages > k }
+            }
+        ),
+        (
+            "a key path chosen at run time",
+            { random in
+                let s = text(&random)
+                // Both are `Equal<KeyPath<…, String>, Value<String>>`: only the key path differs.
+                return Bool.random(using: &random) ? #Predicate { $0.title == s } : #Predicate { $0.content == s }
+            }
+        ),
+        (
+            "an optional, nil or not",
+            { random in
+                let rating: Double? = Bool.random(using: &random) ? nil : double(&random)
+                return #Predicate { $0.rating == rating }
+            }
+        ),
+        (
+            "a captured array of any length",
+            { random in
+                let list = (0..<Int.random(in: 0...5, using: &random)).map { _ in int(&random) }
+                return #Predicate { list.contains($0.pages) }
+            }
+        ),
+        (
+            "captured ranges",
+            { random in
+                let a = Int.random(in: -50...50, using: &random)
+                let b = a + Int.random(in: 0...50, using: &random)
+                let closed = a...b
+                let open = a..<b
+                return #Predicate { closed.contains($0.pages) && !open.contains($0.pages) }
+            }
+        ),
+        (
+            "range bounds from values",
+            { random in
+                let a = double(&random)
+                let b = double(&random)
+                return #Predicate { (a...b).contains($0.price) }
+            }
+        ),
+        (
+            "and, or, not, strings",
+            { random in
+                let k = int(&random)
+                let s = text(&random)
+                let t = text(&random)
+                return #Predicate { ($0.pages > k && $0.title.contains(s)) || !$0.isRead || $0.content.starts(with: t) }
+            }
+        ),
+        (
+            "arithmetic",
+            { random in
+                let k = int(&random)
+                let j = int(&random)
+                let x = double(&random)
+                return #Predicate { $0.pages * k - j > 3 && $0.price / x < 2 }
+            }
+        ),
+        (
+            "a quantifier",
+            { random in
+                let g = int(&random)
+                let n = text(&random)
+                return #Predicate { $0.ingredients.contains { $0.grams > g && $0.name == n } }
+            }
+        ),
+        (
+            "optionals: coalescing and chaining",
+            { random in
+                let s = text(&random)
+                let z = int(&random)
+                return #Predicate { ($0.subtitle ?? s) == s && $0.place.zip.flatMap { $0 + z } != nil }
+            }
+        ),
+        (
+            "a conjunct left untranslated",
+            { random in
+                let s = text(&random)
+                let k = int(&random)
+                return #Predicate { $0.displayTitle == s && $0.pages >= k }
+            }
+        ),
+        (
+            "dates, identifiers, enums, arrays",
+            { random in
+                let date = Date(timeIntervalSince1970: double(&random).isFinite ? Double(int(&random) % 1_000_000) : 0)
+                let id = UUID()
+                let genre = PredicateGenre.allCases.randomElement(using: &random)!
+                let tags = (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) }
+                return #Predicate { $0.addedAt > date && $0.id != id && $0.genre == genre && $0.tags == tags }
+            }
+        ),
+    ]
+
+    /// Every form, bound to random values: what the prepared decision holds equals a fresh
+    /// translation of the same predicate.
+    @Test func preparedDecisionsEqualFreshTranslations() throws {
+        var random = SeededGenerator(label: "prepared translations")
+        for form in Self.forms {
+            for _ in 0..<200 {
+                let predicate = form.make(&random)
+                let prepared = try #require(
+                    PreparedPredicates.modelPredicate(for: predicate), "\(form.name): not prepared: \(predicate)")
+                let fresh = ModelPredicate(translating: predicate)
+                #expect(prepared.translation?.node == fresh.translation?.node, "\(form.name): \(predicate)")
+                #expect(prepared.translation?.isComplete == fresh.translation?.isComplete, "\(form.name)")
+                #expect(prepared.exact == fresh.exact, "\(form.name): \(predicate)")
+                #expect(prepared.recordTest == fresh.recordTest, "\(form.name)")
+                #expect(prepared.relationshipFields == fresh.relationshipFields, "\(form.name)")
+            }
+        }
+    }
+
+    /// One template per shape of the captured values: the translation is made once, not at
+    /// every predicate.
+    @Test func oneTemplateServesEveryPredicateOfAShape() {
+        var random = SeededGenerator(label: "prepared templates")
+        let equality = Self.forms[0]
+        for _ in 0..<100 { _ = PreparedPredicates.modelPredicate(for: equality.make(&random)) }
+        #expect(PreparedPredicates.templateCount(for: equality.make(&random)) == 1)
+        // Two operators, two templates; a nil and a value, two shapes.
+        for _ in 0..<100 { _ = PreparedPredicates.modelPredicate(for: Self.forms[1].make(&random)) }
+        #expect(PreparedPredicates.templateCount(for: Self.forms[1].make(&random)) == 2)
+        for _ in 0..<100 { _ = PreparedPredicates.modelPredicate(for: Self.forms[3].make(&random)) }
+        #expect(PreparedPredicates.templateCount(for: Self.forms[3].make(&random)) == 2)
+    }
+
+    /// A captured value without a stored form is never prepared, and a later predicate of the
+    /// same form with one still is.
+    @Test func aValueWithoutAStoredFormIsTranslatedAnew() throws {
+        func make(_ url: URL) -> Predicate<URLHolder> { #Predicate { $0.link == url } }
+        let relative = URL(string: "a/b", relativeTo: URL(string: "https://example.com/")!)!
+        #expect(PreparedPredicates.modelPredicate(for: make(relative)) == nil)
+        #expect(ModelPredicate(make(relative)).exact == nil)
+        let absolute = try #require(PreparedPredicates.modelPredicate(for: make(URL(string: "https://a.example/")!)))
+        #expect(absolute.exact == .compare(.equal, .field(["link"]), .literal(.url("https://a.example/"))))
+    }
+
+    /// A NaN, which equals nothing, not even itself, makes a template like any other value.
+    @Test func aNaNMakesATemplate() throws {
+        func make(_ x: Double) -> Predicate<Book> { #Predicate { $0.price < x || $0.rating == x } }
+        let nan = try #require(PreparedPredicates.modelPredicate(for: make(.nan)))
+        #expect(nan.exact.map { "\($0)" } == ModelPredicate(translating: make(.nan)).exact.map { "\($0)" })
+        let two = try #require(PreparedPredicates.modelPredicate(for: make(2)))
+        #expect(two.exact == ModelPredicate(translating: make(2)).exact)
+        #expect(PreparedPredicates.templateCount(for: make(3)) == 1)
+    }
+
+    /// A stand-in's bytes cannot be confused with a captured `Data` value: captured data is
+    /// bound in, never read as a stand-in.
+    @Test func capturedDataIsBoundLikeAnyValue() throws {
+        func make(_ data: Data) -> Predicate<URLHolder> { #Predicate { $0.blob == data } }
+        for bytes in [Data(), Data([0xFF, 0x52, 0x49, 0x4C, 0x4C, 0x3F, 0x00, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0])] {
+            let prepared = try #require(PreparedPredicates.modelPredicate(for: make(bytes)))
+            #expect(prepared.exact == .compare(.equal, .field(["blob"]), .literal(.data(bytes))))
+        }
+    }
+}
+
+/// A model with a URL and data, for the values a translation may refuse or mistake.
+struct URLHolder: PersistentModel {
+    var id: Int
+    var link: URL
+    var blob: Data
+}
