@@ -32,7 +32,10 @@ enum PreparedPredicates {
         var decision: Any
     }
 
-    private struct Templates {
+    private struct Templates: @unchecked Sendable {
+        // Sendable: a metatype.
+        /// The expression type as one that collects its signature; nil when it does not.
+        var preparable: (any PreparablePredicateExpression.Type)?
         var entries: [Entry] = []
         var failures = 0
     }
@@ -42,11 +45,21 @@ enum PreparedPredicates {
     /// How `predicate` is decided, from a template of its signature (made now when there is
     /// none); nil when its tree cannot be prepared, or a captured value has no stored form.
     static func modelPredicate<T: PersistentModel>(for predicate: Predicate<T>) -> ModelPredicate<T>? {
-        guard let signature = PredicateSignature(predicate.expression, root: predicate.variable.key) else {
-            return nil
+        let expressionType = type(of: predicate.expression)
+        let key = Key(expression: ObjectIdentifier(expressionType), model: ObjectIdentifier(T.self))
+        var templates = table.withLock { $0[key] }
+        if templates == nil {
+            // The conformance looked up once per type.
+            let made = Templates(preparable: expressionType as? any PreparablePredicateExpression.Type)
+            table.withLock { table in
+                if table.count >= typeLimit { table.removeAll() }
+                if table[key] == nil { table[key] = made }
+            }
+            templates = made
         }
-        let key = Key(expression: ObjectIdentifier(type(of: predicate.expression)), model: ObjectIdentifier(T.self))
-        let templates = table.withLock { $0[key] }
+        guard let preparable = templates?.preparable,
+            let signature = PredicateSignature(predicate.expression, as: preparable, root: predicate.variable.key)
+        else { return nil }
         for entry in templates?.entries ?? [] where entry.signature.hasSameStructure(as: signature) {
             guard let leaves = entry.translation.leaves(of: signature) else { continue }
             return (entry.decision as! ModelPredicate<T>).bound(to: predicate, leaves: leaves)
@@ -60,11 +73,10 @@ enum PreparedPredicates {
         guard let translation = preparation.template(checkedAgainst: signature),
             let leaves = translation.leaves(of: signature)
         else {
-            table.withLock { $0[key, default: Templates()].failures += 1 }
+            table.withLock { $0[key, default: Templates(preparable: preparable)].failures += 1 }
             return nil
         }
         table.withLock { table in
-            if table.count >= typeLimit, table[key] == nil { table.removeAll() }
             // Another thread may have made the same template meanwhile.
             let entries = table[key]?.entries ?? []
             guard
@@ -72,7 +84,7 @@ enum PreparedPredicates {
                     $0.signature.hasSameStructure(as: signature) && $0.translation.shapes == translation.shapes
                 })
             else { return }
-            table[key, default: Templates()].entries.append(
+            table[key, default: Templates(preparable: preparable)].entries.append(
                 Entry(signature: signature, translation: translation, decision: decision))
         }
         return decision.bound(to: predicate, leaves: leaves)

@@ -30,8 +30,21 @@ struct PredicateSignature: @unchecked Sendable {
     /// the tree is of a type that does not collect its signature.
     init?(_ expression: Any, root: PredicateExpressions.VariableID) {
         guard let preparable = expression as? any PreparablePredicateExpression else { return nil }
+        self.init(preparable, root: root)
+    }
+
+    /// The signature of `expression`, of a type known to collect it (the cast to an existential
+    /// of `init(_:root:)` looks up the conformance, every condition of it, at each call).
+    init?<Expression: PreparablePredicateExpression>(
+        _ expression: Any, as type: Expression.Type, root: PredicateExpressions.VariableID
+    ) {
+        guard let expression = expression as? Expression else { return nil }
+        self.init(expression, root: root)
+    }
+
+    private init(_ expression: some PreparablePredicateExpression, root: PredicateExpressions.VariableID) {
         variable(root)
-        preparable.appendConjuncts(to: &self)
+        expression.appendConjuncts(to: &self)
     }
 
     /// Whether `other` has the same key paths, operators and variable references.

@@ -13,8 +13,9 @@ import Foundation
 /// stand-in for every other value) becomes the translation of any predicate of that structure
 /// and those shapes once its stand-ins are replaced by that predicate's values.
 ///
-/// The stand-ins are `.data` values with a prefix no translator writes (it writes text, numbers,
-/// booleans and null of its own), so replacing them cannot touch anything else. When a template
+/// The stand-ins are `.uuid` values with a prefix; a translator writes no identifier of its own
+/// (only text, numbers, booleans and null), and every captured value of the template is a
+/// stand-in, so replacing them cannot touch anything else. When a template
 /// is made, the values its translator read are checked, conjunct by conjunct, against the values
 /// the signature collected, in order: a tree whose two walks disagree is never prepared.
 struct PreparedTranslation: Sendable {
@@ -82,8 +83,8 @@ struct PreparedTranslation: Sendable {
         }
         func bound(_ value: RecordValue) -> RecordValue {
             switch value {
-            case .data(let data):
-                guard let (conjunct, leaf) = TranslationPreparation.standInPosition(data) else { return value }
+            case .uuid(let uuid):
+                guard let (conjunct, leaf) = TranslationPreparation.standInPosition(uuid) else { return value }
                 return leaves[conjunct][leaf]
             case .array(let items):
                 return .array(items.map(bound))
@@ -130,7 +131,7 @@ final class TranslationPreparation {
     private var leafCount = 0
 
     /// The 8 bytes that open every stand-in.
-    private static let prefix: [UInt8] = [0xFF, 0x52, 0x49, 0x4C, 0x4C, 0x3F, 0x00, 0xFF]
+    private static let prefix: UInt64 = 0x3F4C_4C49_52FF_00FF
 
     func beginConjunct() {
         received.append([])
@@ -154,26 +155,30 @@ final class TranslationPreparation {
         case .array(let items):
             return .array(items.map(standIn(shaped:)))
         default:
-            let conjunct = UInt32(received.count - 1)
-            let leaf = UInt32(leafCount)
+            let leaf = UInt64(leafCount)
             leafCount += 1
-            var bytes = Self.prefix
-            withUnsafeBytes(of: conjunct.littleEndian) { bytes += $0 }
-            withUnsafeBytes(of: leaf.littleEndian) { bytes += $0 }
-            return .data(Data(bytes))
+            return .uuid(Self.standIn(conjunct: UInt64(received.count - 1), leaf: leaf))
         }
     }
 
-    /// The conjunct and leaf a stand-in's bytes name; nil for any other bytes.
-    static func standInPosition(_ data: Data) -> (Int, Int)? {
-        guard data.count == prefix.count + 8, data.starts(with: prefix) else { return nil }
-        let bytes = Array(data)
-        func number(at offset: Int) -> Int {
-            var value: UInt32 = 0
-            for index in (0..<4).reversed() { value = value << 8 | UInt32(bytes[offset + index]) }
-            return Int(value)
+    private static func standIn(conjunct: UInt64, leaf: UInt64) -> UUID {
+        let high = prefix
+        let low = conjunct << 32 | leaf
+        return withUnsafeBytes(of: (high.littleEndian, low.littleEndian)) { bytes in
+            UUID(uuid: bytes.load(as: uuid_t.self))
         }
-        return (number(at: prefix.count), number(at: prefix.count + 4))
+    }
+
+    /// The conjunct and leaf a stand-in names; nil for any other identifier.
+    static func standInPosition(_ uuid: UUID) -> (Int, Int)? {
+        let (high, low) = withUnsafeBytes(of: uuid.uuid) { bytes in
+            (
+                UInt64(littleEndian: bytes.load(as: UInt64.self)),
+                UInt64(littleEndian: bytes.load(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
+        guard high == prefix else { return nil }
+        return (Int(low >> 32), Int(low & 0xFFFF_FFFF))
     }
 
     /// Whether `a` and `b` are the same value, a NaN included (which `==` tells apart from itself).
