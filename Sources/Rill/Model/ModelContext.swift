@@ -241,7 +241,9 @@ public final class ModelContext: Sendable {
     /// `Element`, or nil for a deletion (and for a model that is not an `Element`: another kind
     /// of a family, which takes the place of the stored record).
     func stagedChanges<Element>(ofEntity entity: String, as type: Element.Type) -> [[UInt8]: Element?] {
-        core.state.withLock { state in
+        // The common case, a context with nothing unsaved, kept clear of the generic dictionary.
+        if core.state.withLock({ $0.staged.isEmpty }) { return [:] }
+        return core.state.withLock { state in
             var changes: [[UInt8]: Element?] = [:]
             for entry in state.staged.entries where entry.key.entity == entity {
                 switch entry.change {

@@ -43,6 +43,11 @@ struct PredicateSignature: @unchecked Sendable {
     }
 
     private init(_ expression: some PreparablePredicateExpression, root: PredicateExpressions.VariableID) {
+        // Room for a predicate of a few conditions, so that the lists grow once at most.
+        tags.reserveCapacity(16)
+        keyPaths.reserveCapacity(4)
+        literals.reserveCapacity(4)
+        variables.reserveCapacity(4)
         variable(root)
         expression.appendConjuncts(to: &self)
     }
