@@ -71,8 +71,10 @@ final class LogFollower: @unchecked Sendable {
     private let images = RecordImages()
     /// Applies a commit's queries, on two threads when there are many.
     private let applier = CommitApplier()
-    /// The text queries that live queries share (used in jobs, on the follower's thread).
+    /// The results that live queries share (used in jobs, on the follower's thread): of text
+    /// queries, and of typed ones.
     let sharedRecordQueries = SharedRecordQueries()
+    let sharedModelQueries = SharedModelQueries()
 
     /// How many commits this follower applied on two threads so far.
     var parallelRounds: Int { applier.parallelRounds }
