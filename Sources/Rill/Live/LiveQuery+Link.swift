@@ -17,8 +17,9 @@ extension LiveQuery {
         /// A live query's place in a link.
         final class Owner {
             weak var query: LiveQuery<T>?
-            /// The link it follows (on the follower's thread only).
-            var link: Link?
+            /// The link it follows (on the follower's thread only). Weak: the follower owns the
+            /// link, which owns its owners, and a follower that stops drops its links.
+            weak var link: Link?
         }
 
         private init(query: MaintainedQuery<ModelRowSource<T>>) { self.query = query }

@@ -142,7 +142,10 @@ package final class RecordLiveQuery: @unchecked Sendable {
     /// The current results and the commit they reflect.
     package var results: (rows: [QueryRow], sequence: UInt64) {
         follower.publication.withShared {
-            (sharer.group?.current?.map(RecordRowSource.element) ?? [], follower.publishedSequenceHoldingLock)
+            (
+                (sharer.group?.current ?? sharer.stoppedResults)?.map(RecordRowSource.element) ?? [],
+                follower.publishedSequenceHoldingLock
+            )
         }
     }
 

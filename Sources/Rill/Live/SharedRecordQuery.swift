@@ -36,8 +36,12 @@ final class SharedRecordQuery: MaintainedLink {
     final class Sharer {
         let handler: @Sendable (RecordLiveQuery.Event) -> Void
         /// The query it follows, once it joined (written under `follower.publication`, on the
-        /// follower's thread, which alone reads it without the lock).
-        var group: SharedRecordQuery?
+        /// follower's thread, which alone reads it without the lock). Weak: the follower owns
+        /// the query, which owns its sharers, and a follower that stops drops its queries.
+        weak var group: SharedRecordQuery?
+        /// The last results of a query that stopped, which the follower no longer owns (under
+        /// `follower.publication`).
+        var stoppedResults: RowSnapshot?
 
         init(handler: @escaping @Sendable (RecordLiveQuery.Event) -> Void) {
             self.handler = handler
@@ -86,6 +90,9 @@ final class SharedRecordQuery: MaintainedLink {
         registry?.remove(self)
         let failure = Self.failure(error)
         let sharers = self.sharers
-        return ClosurePublication(deliver: { for sharer in sharers { sharer.handler(.failed(failure)) } })
+        let results = current
+        return ClosurePublication(
+            publish: { for sharer in sharers { sharer.stoppedResults = results } },
+            deliver: { for sharer in sharers { sharer.handler(.failed(failure)) } })
     }
 }
