@@ -49,6 +49,7 @@ struct LiveBenchmark {
         try compareResultSizes(directory: flushFree.appendingPathComponent("sizes"))
         guard queryCount > 0 else { return }
         try relationships(directory: flushFree.appendingPathComponent("related"))
+        try sharing(directory: flushFree.appendingPathComponent("sharing"))
         try manyQueries(directory: scratch.appendingPathComponent("many"))
     }
 

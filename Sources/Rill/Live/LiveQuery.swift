@@ -51,8 +51,12 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     // types that are not generic: unspecialized generic code looks up type metadata at nearly
     // every step, and the follower runs this code for each query a commit changes.
 
-    private let follower: LogFollower
-    private let link: Link
+    let follower: LogFollower
+    /// The query's place in the maintained result it follows (`Link`), which it shares with the
+    /// live queries of the same descriptor when their sameness can be decided (see `sharingKey`).
+    private let owner = Link.Owner()
+    /// Whether it may share a maintained result.
+    private let sharing: Bool
     private let registrar = ObservationRegistrar()
     /// `\.results`, made once: a generic key path is costly to form on every read.
     private let resultsKeyPath: KeyPath<LiveQuery<T>, LiveResults<T>> = \.results
@@ -77,6 +81,11 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     ///   model types, or the errors of a fetch.
     public convenience init(_ descriptor: FetchDescriptor<T>, in container: ModelContainer) throws {
         try self.init(descriptor, in: container, resumingAfter: nil)
+    }
+
+    /// A live query that shares no maintained result when `sharing` is false (the tests' reference).
+    package convenience init(_ descriptor: FetchDescriptor<T>, in container: ModelContainer, sharing: Bool) throws {
+        try self.init(descriptor, in: container, resumingAfter: nil, sharing: sharing)
     }
 
     /// Fetches `descriptor`'s results as they were after the commit of `token`, and keeps them
@@ -116,19 +125,22 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
     /// Fetches `descriptor`'s results as of the store's last commit and keeps them current;
     /// with `resumingAfter`, keeps also the results at that commit for the first observer.
-    private init(_ descriptor: FetchDescriptor<T>, in container: ModelContainer, resumingAfter token: UInt64?) throws {
+    private init(
+        _ descriptor: FetchDescriptor<T>, in container: ModelContainer, resumingAfter token: UInt64?,
+        sharing: Bool = true
+    ) throws {
         guard container.modelTypeNames.contains(T.entityName) else {
             throw ModelContainer.unregisteredModelError("\(T.self)")
         }
         let follower = try LogFollowers.retain(for: container.store)
         self.follower = follower
         self.state = State(descriptor: descriptor)
-        self.link = Link(query: MaintainedQuery(ModelRowSource(descriptor)))
-        link.owner = self
-        let link = self.link
+        self.sharing = sharing
+        let owner = self.owner
+        owner.query = self
         let past = ResumeBox()
         // Every stored property is set: should this throw, the deinitializer releases the follower.
-        try follower.add(link) { txn, sequence in
+        try follower.perform { txn, sequence in
             if let token {
                 guard token <= sequence else {
                     throw RillError(
@@ -147,8 +159,9 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
                         token: token, keys: rows.keys, models: rows.map(ModelRowSource<T>.element), entries: entries)
                 }
             }
-            try link.query.load(in: txn, store: follower.store)
-            return link.publication(change: nil)
+            let link = try Link.following(ModelRowSource(descriptor), sharing: sharing, in: txn, follower: follower)
+            owner.link = link
+            return link.join(owner, change: nil)
         }
         // Before `init` returns, so before any observer can be added.
         resumePoint.withLock { $0 = past.point }
@@ -171,7 +184,13 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     }
 
     deinit {
-        follower.remove(link)
+        let follower = self.follower
+        let owner = self.owner
+        follower.schedule { _, _ in
+            // The last live query out stops the maintained result.
+            if let link = owner.link, link.leave(owner) { follower.unfollow(link) }
+            return nil
+        }
         LogFollowers.release(follower)
         let sinks = observers.withLock { observers in
             observers.finished = true
@@ -223,17 +242,21 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     ///
     /// - Throws: the errors of a fetch; the query then keeps its previous descriptor.
     public func setDescriptor(_ descriptor: FetchDescriptor<T>) throws {
-        let link = self.link
-        try follower.perform { txn, sequence in
-            let previous = link.query.source
-            do {
-                let change = try link.query.replaceSource(
-                    ModelRowSource(descriptor), sequence: sequence, in: txn, store: self.follower.store)
-                return link.publication(change: change)
-            } catch {
-                _ = try? link.query.replaceSource(previous, sequence: sequence, in: txn, store: self.follower.store)
-                throw error
-            }
+        let owner = self.owner
+        try follower.perform { [self] txn, sequence in
+            // The results as of the follower's last commit (this job runs before that commit's
+            // results are published, and its change is delivered before this one).
+            let maintained = owner.link?.query.results()
+            let previous = maintained.map { ($0.keys, $0.map(ModelRowSource<T>.element)) } ?? publishedRows
+            // The new descriptor's result, shared or loaded, before the query lets go of its own.
+            let link = try Link.following(ModelRowSource(descriptor), sharing: sharing, in: txn, follower: follower)
+            if let current = owner.link, current !== link, current.leave(owner) { follower.unfollow(current) }
+            owner.link = link
+            let results = link.query.results()
+            let change = ResultsDiff.between(
+                old: previous.0, oldModels: previous.1, new: results.keys,
+                newModels: results.map(ModelRowSource<T>.element), sequence: sequence)
+            return link.join(owner, change: change.isEmpty ? nil : change, following: true)
         }
     }
 
@@ -241,6 +264,17 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     /// to it are on their way to the observers.
     public func catchUp() throws {
         try follower.perform { _, _ in nil }
+    }
+
+    /// Whether this query and `other` follow one shared result (asked on the follower's thread).
+    func sharesResult(with other: LiveQuery<T>) throws -> Bool {
+        let (owner, otherOwner) = (self.owner, other.owner)
+        let answer = Lock(false)
+        try follower.perform { _, _ in
+            answer.withLock { $0 = owner.link != nil && owner.link === otherOwner.link }
+            return nil
+        }
+        return answer.withLock { $0 }
     }
 
     // MARK: - Observing
@@ -352,24 +386,24 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
     // MARK: - Publishing (follower thread)
 
-    private func willPublish() {
+    func willPublish() {
         registrar.willSet(self, keyPath: resultsKeyPath)
     }
 
     /// Under the follower's publication lock. The results published before are handed back in
     /// `snapshot`, so that they are released later, after every observer has been notified.
-    private func publish(_ snapshot: inout RowSnapshot) -> Int {
+    func publish(_ snapshot: inout RowSnapshot) -> Int {
         swap(&self.snapshot, &snapshot)
         publications += 1
         return publications
     }
 
     /// Under the follower's publication lock, with the results of a new descriptor.
-    private func publish(descriptor: FetchDescriptor<T>) {
+    func publish(descriptor: FetchDescriptor<T>) {
         state.descriptor = descriptor
     }
 
-    private func deliver(_ change: PendingChange?, publication number: Int) {
+    func deliver(_ change: PendingChange?, publication number: Int) {
         registrar.didSet(self, keyPath: resultsKeyPath)
         guard let change else { return }
         let sinks = observers.withLock { $0.sinks }
@@ -379,23 +413,23 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     /// A record the query cannot read (decode, or test with its predicate) suspends it: the
     /// error says why, the observers stay, and the follower tries it again after each commit to
     /// the entity, until the store reads (see `recovered`).
-    private func suspend(with error: RillError) {
+    func suspend(with error: RillError) {
         registrar.willSet(self, keyPath: resultsKeyPath)
         follower.publication.withExclusive { state.error = error }
         registrar.didSet(self, keyPath: resultsKeyPath)
     }
 
     /// Under the follower's publication lock: the query follows again.
-    private func publishRecovery() {
+    func publishRecovery() {
         state.error = nil
     }
 
     /// The results published last, as keys and models (on the follower's thread).
-    private var publishedRows: (keys: [[UInt8]], models: [T]) {
+    var publishedRows: (keys: [[UInt8]], models: [T]) {
         follower.publication.withShared { (snapshot.keys, snapshot.map(ModelRowSource<T>.element)) }
     }
 
-    private func stop(with error: RillError) {
+    func stop(with error: RillError) {
         follower.publication.withExclusive { state.error = error }
         let sinks = observers.withLock { observers in
             observers.finished = true
@@ -404,99 +438,6 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         for (_, sink, _) in sinks { sink.finish() }
     }
 
-    /// The follower's handle on the query: the maintained results, and a weak way back.
-    private final class Link: MaintainedLink {
-        let query: MaintainedQuery<ModelRowSource<T>>
-        weak var owner: LiveQuery<T>?
-
-        init(query: MaintainedQuery<ModelRowSource<T>>) { self.query = query }
-
-        func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
-            guard let change = try query.apply(changes, commit: commit) else { return nil }
-            return Publication(
-                owner: owner, snapshot: query.results(), change: PendingChange(rows: change))
-        }
-
-        /// The results of a new descriptor (or of the first load), with their change.
-        func publication(change: ResultsChange<T>?) -> LivePublication {
-            DescriptorPublication(
-                owner: owner, snapshot: query.results(), change: change.map(PendingChange.init(models:)),
-                descriptor: query.source.descriptor)
-        }
-
-        func fail(_ error: any Error) -> LivePublication {
-            let failure = Self.failure(error)
-            if canRecover(from: error) {
-                return ClosurePublication(deliver: { [weak owner] in owner?.suspend(with: failure) })
-            }
-            return ClosurePublication(deliver: { [weak owner] in owner?.stop(with: failure) })
-        }
-
-        /// A stored record that does not decode as the model, or on which the predicate throws:
-        /// a later save of it (by a writer of the current version) or its delete makes the store
-        /// read again.
-        func canRecover(from error: any Error) -> Bool {
-            guard let error = error as? RillError else { return false }
-            return error.code == .decodingFailed || error.code == .queryFailed
-        }
-
-        func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication? {
-            guard let owner else { return nil }
-            let previous = owner.publishedRows
-            try query.load(in: txn, store: owner.follower.store)
-            let results = query.results()
-            let change = ResultsDiff.between(
-                old: previous.keys, oldModels: previous.models, new: results.keys,
-                newModels: results.map(ModelRowSource<T>.element), changed: changed, sequence: sequence)
-            return RecoveryPublication(
-                owner: owner, snapshot: results, change: change.isEmpty ? nil : PendingChange(models: change))
-        }
-    }
-
-    /// The results of a suspended query that reads again, with their change: it follows again.
-    private final class RecoveryPublication: Publication {
-        override func publish() {
-            super.publish()
-            owner?.publishRecovery()
-        }
-    }
-
-    /// New results and their change, on their way to the query: one object for the three steps.
-    private class Publication: LivePublication {
-        weak var owner: LiveQuery<T>?
-        /// Swapped with the results published before, which then live as long as the
-        /// publication: until the follower has delivered every query's change.
-        var snapshot: RowSnapshot
-        let change: PendingChange?
-
-        init(owner: LiveQuery<T>?, snapshot: RowSnapshot, change: PendingChange?) {
-            self.owner = owner
-            self.snapshot = snapshot
-            self.change = change
-        }
-
-        /// The number of the publication, once published.
-        private var number = 0
-
-        override func willPublish() { owner?.willPublish() }
-        override func publish() { number = owner?.publish(&snapshot) ?? 0 }
-        override func deliver() { owner?.deliver(change, publication: number) }
-    }
-
-    /// The results of a new descriptor, and the descriptor.
-    private final class DescriptorPublication: Publication {
-        let descriptor: FetchDescriptor<T>
-
-        init(owner: LiveQuery<T>?, snapshot: RowSnapshot, change: PendingChange?, descriptor: FetchDescriptor<T>) {
-            self.descriptor = descriptor
-            super.init(owner: owner, snapshot: snapshot, change: change)
-        }
-
-        override func publish() {
-            super.publish()
-            owner?.publish(descriptor: descriptor)
-        }
-    }
 }
 
 extension LiveQuery: Observable {}

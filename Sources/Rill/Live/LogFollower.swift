@@ -71,6 +71,10 @@ final class LogFollower: @unchecked Sendable {
     private let images = RecordImages()
     /// Applies a commit's queries, on two threads when there are many.
     private let applier = CommitApplier()
+    /// The results that live queries share (used in jobs, on the follower's thread): of text
+    /// queries, and of typed ones.
+    let sharedRecordQueries = SharedRecordQueries()
+    let sharedModelQueries = SharedModelQueries()
 
     /// How many commits this follower applied on two threads so far.
     var parallelRounds: Int { applier.parallelRounds }
@@ -119,11 +123,17 @@ final class LogFollower: @unchecked Sendable {
     ) throws {
         try perform { [self] txn, sequence in
             let publication = try load(txn, sequence)
-            let id = nextID
-            nextID += 1
-            follow(query, as: id)
+            follow(query)
             return publication
         }
+    }
+
+    /// Starts following `query`, loaded as of the last commit applied; on the follower's thread
+    /// only (in a job).
+    func follow(_ query: any FollowedQuery) {
+        let id = nextID
+        nextID += 1
+        follow(query, as: id)
     }
 
     /// Enters `query` in the tables that route commits to it, as `id`.
@@ -147,12 +157,21 @@ final class LogFollower: @unchecked Sendable {
         enqueue(
             Job(
                 run: { [self] _, _ in
-                    if let id = queries.first(where: { ObjectIdentifier($0.value) == object })?.key { forget(id) }
-                    if let id = suspended.first(where: { ObjectIdentifier($0.value.query) == object })?.key {
-                        suspended[id] = nil
-                    }
+                    unfollow(object)
                     return nil
                 }, completion: nil))
+    }
+
+    /// Stops following `query` at once; on the follower's thread only (in a job).
+    func unfollow(_ query: any FollowedQuery) {
+        unfollow(ObjectIdentifier(query))
+    }
+
+    private func unfollow(_ object: ObjectIdentifier) {
+        if let id = queries.first(where: { ObjectIdentifier($0.value) == object })?.key { forget(id) }
+        if let id = suspended.first(where: { ObjectIdentifier($0.value.query) == object })?.key {
+            suspended[id] = nil
+        }
     }
 
     private func forget(_ id: Int32) {

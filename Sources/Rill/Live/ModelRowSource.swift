@@ -54,6 +54,33 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         return try predicate.evaluate(resolved)
     }
 
+    /// What makes two sources' rows the same, when it can be decided: a live query of this
+    /// source may then share the maintained result of any other with an equal key. Nil when the
+    /// predicate has no complete translation (two `#Predicate`s can only be compared by their
+    /// translations; one that is incomplete leaves a part decided by a closure) or reads
+    /// relationships.
+    ///
+    /// With a complete translation the predicate is decided by the translation alone, on the
+    /// stored record; the rows are then made alike from the same records — decoded as `T`, in
+    /// the order of equal sort descriptors, cut by the same window, with the same relationships
+    /// prefetched.
+    var sharingKey: AnyHashable? {
+        guard descriptor.predicate == nil || filter != nil, relationshipSlot == nil else { return nil }
+        return AnyHashable(
+            SharingKey(
+                filter: filter, sort: descriptor.sortBy, offset: descriptor.fetchOffset, limit: descriptor.fetchLimit,
+                prefetched: descriptor.relationshipKeyPathsForPrefetching.map { AnyHashable($0 as PartialKeyPath<T>) }))
+    }
+
+    /// The parts of a descriptor that make its rows (for `sharingKey`); of one model type.
+    private struct SharingKey: Hashable {
+        var filter: QueryNode?
+        var sort: [SortDescriptor<T>]
+        var offset: Int?
+        var limit: Int?
+        var prefetched: [AnyHashable]
+    }
+
     var entityName: String { T.entityName }
     var offset: Int? { descriptor.fetchOffset }
     var limit: Int? { descriptor.fetchLimit }

@@ -10,9 +10,13 @@ import Synchronization
 /// results and then of each change, in commit order, none skipped. `handler` must return quickly
 /// and must not wait for the follower (a save and its `catchUp`, for example): it holds up every
 /// live query of the store while it runs.
+///
+/// Live queries of one query share its maintained result (`SharedRecordQuery`): a commit costs
+/// a thousand subscribers of ten queries what it costs ten queries, and each is told what a
+/// query of its own would be told — its own initial results or resumption, every change in
+/// order once, until it is released.
 package final class RecordLiveQuery: @unchecked Sendable {
-    // Sendable: `current` is guarded by `follower.publication`; the link's `failed` is used on the
-    // follower thread only; the rest is immutable.
+    // Sendable: the sharer's group is guarded by `follower.publication`; the rest is immutable.
 
     /// What the handler is told.
     package enum Event: Sendable {
@@ -31,8 +35,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
     }
 
     private let follower: LogFollower
-    private let link: Link
-    private var current: RowSnapshot?
+    private let sharer: SharedRecordQuery.Sharer
     package let query: Query
 
     /// Starts following `query` on `store`.
@@ -44,73 +47,105 @@ package final class RecordLiveQuery: @unchecked Sendable {
     ///   - reportingResultsAtSince: with `since`, tell the handler first of the results as they
     ///     were at `since` (an `.initial` event with that sequence), for a handler that shows
     ///     the results rather than only their changes.
+    ///   - sharing: whether the query may share its maintained result with the other live
+    ///     queries of the same query (false: a result of its own, as the tests' reference).
     /// - Throws: ``RillError`` with `.misuse` when `since` is past the log's last commit; the
     ///   errors of `Store.check(_:)` (the query names a field the entity does not have, or
     ///   compares mismatched kinds), before anything is followed; or the errors of a fetch.
     package init(
         _ query: Query, store: Store, since: UInt64? = nil, reportingResultsAtSince: Bool = false,
-        handler: @escaping @Sendable (Event) -> Void
+        sharing: Bool = true, handler: @escaping @Sendable (Event) -> Void
     ) throws {
         self.query = query
         try store.check(query)
         let source = try RecordRowSource(query, store: store)
         let follower = try LogFollowers.retain(for: store)
         self.follower = follower
-        let link = Link(query: MaintainedQuery(source), handler: handler)
-        self.link = link
-        link.owner = self
+        let sharer = SharedRecordQuery.Sharer(handler: handler)
+        self.sharer = sharer
         // Every stored property is set: should this throw, the deinitializer releases the follower.
-        try follower.add(link) { txn, sequence in
+        try follower.perform { txn, sequence in
+            let registry = sharing ? follower.sharedRecordQueries : nil
             guard let since, since < sequence else {
                 if let since, since > sequence {
                     throw RillError(
                         .misuse, "cannot resume after commit \(since): the log's last commit is \(sequence)")
                 }
-                try link.query.load(in: txn, store: store)
-                let results = link.query.results()
                 let initial = since == nil || reportingResultsAtSince
-                return link.publication(
-                    results, events: initial ? [.initial(results.map(RecordRowSource.element), sequence: sequence)] : []
-                )
+                let group: SharedRecordQuery
+                if let shared = registry?.group(for: source) {
+                    group = shared
+                } else {
+                    let query = MaintainedQuery(source)
+                    try query.load(in: txn, store: store)
+                    group = Self.follow(query, registry: registry, follower: follower)
+                }
+                let results =
+                    initial
+                    ? [Event.initial(group.query.results().map(RecordRowSource.element), sequence: sequence)] : []
+                return group.join(sharer, events: results)
             }
             // Commits of related entities are not replayed here: the follower routes them live only.
-            guard link.query.source.relationships == nil else {
+            guard source.relationships == nil else {
                 throw RillError(
                     .misuse,
                     "a query that reads through relationships cannot resume after commit \(since): "
                         + "follow it again from its current results")
             }
-            // The results as they were at `since`, then each later commit applied in turn.
+            // The results as they were at `since`, then each later commit applied in turn, on a
+            // query of its own; at the last commit it joins the shared one, whose results are
+            // the same there.
             try store.log.requireRetained(since, for: "resume after commit \(since)", in: txn)
             let entries = try store.log.entries(after: since, in: txn)
             let context = CommitContext(
                 store: store, transaction: txn, entries: entries, index: 0, snapshot: sequence)
-            try link.query.loadWindow(before: context)
+            let replay = MaintainedQuery(source)
+            try replay.loadWindow(before: context)
             var events: [Event] = []
             if reportingResultsAtSince {
-                events.append(.initial(link.query.results().map(RecordRowSource.element), sequence: since))
+                events.append(.initial(replay.results().map(RecordRowSource.element), sequence: since))
             }
             for (index, entry) in entries.enumerated() {
                 context.index = index
                 let changes = entry.changes.filter { $0.entity == query.entity }.map { DecodedChange($0) }
-                guard !changes.isEmpty, let change = try link.query.apply(changes, commit: context) else {
+                guard !changes.isEmpty, let change = try replay.apply(changes, commit: context) else {
                     continue
                 }
                 events.append(.change(change.results(RecordRowSource.element)))
             }
-            return link.publication(link.query.results(), events: events)
+            let group = registry?.group(for: source) ?? Self.follow(replay, registry: registry, follower: follower)
+            return group.join(sharer, events: events)
         }
     }
 
+    /// A shared query of `query`, followed from now on, and found in `registry` when there is one.
+    private static func follow(
+        _ query: MaintainedQuery<RecordRowSource>, registry: SharedRecordQueries?, follower: LogFollower
+    ) -> SharedRecordQuery {
+        let group = SharedRecordQuery(query: query, registry: registry)
+        registry?.add(group)
+        follower.follow(group)
+        return group
+    }
+
     deinit {
-        follower.remove(link)
+        let follower = self.follower
+        let sharer = self.sharer
+        follower.schedule { _, _ in
+            // The last sharer out stops the shared query.
+            if let group = sharer.group, group.leave(sharer) { follower.unfollow(group) }
+            return nil
+        }
         LogFollowers.release(follower)
     }
 
     /// The current results and the commit they reflect.
     package var results: (rows: [QueryRow], sequence: UInt64) {
         follower.publication.withShared {
-            (current?.map(RecordRowSource.element) ?? [], follower.publishedSequenceHoldingLock)
+            (
+                (sharer.group?.current ?? sharer.stoppedResults)?.map(RecordRowSource.element) ?? [],
+                follower.publishedSequenceHoldingLock
+            )
         }
     }
 
@@ -124,10 +159,10 @@ package final class RecordLiveQuery: @unchecked Sendable {
     /// commit whose change the handler has still to be told of. A query that stopped (or is
     /// gone) reports nothing.
     package func reportProgress() {
-        let link = self.link
-        follower.schedule { _, sequence in
-            guard link.owner != nil, !link.failed else { return nil }
-            let handler = link.handler
+        let sharer = self.sharer
+        follower.schedule { [weak self] _, sequence in
+            guard self != nil, let group = sharer.group, !group.failed else { return nil }
+            let handler = sharer.handler
             return ClosurePublication(deliver: { handler(.progress(sequence)) })
         }
     }
@@ -138,37 +173,8 @@ package final class RecordLiveQuery: @unchecked Sendable {
         try follower.perform { _, _ in nil }
     }
 
-    /// The follower's handle on the query.
-    private final class Link: MaintainedLink {
-        let query: MaintainedQuery<RecordRowSource>
-        let handler: @Sendable (Event) -> Void
-        weak var owner: RecordLiveQuery?
-        /// Set when the query stopped: it reports no progress then. Used on the follower thread only.
-        var failed = false
-
-        init(query: MaintainedQuery<RecordRowSource>, handler: @escaping @Sendable (Event) -> Void) {
-            self.query = query
-            self.handler = handler
-        }
-
-        func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> LivePublication? {
-            guard let change = try query.apply(changes, commit: commit) else { return nil }
-            return publication(
-                query.results(), events: [.change(change.results(RecordRowSource.element))])
-        }
-
-        func publication(_ results: RowSnapshot, events: [Event]) -> LivePublication {
-            let handler = self.handler
-            return ClosurePublication(
-                publish: { [weak owner] in owner?.current = results },
-                deliver: { for event in events { handler(event) } })
-        }
-
-        func fail(_ error: any Error) -> LivePublication {
-            failed = true
-            let failure = Self.failure(error)
-            let handler = self.handler
-            return ClosurePublication(deliver: { handler(.failed(failure)) })
-        }
+    /// Whether this query and `other` follow one shared result.
+    func sharesResult(with other: RecordLiveQuery) -> Bool {
+        follower.publication.withShared { sharer.group != nil && sharer.group === other.sharer.group }
     }
 }

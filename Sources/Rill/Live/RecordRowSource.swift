@@ -13,6 +13,8 @@ import Foundation
 struct RecordRowSource: LiveRowSource {
     let query: Query
     let evolution: RecordEvolution?
+    /// The entity's relationships, as the query was started with them.
+    let entityRelationships: [RelationshipSchema]
     /// The predicate, when it can be decided on the stored record (it reads no evolved field and
     /// no related record).
     let filter: QueryNode?
@@ -29,6 +31,7 @@ struct RecordRowSource: LiveRowSource {
     init(_ query: Query, evolution: RecordEvolution? = nil, relationships: [RelationshipSchema] = []) {
         self.query = query
         self.evolution = evolution
+        entityRelationships = relationships
         let reads = QueryRelationships(query.predicate, relationships: relationships)
         self.relationships = reads
         relatedDependencies = reads?.reads.map { RelatedDependency($0.relationship) } ?? []
@@ -54,6 +57,12 @@ struct RecordRowSource: LiveRowSource {
         self.init(
             query, evolution: try store.evolution(of: query.entity),
             relationships: try store.entity(named: query.entity)?.relationships ?? [])
+    }
+
+    /// Whether `other` makes the same rows of the same records as this source: the same query,
+    /// evolution and relationships (what a shared query needs of its sharers).
+    func reads(as other: RecordRowSource) -> Bool {
+        query == other.query && evolution == other.evolution && entityRelationships == other.entityRelationships
     }
 
     var entityName: String { query.entity }
