@@ -131,19 +131,7 @@ import Testing
                 in 0..<(Int.random(in: 0..<4, using: &generator.random) == 0
                 ? Int.random(in: 2...6, using: &generator.random) : 1)
             {
-                let id = Int.random(in: 0..<idSpace, using: &generator.random)
-                var gadget = Gadget.random(id: id, using: &generator.random)
-                switch Int.random(in: 0..<10, using: &generator.random) {
-                case 0..<3: context.delete(gadget)
-                case 3..<5:
-                    // A change to one field of the stored record.
-                    guard var stored = try context.model(Gadget.self, id: id) else { fallthrough }
-                    stored.stock = Int.random(in: -5...200, using: &generator.random)
-                    context.insert(stored)
-                default:
-                    gadget.name = generator.pick(["café", "Cafe", "mono", "Zu", "ñandú", gadget.name])
-                    context.insert(gadget)
-                }
+                try generator.stageRandomGadgetChange(in: context, idSpace: idSpace)
             }
             try context.save()
             try queries[0].live.catchUp()

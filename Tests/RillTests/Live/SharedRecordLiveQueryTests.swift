@@ -88,18 +88,7 @@ import Testing
         var changes = 0
         for round in 0..<OracleScale.value("RILL_SHARED_LIVE_ROUNDS", default: 80) {
             for _ in 0..<Int.random(in: 1...3, using: &generator.random) {
-                let id = Int.random(in: 0..<idSpace, using: &generator.random)
-                var gadget = Gadget.random(id: id, using: &generator.random)
-                switch Int.random(in: 0..<10, using: &generator.random) {
-                case 0..<3: context.delete(gadget)
-                case 3..<5:
-                    guard var stored = try context.model(Gadget.self, id: id) else { fallthrough }
-                    stored.stock = Int.random(in: -5...200, using: &generator.random)
-                    context.insert(stored)
-                default:
-                    gadget.name = generator.pick(["café", "Cafe", "mono", "Zu", "ñandú", gadget.name])
-                    context.insert(gadget)
-                }
+                try generator.stageRandomGadgetChange(in: context, idSpace: idSpace)
             }
             if try context.save() != nil { heads.append(try store.head()) }
             // Sharers join (fresh, or resuming after an earlier commit) and leave meanwhile.

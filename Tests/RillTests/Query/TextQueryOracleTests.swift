@@ -19,6 +19,23 @@ import Testing
 
         mutating func pick<T>(_ values: [T]) -> T { values.randomElement(using: &random)! }
 
+        /// Stages one random change to the gadget with a random identifier below `idSpace`: a
+        /// deletion, a change to one field of the stored record, or a new or replaced gadget.
+        mutating func stageRandomGadgetChange(in context: ModelContext, idSpace: Int) throws {
+            let id = Int.random(in: 0..<idSpace, using: &random)
+            var gadget = Gadget.random(id: id, using: &random)
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<3: context.delete(gadget)
+            case 3..<5:
+                guard var stored = try context.model(Gadget.self, id: id) else { fallthrough }
+                stored.stock = Int.random(in: -5...200, using: &random)
+                context.insert(stored)
+            default:
+                gadget.name = pick(["café", "Cafe", "mono", "Zu", "ñandú", gadget.name])
+                context.insert(gadget)
+            }
+        }
+
         mutating func comparison() -> QueryComparison { pick(QueryComparison.allCases) }
 
         static func holds<T: Comparable>(_ op: QueryComparison, _ a: T, _ b: T) -> Bool {
