@@ -11,15 +11,19 @@ struct CommandDescription: Sendable {
         /// when it is always required. Only leading arguments can be left out: the others keep
         /// their places from the end.
         var optionalWith: String?
+        /// What a shell offers for the argument (`rill completions`).
+        var completion: CompletionHint = .none
 
         /// The store directory, the first argument of most commands.
-        static let store = Argument(name: "store", help: "The store directory.")
+        static let store = Argument(name: "store", help: "The store directory.", completion: .directory)
     }
 
     struct Option: Sendable {
         var name: String
         var valueName: String?
         var help: String
+        /// What a shell offers for the option's value (`rill completions`).
+        var completion: CompletionHint = .none
 
         /// A flag: an option without a value.
         var isFlag: Bool { valueName == nil }

@@ -1,7 +1,9 @@
 /// What `rill import` is given.
 struct ImportOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory (created when missing).")
+    static let store = CommandDescription.Argument(
+        name: "store", help: "The store directory (created when missing).", completion: .directory)
     static let file = ValueOption("file", valueName: "path", help: "Read this file instead of standard input.")
+        .completing(.file)
     static let author = ValueOption("author", valueName: "name", help: "The author recorded in the commit.")
 
     static let arguments = [store]
