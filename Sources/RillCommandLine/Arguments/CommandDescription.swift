@@ -36,6 +36,9 @@ struct CommandDescription: Sendable {
     /// The name of items that may follow the arguments, any number of them (nil: none may).
     var trailing: String?
     var discussion: String?
+    /// Command lines that show the command at work, each as a shell would be given it; the tests
+    /// parse every one against the description.
+    var examples: [String] = []
 
     var usage: String {
         var parts = ["rill", name]
@@ -57,7 +60,15 @@ struct CommandDescription: Sendable {
             text += Self.row(label, option.help)
         }
         text += Self.row("-h, --help", "Show help information.")
+        if !options.isEmpty {
+            text += "\n  A flag is off unless given; an option left out takes the default its line names, if\n"
+            text += "  any, or does not apply.\n"
+        }
         if let discussion { text += "\n\(discussion)\n" }
+        if !examples.isEmpty {
+            text += "\nEXAMPLES:\n"
+            for example in examples { text += "  \(example)\n" }
+        }
         return text
     }
 

@@ -15,7 +15,12 @@ struct CompletionsCommand: Command {
                     (with fpath+=(~/.zfunc) before compinit in ~/.zshrc)
               fish  rill completions fish > ~/.config/fish/completions/rill.fish
             Write it again after upgrading rill: it lists the options of the rill that wrote it.
-            """
+            """,
+        examples: [
+            "rill completions bash > ~/.local/share/bash-completion/completions/rill",
+            "rill completions zsh > ~/.zfunc/_rill",
+            "rill completions fish > ~/.config/fish/completions/rill.fish",
+        ]
     )
 
     func run(_ options: CompletionsOptions, output: inout Output) throws -> Int32 {

@@ -4,7 +4,8 @@ struct ImportOptions: CommandOptions {
         name: "store", help: "The store directory (created when missing).", completion: .directory)
     static let file = ValueOption("file", valueName: "path", help: "Read this file instead of standard input.")
         .completing(.file)
-    static let author = ValueOption("author", valueName: "name", help: "The author recorded in the commit.")
+    static let author = ValueOption(
+        "author", valueName: "name", help: "The author recorded in the commit (default: none).")
 
     static let arguments = [store]
     static let options = [file.option, author.option]

@@ -24,7 +24,14 @@ struct QueryCommand: Command {
             a comma, a double quote, a CR or an LF is quoted, its quotes doubled; an empty string is
             "", a null or missing field empty. Strings, dates, UUIDs and data (base64) are their
             text; numbers, booleans, nested values and arrays their JSON text.
-            """
+            """,
+        examples: [
+            "rill query ./books 'Book where pages > 300 sort by title limit 10'",
+            #"rill query --json ./books 'Book where title contains[c] "dune"'"#,
+            "rill query --csv ./books 'Book sort by pages desc' > books.csv",
+            "rill query --as-of 2026-01-01T00:00:00Z ./books 'Book'",
+            "rill query --explain ./books 'Book where pages > 300'",
+        ]
     )
 
     func run(_ options: QueryOptions, output: inout Output) throws -> Int32 {
