@@ -139,6 +139,9 @@ import Testing
         #expect(try bashCompletions(["rill", "query", "--as-of", "3", "boo"]) == ["books"])
         #expect(Set(try bashCompletions(["rill", "import", "books", "--file", "boo"])) == ["books", "books.ndjson"])
         #expect(try bashCompletions(["rill", "help", "wat"]) == ["watch"])
+        // A path with a blank is one word.
+        try FileManager.default.createDirectory(atPath: directory.path("my store"), withIntermediateDirectories: true)
+        #expect(try bashCompletions(["rill", "stats", "my"]) == ["my store"])
     }
 
     @Test func fishCompletesCommandsAndOptions() throws {

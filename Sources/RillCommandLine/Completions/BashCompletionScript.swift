@@ -81,8 +81,9 @@ struct BashCompletionScript {
     private static func reply(_ hint: CompletionHint) -> String {
         switch hint {
         case .none: ":;"
-        case .file: "compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- \"$cur\") );"
-        case .directory: "compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- \"$cur\") );"
+        // One path a line, so that a path with blanks stays one word.
+        case .file: "compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- \"$cur\");"
+        case .directory: "compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- \"$cur\");"
         case .choices(let choices):
             "COMPREPLY=( $(compgen -W \(quoted(choices.joined(separator: " "))) -- \"$cur\") );"
         }
