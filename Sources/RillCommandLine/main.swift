@@ -4,11 +4,7 @@ import Rill
 
 let commands = Commands.all
 
-/// The words read before a command: they are not commands, but `rill` answers them.
-let generalWords: [(name: String, abstract: String)] = [
-    ("help", "Show this overview, or a command's help: rill help <command> (= rill <command> --help)."),
-    ("version", "Print rill's version (also rill --version)."),
-]
+let generalWords = Commands.generalWords
 
 let overview = """
     rill — an event-sourced store with live queries.
@@ -16,7 +12,7 @@ let overview = """
     USAGE: rill <command> [options] <arguments>
 
     COMMANDS:
-    \((commands.map { ($0.description.name, $0.description.abstract) } + generalWords).map { "  " + $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n"))
+    \((commands.map { ($0.description.name, $0.description.abstract) } + generalWords).map { "  " + $0.0.padding(toLength: 13, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n"))
 
     Run 'rill help <command>' or 'rill <command> --help' for a command's options.
     Exit status: 0 success, 1 failure, 64 bad usage.

@@ -11,15 +11,19 @@ struct CommandDescription: Sendable {
         /// when it is always required. Only leading arguments can be left out: the others keep
         /// their places from the end.
         var optionalWith: String?
+        /// What a shell offers for the argument (`rill completions`).
+        var completion: CompletionHint = .none
 
         /// The store directory, the first argument of most commands.
-        static let store = Argument(name: "store", help: "The store directory.")
+        static let store = Argument(name: "store", help: "The store directory.", completion: .directory)
     }
 
     struct Option: Sendable {
         var name: String
         var valueName: String?
         var help: String
+        /// What a shell offers for the option's value (`rill completions`).
+        var completion: CompletionHint = .none
 
         /// A flag: an option without a value.
         var isFlag: Bool { valueName == nil }
@@ -32,6 +36,9 @@ struct CommandDescription: Sendable {
     /// The name of items that may follow the arguments, any number of them (nil: none may).
     var trailing: String?
     var discussion: String?
+    /// Command lines that show the command at work, each as a shell would be given it; the tests
+    /// parse every one against the description.
+    var examples: [String] = []
 
     var usage: String {
         var parts = ["rill", name]
@@ -53,7 +60,15 @@ struct CommandDescription: Sendable {
             text += Self.row(label, option.help)
         }
         text += Self.row("-h, --help", "Show help information.")
+        if !options.isEmpty {
+            text += "\n  A flag is off unless given; an option left out takes the default its line names, if\n"
+            text += "  any, or does not apply.\n"
+        }
         if let discussion { text += "\n\(discussion)\n" }
+        if !examples.isEmpty {
+            text += "\nEXAMPLES:\n"
+            for example in examples { text += "  \(example)\n" }
+        }
         return text
     }
 

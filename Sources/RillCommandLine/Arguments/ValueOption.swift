@@ -13,6 +13,8 @@ struct ValueOption<Value>: Sendable {
     var help: String
     /// Throws `UsageError` for a text the option does not take.
     var decode: @Sendable (String) throws -> Value
+    /// What a shell offers for the value (`rill completions`).
+    var completion: CompletionHint = .none
 
     init(_ name: String, valueName: String, help: String, decode: @escaping @Sendable (String) throws -> Value) {
         self.name = name
@@ -22,7 +24,16 @@ struct ValueOption<Value>: Sendable {
     }
 
     /// The option as the help lists it.
-    var option: CommandDescription.Option { .init(name: name, valueName: valueName, help: help) }
+    var option: CommandDescription.Option {
+        .init(name: name, valueName: valueName, help: help, completion: completion)
+    }
+
+    /// The option, with shells offering what `hint` names for its value.
+    func completing(_ hint: CompletionHint) -> Self {
+        var option = self
+        option.completion = hint
+        return option
+    }
 }
 
 extension ValueOption where Value == String {

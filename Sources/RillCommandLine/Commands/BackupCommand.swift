@@ -19,7 +19,10 @@ struct BackupCommand: Command {
             a directory: the store's data.mdb alone, written under a hidden staging directory
             beside it and linked to that name, never over a file. rill restore takes such a file
             as well as a directory.
-            """
+            """,
+        examples: [
+            "rill backup ./books /backups/books-2026-01-01"
+        ]
     )
 
     func run(_ options: BackupOptions, output: inout Output) throws -> Int32 {

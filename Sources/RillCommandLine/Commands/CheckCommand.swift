@@ -16,7 +16,11 @@ struct CheckCommand: Command {
             The check runs in a child process of its own: a file damaged badly enough to stop
             LMDB (a failed assertion, a page read past the end of the file) is reported as a
             problem, not as a crash of rill.
-            """
+            """,
+        examples: [
+            "rill check ./books",
+            "rill check --json ./books",
+        ]
     )
 
     /// Set in the child that does the checking.

@@ -10,6 +10,12 @@ enum Commands {
         WriteCommand(operation: .delete), ImportCommand(), ExportCommand(), LogCommand(), GetCommand(),
         StatsCommand(), SchemaCommand(), CheckCommand(), RebuildCommand(), CompactCommand(), BackupCommand(),
         RestoreCommand(),
-        ServeCommand(),
+        ServeCommand(), CompletionsCommand(),
+    ]
+
+    /// The words read before a command: they are not commands, but `rill` answers them.
+    static let generalWords: [(name: String, abstract: String)] = [
+        ("help", "Show this overview, or a command's help: rill help <command> (= rill <command> --help)."),
+        ("version", "Print rill's version (also rill --version)."),
     ]
 }

@@ -24,7 +24,11 @@ struct CompactCommand: Command {
             renamed over data.mdb only under the exclusive lock. When a process has it open, the
             file is left as it is (its free pages are reused by later saves) and the command
             says so; run it again later, --before the same commit, to shrink the file.
-            """
+            """,
+        examples: [
+            "rill compact ./books --before 2026-01-01T00:00:00Z",
+            "rill compact --keep-file --json --before 1200 ./books",
+        ]
     )
 
     func run(_ options: CompactOptions, output: inout Output) throws -> Int32 {

@@ -18,7 +18,11 @@ struct ExportCommand: Command {
             upsert or fail), then one
             {"op":"insert","entity":"Book","record":{…}} per record. Everything is read in one
             snapshot. On a terminal, a progress bar shows on standard error after a second.
-            """
+            """,
+        examples: [
+            "rill export ./books > books.ndjson",
+            "rill export ./books Book Author",
+        ]
     )
 
     func run(_ options: ExportOptions, output: inout Output) throws -> Int32 {

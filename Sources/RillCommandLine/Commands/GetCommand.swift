@@ -7,7 +7,11 @@ struct GetCommand: Command {
         name: "get",
         abstract: "Print the current record of an entity with the given identifier, as JSON.",
         arguments: GetOptions.arguments,
-        options: GetOptions.options
+        options: GetOptions.options,
+        examples: [
+            "rill get ./books Book b1",
+            "rill get --pretty ./books Book 42",
+        ]
     )
 
     func run(_ options: GetOptions, output: inout Output) throws -> Int32 {

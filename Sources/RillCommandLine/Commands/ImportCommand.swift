@@ -21,7 +21,11 @@ struct ImportCommand: Command {
             entity and field) and leaves the store exactly as it was; an import that creates the
             store leaves no directory behind when it fails. On a terminal, a progress bar shows
             after a second.
-            """
+            """,
+        examples: [
+            "rill import ./copy --file books.ndjson",
+            "rill import ./copy --author migration < books.ndjson",
+        ]
     )
 
     func run(_ options: ImportOptions, output: inout Output) throws -> Int32 {

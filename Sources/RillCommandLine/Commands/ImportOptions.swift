@@ -1,8 +1,11 @@
 /// What `rill import` is given.
 struct ImportOptions: CommandOptions {
-    static let store = CommandDescription.Argument(name: "store", help: "The store directory (created when missing).")
+    static let store = CommandDescription.Argument(
+        name: "store", help: "The store directory (created when missing).", completion: .directory)
     static let file = ValueOption("file", valueName: "path", help: "Read this file instead of standard input.")
-    static let author = ValueOption("author", valueName: "name", help: "The author recorded in the commit.")
+        .completing(.file)
+    static let author = ValueOption(
+        "author", valueName: "name", help: "The author recorded in the commit (default: none).")
 
     static let arguments = [store]
     static let options = [file.option, author.option]

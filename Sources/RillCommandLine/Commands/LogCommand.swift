@@ -24,7 +24,12 @@ struct LogCommand: Command {
             --since past the log's last commit is an error (status 1) naming that commit, as
             for rill watch --since; --since equal to it prints nothing (or, with --follow, the
             commits that land next).
-            """
+            """,
+        examples: [
+            "rill log ./books --limit 10 --reverse",
+            "rill log ./books --since 2026-01-01T00:00:00Z --entity Book --before-after",
+            "rill log ./books --follow",
+        ]
     )
 
     func run(_ options: LogOptions, output: inout Output) throws -> Int32 {

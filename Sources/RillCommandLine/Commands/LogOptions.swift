@@ -6,12 +6,14 @@ struct LogOptions: CommandOptions {
     static let store = CommandDescription.Argument.store
     static let since = ValueOption.logPosition(
         "since", help: "Start after this commit, or at this date (default: the beginning).")
-    static let until = ValueOption.logPosition("until", help: "End at this commit, or at this date (included).")
+    static let until = ValueOption.logPosition(
+        "until", help: "End at this commit, or at this date (included; default: the last).")
     static let entity = ValueOption.names(
-        "entity", valueName: "names", help: "Only the changes of these entities (comma-separated).")
+        "entity", valueName: "names", help: "Only the changes of these entities (comma-separated; default: all).")
     static let author = ValueOption.names(
-        "author", valueName: "names", help: "Only the commits saved by these authors (comma-separated).")
-    static let limit = ValueOption.wholeNumber("limit", valueName: "n", help: "Print at most this many commits.")
+        "author", valueName: "names", help: "Only the commits saved by these authors (comma-separated; default: all).")
+    static let limit = ValueOption.wholeNumber(
+        "limit", valueName: "n", help: "Print at most this many commits (default: all).")
     static let beforeAfter = Flag(
         "before-after", help: "Show each update's changed fields before and after, and each deleted record.")
     static let reverse = Flag("reverse", help: "Print the newest commits first.")

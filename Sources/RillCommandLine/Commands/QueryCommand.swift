@@ -18,7 +18,20 @@ struct QueryCommand: Command {
             --as-of reads the results as they were after a commit (a sequence number) or at a date
             (ISO 8601: the last commit made at or before it; 0, the empty store, before the first),
             with the query's sort, limit and offset. Its cost follows how far back it reaches.
-            """
+
+            --csv prints a header row of the columns the table shows (the records' top-level fields,
+            in order of first appearance), then a row per record, with CRLF line ends. A field with
+            a comma, a double quote, a CR or an LF is quoted, its quotes doubled; an empty string is
+            "", a null or missing field empty. Strings, dates, UUIDs and data (base64) are their
+            text; numbers, booleans, nested values and arrays their JSON text.
+            """,
+        examples: [
+            "rill query ./books 'Book where pages > 300 sort by title limit 10'",
+            #"rill query --json ./books 'Book where title contains[c] "dune"'"#,
+            "rill query --csv ./books 'Book sort by pages desc' > books.csv",
+            "rill query --as-of 2026-01-01T00:00:00Z ./books 'Book'",
+            "rill query --explain ./books 'Book where pages > 300'",
+        ]
     )
 
     func run(_ options: QueryOptions, output: inout Output) throws -> Int32 {
@@ -42,6 +55,10 @@ struct QueryCommand: Command {
         }
         if options.json {
             for row in rows { output.line(row.record.jsonString()) }
+        } else if options.csv {
+            let csv = RecordCSV(rows.map(\.record))
+            output.write(csv.header())
+            for row in rows { output.write(csv.row(row.record)) }
         } else {
             for line in RecordTable(rows.map(\.record)).render() { output.line(line) }
             let count = "\(rows.count) \(rows.count == 1 ? "record" : "records")"

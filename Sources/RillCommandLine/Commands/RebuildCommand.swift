@@ -14,7 +14,11 @@ struct RebuildCommand: Command {
             wait for it. The log and the catalog stay as they are. The file may need room for a
             second copy of the records and indexes until the commit. A log that does not read
             whole is an error, and nothing is written.
-            """
+            """,
+        examples: [
+            "rill rebuild ./books",
+            "rill rebuild --json ./books",
+        ]
     )
 
     func run(_ options: RebuildOptions, output: inout Output) throws -> Int32 {

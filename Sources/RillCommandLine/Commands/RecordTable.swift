@@ -8,12 +8,19 @@ struct RecordTable {
 
     init(_ records: [RecordValue]) { self.records = records }
 
-    func render() -> [String] {
+    /// The columns of `records`: their top-level fields, in order of first appearance (a record
+    /// that is not a map has none).
+    static func columns(of records: [RecordValue]) -> [String] {
         var columns: [String] = []
         var seen: Set<String> = []
         for case .map(let fields) in records {
             for field in fields where seen.insert(field.name).inserted { columns.append(field.name) }
         }
+        return columns
+    }
+
+    func render() -> [String] {
+        let columns = Self.columns(of: records)
         guard !columns.isEmpty else { return [] }
         let cells: [[String]] = records.map { record in
             columns.map { column in

@@ -13,7 +13,10 @@ struct RestoreCommand: Command {
             have open. To replace one, stop every process that uses it, move it aside, restore to
             its path, then remove the old one. The copy is written under a hidden name, flushed,
             then put in place, so an interrupted restore leaves no store.
-            """
+            """,
+        examples: [
+            "rill restore /backups/books-2026-01-01 ./books-restored"
+        ]
     )
 
     func run(_ options: RestoreOptions, output: inout Output) throws -> Int32 {

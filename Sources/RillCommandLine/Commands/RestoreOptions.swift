@@ -1,8 +1,10 @@
 /// What `rill restore` is given.
 struct RestoreOptions: CommandOptions {
-    static let backup = CommandDescription.Argument(name: "backup", help: "The backup directory (from rill backup).")
+    static let backup = CommandDescription.Argument(
+        name: "backup", help: "The backup directory (from rill backup).", completion: .directory)
     static let store = CommandDescription.Argument(
-        name: "store", help: "Where the store goes: a directory that does not exist or is empty.")
+        name: "store", help: "Where the store goes: a directory that does not exist or is empty.",
+        completion: .directory)
 
     static let arguments = [backup, store]
     static let options: [CommandDescription.Option] = []

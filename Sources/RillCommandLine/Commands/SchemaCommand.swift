@@ -20,7 +20,11 @@ struct SchemaCommand: Command {
             another record has does: upsert (it updates that record) or fail. An entity no model type registered (one
             made by rill import) shows the fields its description declared or its records hold.
             Writes given as JSON and text queries are checked against these kinds.
-            """
+            """,
+        examples: [
+            "rill schema ./books",
+            "rill schema --json ./books Book",
+        ]
     )
 
     func run(_ options: SchemaOptions, output: inout Output) throws -> Int32 {

@@ -21,7 +21,11 @@ struct ServeCommand: Command {
             The Unix socket serves the daemon's user and root only. TCP (--listen) is plain
             HTTP with a bearer token: to serve other machines, keep it on 127.0.0.1 behind a
             reverse proxy that terminates TLS (Protocol.md, "TLS through a reverse proxy").
-            """
+            """,
+        examples: [
+            "rill serve ./books",
+            "rill serve ./books --socket /tmp/books.sock --log-level warning --max-connections 64",
+        ]
     )
 
     func run(_ options: ServeOptions, output: inout Output) throws -> Int32 {

@@ -6,7 +6,9 @@ import RillServer
 struct ServeOptions: CommandOptions {
     static let store = CommandDescription.Argument.store
     static let socket = ValueOption(
-        "socket", valueName: "path", help: "The Unix socket (default: <store>/rill.sock, mode 0600).")
+        "socket", valueName: "path", help: "The Unix socket (default: <store>/rill.sock, mode 0600)."
+    )
+    .completing(.file)
     static let listen = ValueOption(
         "listen", valueName: "host:port",
         help: "Also listen on TCP (':8080' is loopback); every request then needs the token. There is no "
@@ -18,7 +20,9 @@ struct ServeOptions: CommandOptions {
         return address
     }
     static let tokenFile = ValueOption(
-        "token-file", valueName: "path", help: "The bearer token for TCP, read from this file (or set RILL_TOKEN).")
+        "token-file", valueName: "path", help: "The bearer token for TCP, read from this file (or set RILL_TOKEN)."
+    )
+    .completing(.file)
     static let allowOrigin = ValueOption(
         "allow-origin", valueName: "origins",
         help: "Browser origins allowed over TCP (CORS), comma-separated; none by default."
@@ -67,6 +71,7 @@ struct ServeOptions: CommandOptions {
         }
         return level
     }
+    .completing(.choices(["debug", "info", "warning", "error"]))
 
     static let arguments = [store]
     static let options = [

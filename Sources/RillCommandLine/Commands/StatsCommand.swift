@@ -7,7 +7,11 @@ struct StatsCommand: Command {
         name: "stats",
         abstract: "Print a store's entities with their record counts, the log head, and its sizes.",
         arguments: StatsOptions.arguments,
-        options: StatsOptions.options
+        options: StatsOptions.options,
+        examples: [
+            "rill stats ./books",
+            "rill stats --json ./books",
+        ]
     )
 
     func run(_ options: StatsOptions, output: inout Output) throws -> Int32 {

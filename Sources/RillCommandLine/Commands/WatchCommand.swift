@@ -50,7 +50,13 @@ struct WatchCommand: Command {
             the date; 0 before the first). A after B is a usage error
             (status 64); B past the log's last commit (or A, without --to) is an error (status 1)
             naming it. Not with --since, --progress or --connect.
-            """
+            """,
+        examples: [
+            "rill watch ./books 'Book where isRead == false sort by title'",
+            "rill watch --json --since 42 ./books 'Book'",
+            "rill watch --from 10 --to 20 ./books 'Book'",
+            "rill watch --connect ./books --retry 'Book'",
+        ]
     )
 
     func run(_ options: WatchOptions, output: inout Output) throws -> Int32 {

@@ -13,7 +13,8 @@ struct WatchOptions: CommandOptions {
     }
 
     static let store = CommandDescription.Argument(
-        name: "store", help: "The store directory (not with --connect).", optionalWith: "connect")
+        name: "store", help: "The store directory (not with --connect).", optionalWith: "connect",
+        completion: .directory)
     static let query = CommandDescription.Argument(
         name: "query", help: "A query, e.g. 'Book where isRead == false sort by title limit 20'.")
     static let json = Flag("json", help: "Print NDJSON: the results, then one object per change (see Protocol.md).")
@@ -35,8 +36,11 @@ struct WatchOptions: CommandOptions {
         }
         return address
     }
+    .completing(.file)
     static let tokenFile = ValueOption(
-        "token-file", valueName: "path", help: "With --connect over TCP: the bearer token's file (or set RILL_TOKEN).")
+        "token-file", valueName: "path", help: "With --connect over TCP: the bearer token's file (or set RILL_TOKEN)."
+    )
+    .completing(.file)
     static let progress = ValueOption.seconds(
         "progress", valueName: "seconds",
         help: "With --json: print {\"seq\":N} when commits went by without changing the results and nothing "

@@ -55,9 +55,8 @@ struct WriteCommand: Command {
                 line). Every one is checked against the entity's stored records (known fields,
                 kinds of values) before anything is written; any error leaves the store
                 unchanged. Prints {"seq":N} (null when nothing changed).\(uniqueness)\(forms)
-
-                  \(example)
-                """)
+                """,
+            examples: [example, "rill \(operation.rawValue) store Book --author import < \(item)s.ndjson"])
     }
 
     func run(_ options: WriteOptions, output: inout Output) throws -> Int32 {

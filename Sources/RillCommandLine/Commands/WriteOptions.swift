@@ -3,7 +3,8 @@ struct WriteOptions: CommandOptions {
     static let store = CommandDescription.Argument.store
     static let entity = CommandDescription.Argument(
         name: "entity", help: "The entity (the model type's name, e.g. Book).")
-    static let author = ValueOption("author", valueName: "name", help: "The author recorded in the commit.")
+    static let author = ValueOption(
+        "author", valueName: "name", help: "The author recorded in the commit (default: none).")
 
     static let arguments = [store, entity]
     static let options = [author.option]
