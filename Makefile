@@ -24,6 +24,11 @@ deps:
 		echo "Installing e2fsprogs…"; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >/dev/null || true; \
 	fi
+	@# The completion tests check the zsh and fish scripts with the shells themselves (skipped without them).
+	@if ! command -v zsh >/dev/null 2>&1 || ! command -v fish >/dev/null 2>&1; then \
+		echo "Installing zsh and fish…"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null || true; \
+	fi
 
 ## Run the sample library on an embedded store in $(DEMO_STORE)/, then show its history and a query of the past.
 demo: deps
