@@ -19,7 +19,8 @@ extension QueryBenchmark {
     ///
     /// - Parameters:
     ///   - text: the query in Rill's text language, parsed for every run.
-    ///   - typed: the query as a `FetchDescriptor`, translated and planned for every run.
+    ///   - typed: the query as a `FetchDescriptor`, built anew for every run (its translation
+    ///     prepared once for its form, its plan made every time).
     ///   - peer: SQLite's prepared statement bound to the argument; returns its row count.
     ///   - raw: the same reads through LMDB's C API, when the benchmark has them; returns the row count.
     func compare<Argument>(
