@@ -72,18 +72,7 @@ import Testing
         var sharedPairs = 0
         for round in 0..<OracleScale.value("RILL_SHARED_LIVE_ROUNDS", default: 80) {
             for _ in 0..<Int.random(in: 1...3, using: &random) {
-                let id = Int.random(in: 0..<idSpace, using: &random)
-                var gadget = Gadget.random(id: id, using: &random)
-                switch Int.random(in: 0..<10, using: &random) {
-                case 0..<3: context.delete(gadget)
-                case 3..<5:
-                    guard var stored = try context.model(Gadget.self, id: id) else { fallthrough }
-                    stored.stock = Int.random(in: -5...200, using: &random)
-                    context.insert(stored)
-                default:
-                    gadget.name = ["café", "Cafe", "mono", "Zu", "ñandú", gadget.name].randomElement(using: &random)!
-                    context.insert(gadget)
-                }
+                try TextQueryOracleTests.stageRandomGadgetChange(in: context, idSpace: idSpace, using: &random)
             }
             try context.save()
             // Live queries start, change their descriptor and are released meanwhile.

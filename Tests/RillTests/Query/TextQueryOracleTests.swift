@@ -13,27 +13,35 @@ import Testing
 
     typealias Check = @Sendable (Gadget) -> Bool
 
+    /// Stages one random change to the gadget with a random identifier below `idSpace`: a
+    /// deletion, a change to one field of the stored record, or a new or replaced gadget.
+    static func stageRandomGadgetChange(
+        in context: ModelContext, idSpace: Int, using random: inout SeededGenerator
+    ) throws {
+        let id = Int.random(in: 0..<idSpace, using: &random)
+        var gadget = Gadget.random(id: id, using: &random)
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<3: context.delete(gadget)
+        case 3..<5:
+            guard var stored = try context.model(Gadget.self, id: id) else { fallthrough }
+            stored.stock = Int.random(in: -5...200, using: &random)
+            context.insert(stored)
+        default:
+            gadget.name = ["café", "Cafe", "mono", "Zu", "ñandú", gadget.name].randomElement(using: &random)!
+            context.insert(gadget)
+        }
+    }
+
     struct Generator {
         var random: SeededGenerator
         let now = Date(timeIntervalSince1970: 1_700_000_000)
 
         mutating func pick<T>(_ values: [T]) -> T { values.randomElement(using: &random)! }
 
-        /// Stages one random change to the gadget with a random identifier below `idSpace`: a
-        /// deletion, a change to one field of the stored record, or a new or replaced gadget.
+        /// Stages one random change to the gadget with a random identifier below `idSpace` (see
+        /// `TextQueryOracleTests.stageRandomGadgetChange`).
         mutating func stageRandomGadgetChange(in context: ModelContext, idSpace: Int) throws {
-            let id = Int.random(in: 0..<idSpace, using: &random)
-            var gadget = Gadget.random(id: id, using: &random)
-            switch Int.random(in: 0..<10, using: &random) {
-            case 0..<3: context.delete(gadget)
-            case 3..<5:
-                guard var stored = try context.model(Gadget.self, id: id) else { fallthrough }
-                stored.stock = Int.random(in: -5...200, using: &random)
-                context.insert(stored)
-            default:
-                gadget.name = pick(["café", "Cafe", "mono", "Zu", "ñandú", gadget.name])
-                context.insert(gadget)
-            }
+            try TextQueryOracleTests.stageRandomGadgetChange(in: context, idSpace: idSpace, using: &random)
         }
 
         mutating func comparison() -> QueryComparison { pick(QueryComparison.allCases) }

@@ -26,15 +26,9 @@ struct PredicateSignature: @unchecked Sendable {
     /// The variables seen, in the order they first appeared.
     private var variables: [PredicateExpressions.VariableID] = []
 
-    /// The signature of `expression` with `root` as the record's variable; nil when some node of
-    /// the tree is of a type that does not collect its signature.
-    init?(_ expression: Any, root: PredicateExpressions.VariableID) {
-        guard let preparable = expression as? any PreparablePredicateExpression else { return nil }
-        self.init(preparable, root: root)
-    }
-
-    /// The signature of `expression`, of a type known to collect it (the cast to an existential
-    /// of `init(_:root:)` looks up the conformance, every condition of it, at each call).
+    /// The signature of `expression` with `root` as the record's variable, when `expression` is of
+    /// `type`: the expression's type as one that collects its signature, found once per type (a
+    /// cast to the existential looks up the conformance, every condition of it, at each call).
     init?<Expression: PreparablePredicateExpression>(
         _ expression: Any, as type: Expression.Type, root: PredicateExpressions.VariableID
     ) {
