@@ -14,9 +14,27 @@ final class HolderIndex: @unchecked Sendable {
         table[key, default: []].append(id)
     }
 
+    /// Enters `id` as a holder of each of `keys`, under one lock.
+    func add<Keys: Sequence<[UInt8]>>(_ keys: Keys, _ id: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        for key in keys { table[key, default: []].append(id) }
+    }
+
+    /// Removes `id` as a holder of each of `keys`, under one lock.
+    func remove<Keys: Sequence<[UInt8]>>(_ keys: Keys, _ id: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        for key in keys { removeHoldingLock(key, id) }
+    }
+
     func remove(_ key: [UInt8], _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
+        removeHoldingLock(key, id)
+    }
+
+    private func removeHoldingLock(_ key: [UInt8], _ id: Int32) {
         // One hash lookup; the list is changed in place.
         guard let slot = table.index(forKey: key) else { return }
         if table.values[slot].count == 1 {

@@ -241,6 +241,8 @@ final class LogFollower: @unchecked Sendable {
             }
             // Behind a long backlog, go on without waiting for another wake-up.
             if !step(jobs) { poke() }
+            // Rows the queries let go of are freed from the shared copies once they add up.
+            store.sharedRows.sweepIfDue()
         }
         applier.stop()
         watch.close()

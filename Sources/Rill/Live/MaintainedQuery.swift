@@ -19,7 +19,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// The first `rows.count` matches, in order.
     private(set) var rows = RowList()
     /// The held rows by identifier key (their owner).
-    private var held: [[UInt8]: LiveEntry] = [:]
+    private let held = HeldRows()
     /// Where rows the query lets go of are kept until no snapshot can show them.
     private var version = LiveVersion()
     /// The follower's first test of a change of a record the query does not hold.
@@ -37,9 +37,13 @@ final class MaintainedQuery<Source: LiveRowSource> {
         configure()
     }
 
+    /// The store's shared rows, once loaded: told of the rows let go of, which it may then free.
+    private var sharedRows: SharedRows?
+
     deinit {
         // Snapshots taken before may still show the held rows and the chunks of the list.
-        version.retired.append(contentsOf: held.values)
+        sharedRows?.noteReleased(held.count)
+        version.retired.append(contentsOf: held.removeAll())
         rows.retireAll(into: version)
     }
 
@@ -56,26 +60,26 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// Joins the follower's table of holders: every held row is entered there from now on.
     func attach(to index: HolderIndex, id: Int32) {
         holders = (index, id)
-        for key in held.keys { index.add(key, id) }
+        index.add(held.keys, id)
     }
 
     /// Leaves the follower's table of holders.
     func detach() {
         if let (index, id) = holders {
-            for key in held.keys { index.remove(key, id) }
+            index.remove(held.keys, id)
         }
         holders = nil
     }
 
     private func hold(_ row: LiveEntry) {
-        held[row.key] = row
+        held.insert(row)
         if let (index, id) = holders { index.add(row.key, id) }
     }
 
     /// Stops holding the row with `key`: it is retired, and returned.
     @discardableResult
     private func letGo(_ key: [UInt8]) -> LiveEntry? {
-        guard let row = held.removeValue(forKey: key) else { return nil }
+        guard let row = held.remove(key) else { return nil }
         if let (index, id) = holders { index.remove(key, id) }
         retire(row)
         return row
@@ -127,6 +131,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
 
     /// Reads the first rows from the store as of the transaction's snapshot.
     func load(in transaction: StoreSnapshot, store: Store) throws {
+        sharedRows = store.sharedRows
         let slot = source.relationshipSlot
         slot?.loader = RelationshipLoader(store: store, snapshot: transaction)
         defer { slot?.loader = nil }
@@ -191,7 +196,10 @@ final class MaintainedQuery<Source: LiveRowSource> {
     }
 
     private func replaceRows(with loaded: [LiveEntry]) {
-        for key in Array(held.keys) { letGo(key) }
+        sharedRows?.noteReleased(held.count)
+        let released = held.removeAll()
+        if let (index, id) = holders { index.remove(released.lazy.map(\.key), id) }
+        version.retired.append(contentsOf: released)
         rows.retireAll(into: version)
         rows = RowList(loaded)
         for row in loaded { hold(row) }
@@ -279,7 +287,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
         switch (old, row) {
         case (let old?, let row?):
             // Still held: the table of holders stays as it is.
-            held[key] = row
+            held.insert(row)
             retire(old)
         case (.some, nil): letGo(key)
         case (nil, let row?): hold(row)

@@ -12,6 +12,10 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
     let predicateRelationships: [ModelRelationship<T>]
     let relatedDependencies: [RelatedDependency]
     let relationshipSlot: RelationshipSlot?
+    /// What this source's rows are made of, for sharing them with other queries' (`SharedRows`);
+    /// nil when they are not shared: models of a class (an object given to the observers of
+    /// one query only), or with relationships prefetched (the rows depend on other records).
+    let sharedVariant: SharedRows.Variant?
 
     var necessaryCondition: QueryNode? { filter == nil ? predicate.translation?.node : nil }
 
@@ -43,6 +47,9 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
             related.isEmpty ? [] : T.relationships.filter { related.contains($0.schema.field) }
         relatedDependencies = predicateRelationships.map { RelatedDependency($0.schema) }
         relationshipSlot = predicateRelationships.isEmpty ? nil : RelationshipSlot()
+        sharedVariant =
+            T.self is AnyObject.Type || !descriptor.relationshipKeyPathsForPrefetching.isEmpty
+            ? nil : SharedRows.variant(entity: T.entityName, model: T.self, orderPaths: orderPaths)
     }
 
     /// The predicate on `model`, with the relationships it looks through read as of the commit
@@ -143,10 +150,18 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         // ordered by.
         let fields = Set(orderPaths.compactMap { $0.path.first })
         var rows: [LiveEntry] = []
+        let shared = sharedVariant.map { (rows: store.sharedRows, variant: $0) }
         let sorted = try executor.forEachStoredMatch(limit: limit) { key, bytes, model in
-            let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: fields)
-            let key = Array(key)
-            rows.append(LiveRow(key: key, model: model, order: try order(record, key)))
+            func make(_ keyArray: [UInt8]) throws -> LiveEntry {
+                let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: fields)
+                return LiveRow(key: keyArray, model: try model(), order: try order(record, keyArray))
+            }
+            if let shared {
+                // A row another query made of the same bytes is this one's too.
+                rows.append(try shared.rows.row(key: key, bytes: bytes, variant: shared.variant, make: make))
+            } else {
+                rows.append(try make(Array(key)))
+            }
         }
         // The order keys are the descriptor's order. A walk in index order gave the first
         // `limit` rows already in it (sorting them again costs a pass); any other walk gave

@@ -43,11 +43,16 @@ struct RowList: @unchecked Sendable {
 
     init() {}
 
-    /// The rows, in order, in half-full chunks.
+    /// How many slots a chunk of a list made at once fills: room is left for the inserts of
+    /// later commits (a full chunk splits in two), but little, since most of a long list's
+    /// chunks never change again and the room would be memory held for nothing.
+    static let loadedChunkCount = chunkCapacity * 7 / 8
+
+    /// The rows, in order, in chunks filled to `loadedChunkCount`.
     init(_ rows: [LiveEntry]) {
         var position = 0
         while position < rows.count {
-            let count = min(Self.chunkCapacity / 2, rows.count - position)
+            let count = min(Self.loadedChunkCount, rows.count - position)
             let chunk = ChunkPool.take()
             for index in 0..<count {
                 let row = rows[position + index]

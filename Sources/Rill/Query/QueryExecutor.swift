@@ -115,9 +115,13 @@ struct QueryExecutor<T: PersistentModel> {
     /// returned value is true, and then only the first `limit` are read. The context's unsaved
     /// changes and the descriptor's window are not looked at. (For live queries, which keep more
     /// of a row than its model, and so read each record once.)
+    ///
+    /// The model is given as a function: when neither the predicate nor a prefetch needs it, the
+    /// record is decoded only if `body` asks (a live query may share a row made already).
     func forEachStoredMatch(
         limit: Int?,
-        _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: T) throws -> Void
+        _ body: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer, _ model: () throws -> T) throws ->
+            Void
     ) throws -> Bool {
         if readsRelationships, loader == nil {
             return try resolving { try $0.forEachStoredMatch(limit: limit, body) }
@@ -127,10 +131,16 @@ struct QueryExecutor<T: PersistentModel> {
         if window.isEmpty { return true }
         let testsModels = self.testsModels
         var count = 0
+        let decodesFirst = testsModels || !prefetched.isEmpty
         try execution.forEachMatch { key, bytes in
-            let model = try decode(bytes, key: key)
-            guard try !testsModels || evaluate(model) else { return true }
-            try body(key, bytes, try prefetching(model))
+            if decodesFirst {
+                let model = try decode(bytes, key: key)
+                guard try !testsModels || evaluate(model) else { return true }
+                let prefetched = try prefetching(model)
+                try body(key, bytes) { prefetched }
+            } else {
+                try body(key, bytes) { try decode(bytes, key: key) }
+            }
             count += 1
             return window.keepsMore(afterKeeping: count)
         }

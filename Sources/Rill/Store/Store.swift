@@ -38,6 +38,8 @@ package final class Store: Sendable {
     let evolutions = Lock<[String: (schema: [UInt8], evolution: RecordEvolution?, seen: UInt64?)]>([:])
     /// The last commit known to be on disk after a flush of this process (see `observableHead(in:)`).
     let flushedThrough = Atomic<UInt64>(0)
+    /// One copy of each record's row for the live queries that hold it.
+    let sharedRows = SharedRows()
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]

@@ -1,0 +1,203 @@
+import Foundation
+import RillLocks
+import Synchronization
+
+/// One copy of a record's row for all the live queries of a store that hold it.
+///
+/// A row is a function of the record's stored bytes and of what makes rows of them: the model
+/// type that decodes them and the sort paths of the order key (a ``Variant``). Rows of equal
+/// bytes and variant are interchangeable, so a query that reads a record another query holds
+/// takes that query's row instead of decoding the record again, whatever snapshot either read:
+/// the stored bytes are compared, so sharing is exact.
+///
+/// The table keeps, for each record key, the last bytes it was given and the rows made of them.
+/// Its reference keeps rows alive; a sweep drops the rows nothing else holds any more. Sweeps
+/// are due once the rows added since the last one, or the rows queries let go of, reach half the
+/// table (amortized constant time a row), and run at the follower's next step.
+final class SharedRows: Sendable {
+    /// What rows of a model type with an order are made of: numbers given once per process.
+    struct Variant: Hashable, Sendable {
+        /// The entity's number: records of two entities with the same key are told apart.
+        var entity: Int32
+        /// The model type's and the sort's number.
+        var maker: Int32
+    }
+
+    private struct Registry {
+        var entities: [String: Int32] = [:]
+        var makers: [Maker: Int32] = [:]
+    }
+
+    private struct Maker: Hashable {
+        var model: ObjectIdentifier
+        var orderPaths: [QuerySortKey]?
+    }
+
+    private static let registry = Mutex(Registry())
+
+    /// The variant of rows of `model` records ordered by `orderPaths` (nil: rows without order keys).
+    static func variant(entity: String, model: Any.Type, orderPaths: [QuerySortKey]?) -> Variant {
+        registry.withLock { registry in
+            let entityNumber = registry.entities[entity] ?? Int32(registry.entities.count)
+            registry.entities[entity] = entityNumber
+            let maker = Maker(model: ObjectIdentifier(model), orderPaths: orderPaths)
+            let makerNumber = registry.makers[maker] ?? Int32(registry.makers.count)
+            registry.makers[maker] = makerNumber
+            return Variant(entity: entityNumber, maker: makerNumber)
+        }
+    }
+
+    private struct State {
+        var records: [RecordKey: Entry] = [:]
+        var added = 0
+        var reused = 0
+        var released = 0
+        var keptBySweep = 0
+        var isDue: Bool {
+            let bound = max(Self.minimumSweep, keptBySweep / 2)
+            return added >= bound || released >= bound
+        }
+        static let minimumSweep = 4_096
+    }
+
+    /// A class, so that a sweep reaches each row in place (to ask whether it is the only owner).
+    private final class Entry {
+        var bytes: [UInt8]
+        var rows: [(maker: Int32, row: LiveEntry)]
+
+        init(bytes: [UInt8], rows: [(maker: Int32, row: LiveEntry)]) {
+            self.bytes = bytes
+            self.rows = rows
+        }
+    }
+
+    private let state = Lock(State())
+
+    init() {}
+
+    /// How many records have shared rows (for tests and benchmarks).
+    var recordCount: Int { state.withLock { $0.records.count } }
+
+    /// How many rows were taken from the table rather than made, since the last sweep.
+    var reusedCount: Int { state.withLock { $0.reused } }
+
+    /// The row of the record `key` stored as `bytes`, as `variant` makes it: a shared one, or the
+    /// one `make` makes (given the key as an array), shared from now on.
+    func row(
+        key: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer, variant: Variant,
+        make: ([UInt8]) throws -> LiveEntry
+    ) rethrows -> LiveEntry {
+        let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?) in
+            guard let index = state.records.index(forKey: .borrowed(variant.entity, key)) else { return (nil, nil) }
+            let entry = state.records.values[index]
+            let keyBytes = state.records.keys[index].bytes
+            guard entry.bytes.withUnsafeBytes({ Self.equal($0, bytes) }) else { return (nil, keyBytes) }
+            guard let row = entry.rows.first(where: { $0.maker == variant.maker })?.row else { return (nil, keyBytes) }
+            state.reused += 1
+            return (row, keyBytes)
+        }
+        if let row = found.row { return row }
+        // Made outside the lock: decoding may take a while, and other threads share the table.
+        let made = try make(found.key ?? Array(key))
+        return state.withLock { state -> LiveEntry in
+            state.added += 1
+            let recordKey = RecordKey.owned(variant.entity, made.key)
+            guard let index = state.records.index(forKey: recordKey) else {
+                state.records[recordKey] = Entry(bytes: Array(bytes), rows: [(variant.maker, made)])
+                return made
+            }
+            let entry = state.records.values[index]
+            if entry.bytes.withUnsafeBytes({ Self.equal($0, bytes) }) {
+                // Another thread may have shared one meanwhile: there is one row a variant.
+                if let other = entry.rows.first(where: { $0.maker == variant.maker }) { return other.row }
+                entry.rows.append((variant.maker, made))
+            } else {
+                // Other bytes: the record changed (or an older snapshot was read); the rows of
+                // the bytes before are no longer shared.
+                entry.bytes = Array(bytes)
+                entry.rows = [(variant.maker, made)]
+            }
+            return made
+        }
+    }
+
+    /// Notes that a query let go of `count` rows, which a sweep may then free.
+    func noteReleased(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.released += count }
+    }
+
+    /// Drops the rows no query holds any more, when enough rows came or went since the last time.
+    func sweepIfDue() {
+        state.withLock { state in
+            guard state.isDue else { return }
+            Self.sweep(&state)
+        }
+    }
+
+    /// Drops the rows no query holds any more.
+    func sweep() {
+        state.withLock { Self.sweep(&$0) }
+    }
+
+    private static func sweep(_ state: inout State) {
+        var emptied: [RecordKey] = []
+        for (key, entry) in state.records {
+            var position = 0
+            while position < entry.rows.count {
+                if isKnownUniquelyReferenced(&entry.rows[position].row) {
+                    entry.rows.swapAt(position, entry.rows.count - 1)
+                    entry.rows.removeLast()
+                } else {
+                    position += 1
+                }
+            }
+            if entry.rows.isEmpty { emptied.append(key) }
+        }
+        for key in emptied { state.records[key] = nil }
+        state.added = 0
+        state.reused = 0
+        state.released = 0
+        state.keptBySweep = state.records.count
+    }
+
+    private static func equal(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
+        return memcmp(left, right, lhs.count) == 0
+    }
+
+    /// A record's key in the table, with its entity's number. A borrowed key only looks up; the
+    /// table stores owned ones.
+    private enum RecordKey: Hashable {
+        case owned(Int32, [UInt8])
+        case borrowed(Int32, UnsafeRawBufferPointer)
+
+        var bytes: [UInt8] {
+            switch self {
+            case .owned(_, let bytes): bytes
+            case .borrowed(_, let bytes): Array(bytes)
+            }
+        }
+
+        private func withParts<R>(_ body: (Int32, UnsafeRawBufferPointer) -> R) -> R {
+            switch self {
+            case .owned(let entity, let bytes): bytes.withUnsafeBytes { body(entity, $0) }
+            case .borrowed(let entity, let bytes): body(entity, bytes)
+            }
+        }
+
+        static func == (lhs: RecordKey, rhs: RecordKey) -> Bool {
+            lhs.withParts { leftEntity, left in
+                rhs.withParts { rightEntity, right in leftEntity == rightEntity && SharedRows.equal(left, right) }
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            withParts { entity, bytes in
+                hasher.combine(entity)
+                hasher.combine(bytes: bytes)
+            }
+        }
+    }
+}
