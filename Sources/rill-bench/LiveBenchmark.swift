@@ -21,6 +21,8 @@ struct LiveBenchmark {
     var saveCount = 1_000
     /// Saves whose affected queries are also re-fetched (the baseline), to bound the run time.
     var refetchSamples = 15
+    /// Runs only the main measure (many live queries), without the smaller ones before it.
+    var onlyMany = false
 
     /// Each delivered change's arrival time, recorded on one serial queue.
     final class Arrivals: @unchecked Sendable {
@@ -45,6 +47,10 @@ struct LiveBenchmark {
             FileManager.default.fileExists(atPath: "/dev/shm")
             ? URL(fileURLWithPath: "/dev/shm").appendingPathComponent("rill-bench-\(UUID())") : scratch
         defer { try? FileManager.default.removeItem(at: flushFree) }
+        if onlyMany {
+            try manyQueries(directory: scratch.appendingPathComponent("many"))
+            return
+        }
         try crossProcess(directory: scratch.appendingPathComponent("cross"))
         try compareResultSizes(directory: flushFree.appendingPathComponent("sizes"))
         guard queryCount > 0 else { return }

@@ -27,8 +27,9 @@ case "query":
     if let records = CommandLine.arguments.dropFirst(2).first.flatMap({ Int($0) }) { benchmark.records = records }
     try benchmark.run()
 case "live":
-    // rill-bench live [queries] [saves] [re-fetched saves]
+    // rill-bench live [queries] [saves] [re-fetched saves] [many] (many: the main measure only)
     var benchmark = LiveBenchmark()
+    benchmark.onlyMany = CommandLine.arguments.dropFirst(2).contains("many")
     let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     if arguments.count > 0 { benchmark.queryCount = arguments[0] }
     if arguments.count > 1 { benchmark.saveCount = arguments[1] }
