@@ -111,13 +111,14 @@ import Testing
         #expect(idle.value("rill_follower_lag_commits") == 0)
         #expect(idle.value("rill_follower_lag_milliseconds") == 0)
 
-        let streams = (0..<2).map { index in
-            EventStreamReader(try! ServeLoggingTests.client(daemon.socket), query: "Counter where value >= \(index)")
+        // Two queries, one of them subscribed to twice: the two share its results.
+        let streams = [0, 1, 0].map { value in
+            EventStreamReader(try! ServeLoggingTests.client(daemon.socket), query: "Counter where value >= \(value)")
         }
         for stream in streams { #expect(stream.wait { !$0.isEmpty }) }
-        let open = try Self.scrape(daemon.socket) { $0.value("rill_subscribers") == 2 }
-        #expect(open.value("rill_subscribers") == 2)
-        #expect(open.value("rill_live_queries") == 2)
+        let open = try Self.scrape(daemon.socket) { $0.value("rill_subscribers") == 3 }
+        #expect(open.value("rill_subscribers") == 3)
+        #expect(open.value("rill_live_queries") == 2, "subscriptions to one query count once")
 
         let writer = try ServeLoggingTests.client(daemon.socket)
         for id in 0..<5 {
