@@ -1,5 +1,6 @@
 import Foundation
 import Rill
+import RillService
 import RillTestSupport
 import RillWorkloads
 import Testing
@@ -102,5 +103,62 @@ import Testing
         #expect(object["milliseconds"] as? Double == 1.25)
         let text = Log.line(.info, "a\nb", context, format: .text, date: Date(timeIntervalSince1970: 0))
         #expect(text.hasSuffix("[id-1 [::1]:80] a b\n"), "\(text)")
+    }
+}
+
+/// The follower's lag, made to happen: an observer holds the follower thread on one commit while
+/// the test makes more; the lag is then exactly the commits made since the last one applied.
+@Suite struct FollowerLagTests {
+    @Test func lagCountsTheCommitsTheFollowerHasYetToApply() throws {
+        let seed = UInt64.random(in: 0...UInt64(UInt32.max))
+        print("FollowerLagTests.lagCountsTheCommitsTheFollowerHasYetToApply seed \(seed)")
+        var random = SeededGenerator(seed: seed)
+        let directory = TemporaryDirectory()
+        let path = try directory.counterStore(records: 2)
+        let container = try ModelContainer(
+            for: Counter.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let store = container.store
+        #expect(try store.liveFollowerStatus().lagCommits == 0, "no follower, no lag")
+
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holdAt = try store.head() + 1
+        let query = try QueryRequest(parameter: "Counter", body: []).query
+        let live = try RecordLiveQuery(query, store: store) { event in
+            // On the follower's thread: it applies nothing more until released.
+            if case .change(let change) = event, change.sequence == holdAt {
+                held.signal()
+                release.wait()
+            }
+        }
+        let context = ModelContext(container)
+        context.insert(Counter(id: 100, value: 1))
+        try context.save()
+        #expect(held.wait(timeout: .now() + 30) == .success, "the follower delivers commit \(holdAt)")
+
+        let more = Int.random(in: 1...10, using: &random)
+        for index in 0..<more {
+            context.insert(Counter(id: 200 + index, value: 1))
+            try context.save()
+        }
+        let behind = try store.liveFollowerStatus(now: Date().addingTimeInterval(10))
+        #expect(behind.liveQueries == 1)
+        #expect(behind.observableHead == holdAt + UInt64(more))
+        #expect(behind.lagCommits == UInt64(more + 1), "commit \(holdAt) and the \(more) after it; seed \(seed)")
+        #expect(behind.lagSeconds >= 10, "measured from commit \(holdAt), made before now + 10 s")
+        let metrics = try PrometheusExposition(parsing: try ServerMetrics().exposition(of: store))
+        #expect(metrics.value("rill_follower_lag_commits") == Double(more + 1))
+        #expect(metrics.value("rill_live_queries") == 1)
+
+        release.signal()
+        let deadline = Date().addingTimeInterval(30)
+        var status = try store.liveFollowerStatus()
+        while status.lagCommits > 0, Date() < deadline {
+            usleep(10_000)
+            status = try store.liveFollowerStatus()
+        }
+        #expect(status.lagCommits == 0, "the follower catches up once released")
+        #expect(status.lagSeconds == 0)
+        withExtendedLifetime(live) {}
     }
 }
