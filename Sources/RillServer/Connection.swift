@@ -118,8 +118,11 @@ final class Connection: @unchecked Sendable {
                 if !reader.buffer.isEmpty {
                     let timeout = HTTPError(
                         status: 408, code: "requestTimeout", message: "the request was not sent in time")
+                    let context = LogContext(requestID: RequestID.make(), client: client, status: timeout.status)
                     server.metrics.countRejection(status: timeout.status, reason: timeout.code)
-                    _ = Socket.write(fd, HTTPResponse.error(timeout).serialized(keepAlive: false))
+                    var response = HTTPResponse.error(timeout)
+                    response.headers.append((RequestID.header, context.requestID))
+                    _ = Socket.write(fd, response.serialized(keepAlive: false))
                 }
                 return
             }
@@ -166,7 +169,8 @@ final class Connection: @unchecked Sendable {
         let id = RequestID.id(given: request.headers["x-request-id"])
         if request.method == "OPTIONS" {
             // A browser's preflight: answered without a token, as CORS requires.
-            var response = HTTPResponse(status: 204, headers: cors)
+            var response = HTTPResponse(status: 204, headers: cors + [(RequestID.header, id)])
+            server.metrics.requests.wrappingAdd(1, ordering: .relaxed)
             if !cors.isEmpty {
                 response.headers += [
                     ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),

@@ -75,6 +75,21 @@ import Testing
         #expect(line.contains("debug [\(id) unix:pid=\(getpid())] GET /v1/health 200 ("), "\(line)")
     }
 
+    @Test func aRequestThatDoesNotParseGetsAMadeIDInItsAnswerAndItsLine() throws {
+        let path = try directory.counterStore(records: 1)
+        let daemon = try DaemonProcess(
+            store: path, arguments: ["--log-format", "json"], log: directory.path("serve.log"))
+        let client = try ServeLoggingTests.client(daemon.socket)
+        client.send(Array("GET / HTTP/9\r\n\r\n".utf8))
+        let response = try #require(client.response())
+        #expect(response.status == 505)
+        let id = try #require(response.headers["x-request-id"])
+        #expect(daemon.stop() == 0)
+        let line = try #require(Self.jsonLines(daemon.logText).first { $0["requestId"] as? String == id })
+        #expect(line["status"] as? Int == 505)
+        #expect((line["client"] as? String)?.hasPrefix("unix:pid=") == true)
+    }
+
     @Test func aBadLogFormatIsAUsageError() throws {
         let path = try directory.counterStore(records: 1)
         let run = try runBuilt("rill", ["serve", path, "--log-format", "xml"])
