@@ -94,11 +94,6 @@ package enum Log {
         write(.error, message, context)
     }
 
-    /// Logs a line of `level`.
-    package static func log(_ level: Level, _ message: @autoclosure () -> String, _ context: LogContext? = nil) {
-        write(level, message, context)
-    }
-
     private static func write(_ level: Level, _ message: () -> String, _ context: LogContext?) {
         guard level.rawValue <= minimum.load(ordering: .relaxed) else { return }
         writer.write(

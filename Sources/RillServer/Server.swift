@@ -41,6 +41,9 @@ package final class Server: @unchecked Sendable {
 
     private struct State {
         var stopping = false
+        /// Whether systemd was told the daemon is ready (by ``run(stoppingOn:)``, never by a
+        /// server a test started): only then is it told of the stop.
+        var notified = false
         var connections: [Int32: Entry] = [:]
         var open: [Budget: Int] = [:]
     }
@@ -96,6 +99,7 @@ package final class Server: @unchecked Sendable {
         }
         readerCheck.resume()
         start()
+        state.withLock { $0.notified = true }
         notifier.ready(status: "serving \(store.directory)")
         signals.stopping(self)
         waitUntilStopped()
@@ -152,13 +156,13 @@ package final class Server: @unchecked Sendable {
 
     /// Stops: no new connections; idle ones close, busy ones after their request, streams end.
     package func stop() {
-        let connections = state.withLock { state -> [Connection]? in
-            guard !state.stopping else { return nil }
+        let (connections, notified) = state.withLock { state -> ([Connection]?, Bool) in
+            guard !state.stopping else { return (nil, false) }
             state.stopping = true
-            return state.connections.values.map(\.connection)
+            return (state.connections.values.map(\.connection), state.notified)
         }
         guard let connections else { return }
-        notifier.stopping()
+        if notified { notifier.stopping() }
         for listener in listeners { shutdown(listener.fd, Int32(SHUT_RDWR)) }
         for connection in connections { connection.stop() }
         checkFinished()
