@@ -3,6 +3,7 @@ import Rill
 import RillHTTP
 import RillLocks
 import RillService
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -21,6 +22,8 @@ final class Connection: @unchecked Sendable {
     let fd: Int32
     unowned let server: Server
     let needsToken: Bool
+    /// The client, as log lines name it (``ClientAddress``).
+    let client: String
     private let phase = Lock(Phase.idle)
     private var subscription: Subscription?
     /// A TCP connection is unauthenticated until a request of it shows the token.
@@ -34,6 +37,7 @@ final class Connection: @unchecked Sendable {
         self.fd = fd
         self.server = server
         self.needsToken = needsToken
+        client = ClientAddress.describe(fd, tcp: needsToken)
     }
 
     /// Ends the connection at its next quiet moment: at once when idle, after the response when
@@ -66,8 +70,12 @@ final class Connection: @unchecked Sendable {
             do {
                 request = try reader.next()
             } catch {
-                Log.warning("bad request: \(error.message)")
-                _ = Socket.write(fd, HTTPResponse.error(error).serialized(keepAlive: false))
+                let context = LogContext(requestID: RequestID.make(), client: client, status: error.status)
+                Log.warning("bad request: \(error.message)", context)
+                server.metrics.countRejection(status: error.status, reason: error.code)
+                var response = HTTPResponse.error(error)
+                response.headers.append((RequestID.header, context.requestID))
+                _ = Socket.write(fd, response.serialized(keepAlive: false))
                 return
             }
             if let request {
@@ -88,7 +96,8 @@ final class Connection: @unchecked Sendable {
                     do {
                         try authorize(head)
                     } catch {
-                        _ = respond(to: head, with: .error(error), started: Self.now(), keepAlive: false)
+                        let id = RequestID.id(given: head.headers["x-request-id"])
+                        _ = respond(to: head, with: error, id: id, started: Self.now(), keepAlive: false)
                         return
                     }
                 }
@@ -109,7 +118,11 @@ final class Connection: @unchecked Sendable {
                 if !reader.buffer.isEmpty {
                     let timeout = HTTPError(
                         status: 408, code: "requestTimeout", message: "the request was not sent in time")
-                    _ = Socket.write(fd, HTTPResponse.error(timeout).serialized(keepAlive: false))
+                    let context = LogContext(requestID: RequestID.make(), client: client, status: timeout.status)
+                    server.metrics.countRejection(status: timeout.status, reason: timeout.code)
+                    var response = HTTPResponse.error(timeout)
+                    response.headers.append((RequestID.header, context.requestID))
+                    _ = Socket.write(fd, response.serialized(keepAlive: false))
                 }
                 return
             }
@@ -153,20 +166,22 @@ final class Connection: @unchecked Sendable {
     private func handle(_ request: HTTPRequest) -> Bool {
         let started = Self.now()
         let cors = corsHeaders(request)
+        let id = RequestID.id(given: request.headers["x-request-id"])
         if request.method == "OPTIONS" {
             // A browser's preflight: answered without a token, as CORS requires.
-            var response = HTTPResponse(status: 204, headers: cors)
+            var response = HTTPResponse(status: 204, headers: cors + [(RequestID.header, id)])
+            server.metrics.requests.wrappingAdd(1, ordering: .relaxed)
             if !cors.isEmpty {
                 response.headers += [
                     ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
-                    ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"),
+                    ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID, X-Request-Id"),
                     ("Access-Control-Max-Age", "600"),
                 ]
             }
             return Socket.write(fd, response.serialized(keepAlive: request.keepAlive)) && request.keepAlive
         }
-        var response: HTTPResponse
-        var closes = false
+        var response = HTTPResponse(status: 500)
+        var failure: HTTPError?
         do {
             try authorize(request)
             if needsToken, !authenticated {
@@ -181,46 +196,64 @@ final class Connection: @unchecked Sendable {
             }
             if request.path == "/v1/subscribe" {
                 guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
-                try stream(request, cors: cors)
+                try stream(request, cors: cors, context: LogContext(requestID: id, client: client))
                 return false
             }
             response = try route(request)
         } catch let error as HTTPError {
-            response = .error(error)
-            closes = error.closesConnection
+            failure = error
         } catch let error as ServiceError {
-            response = .error(HTTPError(error))
+            failure = HTTPError(error)
         } catch let error as RillError {
-            response = .error(HTTPError(ServiceError(error)))
+            failure = HTTPError(ServiceError(error))
         } catch {
-            response = .error(HTTPError(status: 500, code: "internal", message: "\(error)"))
+            failure = HTTPError(status: 500, code: "internal", message: "\(error)")
         }
-        let keepAlive = request.keepAlive && !closes && !server.isStopping
-        return respond(to: request, with: response, started: started, keepAlive: keepAlive) && keepAlive
+        let keepAlive = request.keepAlive && failure?.closesConnection != true && !server.isStopping
+        if let failure {
+            return respond(to: request, with: failure, id: id, started: started, keepAlive: keepAlive) && keepAlive
+        }
+        return respond(to: request, with: response, id: id, started: started, keepAlive: keepAlive) && keepAlive
     }
 
     /// CORS headers for a request over TCP from an allowed origin.
     private func corsHeaders(_ request: HTTPRequest) -> [(String, String)] {
         guard needsToken, let origin = request.headers["origin"], server.options.allowedOrigins.contains(origin)
         else { return [] }
-        return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+        return [
+            ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+            ("Access-Control-Expose-Headers", RequestID.header),
+        ]
     }
 
-    /// Logs the request's outcome and writes `response` (with CORS headers) in one write; false
-    /// when the client is gone.
+    /// Answers `request` with `failure`, counted as a rejection by its status and code.
     private func respond(
-        to request: HTTPRequest, with response: HTTPResponse, started: UInt64, keepAlive: Bool
+        to request: HTTPRequest, with failure: HTTPError, id: String, started: UInt64, keepAlive: Bool
+    ) -> Bool {
+        server.metrics.countRejection(status: failure.status, reason: failure.code)
+        return respond(to: request, with: .error(failure), id: id, started: started, keepAlive: keepAlive)
+    }
+
+    /// Logs the request's outcome and writes `response` (with CORS headers and the request id) in
+    /// one write; false when the client is gone.
+    private func respond(
+        to request: HTTPRequest, with response: HTTPResponse, id: String, started: UInt64, keepAlive: Bool
     ) -> Bool {
         var response = response
         response.headers += corsHeaders(request)
+        response.headers.append((RequestID.header, id))
+        server.metrics.requests.wrappingAdd(1, ordering: .relaxed)
         let milliseconds = Double(Self.now() - started) / 1e6
+        let context = LogContext(
+            requestID: id, client: client, method: request.method, path: request.path, status: response.status,
+            milliseconds: milliseconds)
         let line = "\(request.method) \(request.path) \(response.status) (\(String(format: "%.1f", milliseconds)) ms)"
         if response.status >= 500 {
-            Log.error(line + ": " + Self.excerpt(response.body))
+            Log.error(line + ": " + Self.excerpt(response.body), context)
         } else if response.status >= 400 {
-            Log.warning(line + ": " + Self.excerpt(response.body))
+            Log.warning(line + ": " + Self.excerpt(response.body), context)
         } else {
-            Log.debug(line)
+            Log.debug(line, context)
         }
         return Socket.write(fd, response.serialized(keepAlive: keepAlive))
     }
@@ -327,11 +360,16 @@ final class Connection: @unchecked Sendable {
         case "/v1/health":
             guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
             return .json(200, #"{"status":"ok","seq":\#(try store.head())}"#)
+        case "/metrics":
+            guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
+            let text = try server.metrics.exposition(of: store)
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", PrometheusText.contentType)], body: Array(text.utf8))
         default:
             throw HTTPError(
                 status: 404, code: "notFound",
                 message:
-                    "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health)"
+                    "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health, /metrics)"
             )
         }
     }
@@ -339,7 +377,10 @@ final class Connection: @unchecked Sendable {
     /// `POST /v1/save`: `{"author":…,"changes":[…]}` or a bare array of changes; one atomic save.
     private func save(_ request: HTTPRequest) throws -> HTTPResponse {
         let save = try SaveRequest(json: try RecordValue.parsing(body: request.body))
-        return .json(200, try server.store.save(save.changes, author: save.author).json)
+        let started = Self.now()
+        let result = try server.store.save(save.changes, author: save.author)
+        server.metrics.countSave(nanoseconds: Self.now() - started, result: result)
+        return .json(200, result.json)
     }
 
     /// The query of a request: `?q=` or a body `{"query":"…"}`.
@@ -350,7 +391,7 @@ final class Connection: @unchecked Sendable {
     // MARK: - Event streams
 
     /// `GET /v1/subscribe?q=…`: Server-Sent Events until the client goes or the server stops.
-    private func stream(_ request: HTTPRequest, cors: [(String, String)]) throws {
+    private func stream(_ request: HTTPRequest, cors: [(String, String)], context: LogContext) throws {
         let query = try Self.query(from: request)
         var since: UInt64?
         if let last = request.headers["last-event-id"] ?? request.parameters["since"], !last.isEmpty {
@@ -403,13 +444,19 @@ final class Connection: @unchecked Sendable {
             return true
         }
         guard streaming else { return }
+        let metrics = server.metrics
+        metrics.requests.wrappingAdd(1, ordering: .relaxed)
+        if resetInstead { metrics.resumeResets.wrappingAdd(1, ordering: .relaxed) }
+        metrics.subscribers.wrappingAdd(1, ordering: .relaxed)
+        defer { metrics.subscribers.wrappingSubtract(1, ordering: .relaxed) }
         var head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
         head += "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\nConnection: close\r\n"
+        head += "\(RequestID.header): \(context.requestID)\r\n"
         for (name, value) in cors { head += "\(name): \(value)\r\n" }
         head += "\r\n" + ServerSentEvent.streamStart
         guard Socket.write(fd, Array(head.utf8)) else { return }
         let text = request.parameters["q"] ?? query.entity
-        Log.info("subscriber \(fd) follows '\(text)'\(since.map { " from commit \($0)" } ?? "")")
+        Log.info("subscriber \(fd) follows '\(text)'\(since.map { " from commit \($0)" } ?? "")", context)
         // What was last sent, and when progress is next looked for (Protocol.md, "Progress").
         var schedule = ProgressSchedule(interval: progressSeconds, sequence: since ?? 0, now: Self.now())
         var lastWrite = Self.now()
@@ -419,7 +466,7 @@ final class Connection: @unchecked Sendable {
         var registered = since
         var registeredAt: UInt64 = 0
         defer {
-            Log.info("subscriber \(fd) ended\(resets > 0 ? " (\(resets) reset(s))" : "")")
+            Log.info("subscriber \(fd) ended\(resets > 0 ? " (\(resets) reset(s))" : "")", context)
             withExtendedLifetime(live) {}
             // The live query goes with this scope, and its rows with it.
             MemoryTrim.soon()
@@ -460,6 +507,7 @@ final class Connection: @unchecked Sendable {
                     case .reset:
                         // The subscriber fell too far behind: a fresh snapshot replaces what it missed.
                         resets += 1
+                        metrics.queueResets.wrappingAdd(1, ordering: .relaxed)
                         let (rows, sequence) = live.results
                         text += ServerSentEvent.results(rows, sequence: sequence, reset: true).framed
                         schedule.restart(at: sequence, now: now)
@@ -477,7 +525,8 @@ final class Connection: @unchecked Sendable {
                     try server.store.setSubscription(name, at: sent)
                     (registered, registeredAt) = (sent, lastWrite)
                 } catch {
-                    Log.warning("subscription \(name) of subscriber \(fd) stays at \(registered ?? 0): \(error)")
+                    Log.warning(
+                        "subscription \(name) of subscriber \(fd) stays at \(registered ?? 0): \(error)", context)
                 }
             }
         }

@@ -3,6 +3,7 @@ import Foundation
 import Rill
 import RillHTTP
 import RillLocks
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -20,6 +21,10 @@ package final class Server: @unchecked Sendable {
     package let store: Store
     /// How it serves: sockets, token, limits, deadlines.
     package let options: ServerOptions
+    /// What `GET /metrics` exposes.
+    package let metrics = ServerMetrics()
+    /// Tells systemd when the daemon is ready and when it stops (`NOTIFY_SOCKET`).
+    private let notifier = SystemdNotifier()
     private let listeners: [(fd: Int32, address: SocketAddress, needsToken: Bool)]
     private let state = Lock(State())
     private let finished = DispatchSemaphore(value: 0)
@@ -36,6 +41,9 @@ package final class Server: @unchecked Sendable {
 
     private struct State {
         var stopping = false
+        /// Whether systemd was told the daemon is ready (by ``run(stoppingOn:)``, never by a
+        /// server a test started): only then is it told of the stop.
+        var notified = false
         var connections: [Int32: Entry] = [:]
         var open: [Budget: Int] = [:]
     }
@@ -91,6 +99,8 @@ package final class Server: @unchecked Sendable {
         }
         readerCheck.resume()
         start()
+        state.withLock { $0.notified = true }
+        notifier.ready(status: "serving \(store.directory)")
         signals.stopping(self)
         waitUntilStopped()
         readerCheck.cancel()
@@ -146,12 +156,13 @@ package final class Server: @unchecked Sendable {
 
     /// Stops: no new connections; idle ones close, busy ones after their request, streams end.
     package func stop() {
-        let connections = state.withLock { state -> [Connection]? in
-            guard !state.stopping else { return nil }
+        let (connections, notified) = state.withLock { state -> ([Connection]?, Bool) in
+            guard !state.stopping else { return (nil, false) }
             state.stopping = true
-            return state.connections.values.map(\.connection)
+            return (state.connections.values.map(\.connection), state.notified)
         }
         guard let connections else { return }
+        if notified { notifier.stopping() }
         for listener in listeners { shutdown(listener.fd, Int32(SHUT_RDWR)) }
         for connection in connections { connection.stop() }
         checkFinished()
@@ -235,6 +246,7 @@ package final class Server: @unchecked Sendable {
                 + (peer.map { "uid \($0.uid) (pid \($0.pid))" } ?? "a peer whose credentials are unknown")
                 + ": only uid \(geteuid()) and root are served on the Unix socket")
         Socket.setTimeouts(client, receive: 1, send: 1)
+        metrics.countRejection(status: 403, reason: "forbidden")
         let forbidden = HTTPError(
             status: 403, code: "forbidden", message: "only the daemon's user and root are served on its Unix socket")
         _ = Socket.write(client, HTTPResponse.error(forbidden).serialized(keepAlive: false))
@@ -271,12 +283,18 @@ package final class Server: @unchecked Sendable {
             }
             switch admission {
             case .accepted:
-                break
+                if needsToken {
+                    metrics.acceptedTCP.wrappingAdd(1, ordering: .relaxed)
+                } else {
+                    metrics.acceptedLocal.wrappingAdd(1, ordering: .relaxed)
+                }
+                metrics.openConnections.wrappingAdd(1, ordering: .relaxed)
             case .full:
                 Log.warning(
                     "refused a \(budget == .local ? "local" : "TCP") connection: \(options.maxConnections) are open "
                         + "(--max-connections)")
                 Socket.setTimeouts(client, receive: 1, send: 1)
+                metrics.countRejection(status: 503, reason: "tooManyConnections")
                 let busy = HTTPError(
                     status: 503, code: "tooManyConnections",
                     message: "the daemon serves \(options.maxConnections) connections at most; try again later")
@@ -295,6 +313,7 @@ package final class Server: @unchecked Sendable {
                     }
                 }
                 close(client)
+                metrics.openConnections.wrappingSubtract(1, ordering: .relaxed)
                 checkFinished()
             }
             thread.name = "rill.connection"

@@ -18,6 +18,6 @@ extension Store {
         let prepared = try prepare(changes, declaring: declarations)
         beforeCommit()
         let entry = try commit(prepared, author: author, declaring: declarations)
-        return SaveResult(sequence: entry?.sequence)
+        return SaveResult(sequence: entry?.sequence, changeCount: entry?.changes.count ?? 0)
     }
 }

@@ -43,6 +43,13 @@ extension Transaction {
         return stat.ms_entries
     }
 
+    /// The bytes of the pages `database` holds (branch, leaf and overflow pages).
+    package func byteCount(of database: Database) throws -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(pointer, database.handle, &stat), "mdb_stat \(database.name)")
+        return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) * Int(stat.ms_psize)
+    }
+
     /// Runs `body` with a cursor over `database`; the cursor closes when `body` returns.
     ///
     /// Inlinable, as the cursor's moves are: a walk written over it in another module is then one

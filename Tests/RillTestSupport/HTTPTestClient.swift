@@ -50,7 +50,13 @@ package final class HTTPTestClient {
                 while buffer.count < end + 4 + length { guard readMore() else { return nil } }
                 let body = String(decoding: buffer[end + 4..<end + 4 + length], as: UTF8.self)
                 buffer.removeSubrange(0..<end + 4 + length)
-                return HTTPTestResponse(status: status, body: body)
+                var headers: [String: String] = [:]
+                for line in head.components(separatedBy: "\r\n").dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+                        .trimmingCharacters(in: .whitespaces)
+                }
+                return HTTPTestResponse(status: status, body: body, headers: headers)
             }
             guard readMore() else { return nil }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import RillLocks
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -76,6 +77,11 @@ final class LogFollower: @unchecked Sendable {
     let sharedRecordQueries = SharedRecordQueries()
     let sharedModelQueries = SharedModelQueries()
 
+    /// The last commit applied, and the number of queries followed, as the follower thread last
+    /// left them: read by the daemon's metrics without waiting for the thread.
+    let appliedThrough = Atomic<UInt64>(0)
+    let followedCount = Atomic<Int>(0)
+
     /// How many commits this follower applied on two threads so far.
     var parallelRounds: Int { applier.parallelRounds }
 
@@ -107,6 +113,7 @@ final class LogFollower: @unchecked Sendable {
         watch = try store.log.watch()
         applied = try store.head()
         publishedSequenceStorage = applied
+        appliedThrough.store(applied, ordering: .relaxed)
         let thread = Thread { [self] in run() }
         thread.name = "rill.follower"
         thread.start()
@@ -145,6 +152,7 @@ final class LogFollower: @unchecked Sendable {
         fieldTables[query.entityName] = table
         query.screen.bind(to: table)
         queries[id] = query
+        followedCount.store(queries.count, ordering: .relaxed)
         queriesByEntity[query.entityName, default: []].append((id, query))
         for dependency in query.relatedDependencies {
             relatedQueries[dependency.relatedEntity, default: []].append((id, dependency, query.entityName))
@@ -176,6 +184,7 @@ final class LogFollower: @unchecked Sendable {
 
     private func forget(_ id: Int32) {
         guard let query = queries.removeValue(forKey: id) else { return }
+        followedCount.store(queries.count, ordering: .relaxed)
         query.detach()
         queriesByEntity[query.entityName]?.removeAll { $0.id == id }
         fieldTables[query.entityName]?.generation += 1
@@ -324,6 +333,7 @@ final class LogFollower: @unchecked Sendable {
         }
         publish(failures, sequence: nil)
         publish(recovered, sequence: nil)
+        appliedThrough.store(applied, ordering: .relaxed)
         guard caughtUp else {
             // The jobs wait for the rest of the backlog.
             shared.withLock { $0.jobs.insert(contentsOf: jobs, at: 0) }

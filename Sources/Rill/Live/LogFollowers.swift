@@ -31,4 +31,9 @@ enum LogFollowers {
         if stop { follower.stop() }
     }
 
+    /// The follower of the store file `id`, when one runs; neither starts nor retains one.
+    static func running(for id: StoreFileID) -> LogFollower? {
+        followers.withLock { $0[id]?.follower }
+    }
+
 }

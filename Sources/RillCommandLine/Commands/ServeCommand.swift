@@ -21,6 +21,9 @@ struct ServeCommand: Command {
             The Unix socket serves the daemon's user and root only. TCP (--listen) is plain
             HTTP with a bearer token: to serve other machines, keep it on 127.0.0.1 behind a
             reverse proxy that terminates TLS (Protocol.md, "TLS through a reverse proxy").
+            GET /metrics gives the daemon's figures in Prometheus's text format. Under
+            systemd (Type=notify, NOTIFY_SOCKET set) it sends READY=1 once it serves and
+            STOPPING=1 when it stops (Documentation/Operations.md).
             """,
         examples: [
             "rill serve ./books",
@@ -38,6 +41,7 @@ struct ServeCommand: Command {
         let signals = ShutdownSignals()
         let path = options.store
         if let level = options.logLevel { Log.setLevel(level) }
+        if let format = options.logFormat { Log.setFormat(format) }
 
         let store = try openStore(path)
         let server: Server

@@ -72,18 +72,30 @@ struct ServeOptions: CommandOptions {
         return level
     }
     .completing(.choices(["debug", "info", "warning", "error"]))
+    static let logFormat = ValueOption(
+        "log-format", valueName: "format",
+        help: "text (default) or json: one JSON object a line, with the request id and the client."
+    ) { text in
+        guard let format = Log.Format(name: text) else {
+            throw UsageError("--log-format takes text or json; got '\(text)'")
+        }
+        return format
+    }
+    .completing(.choices(["text", "json"]))
 
     static let arguments = [store]
     static let options = [
         socket.option, listen.option, tokenFile.option, allowOrigin.option, maxBody.option, queue.option,
         maxConnections.option, maxUnauthenticated.option, requestTimeout.option, idleTimeout.option,
-        keepAlive.option, progress.option, resumeLimit.option, logLevel.option,
+        keepAlive.option, progress.option, resumeLimit.option, logLevel.option, logFormat.option,
     ]
 
     /// The store directory.
     var store: String
     /// The level to log at; nil for the default.
     var logLevel: Log.Level?
+    /// How log lines are written; nil for the default (text).
+    var logFormat: Log.Format?
     /// The server's configuration, with the bearer token when it listens on TCP.
     var server: ServerOptions
 
@@ -92,6 +104,7 @@ struct ServeOptions: CommandOptions {
     init(_ arguments: ParsedArguments) throws {
         store = arguments[Self.store]
         logLevel = try arguments[Self.logLevel]
+        logFormat = try arguments[Self.logFormat]
         server = ServerOptions(
             socketPath: try arguments[Self.socket] ?? (store as NSString).appendingPathComponent("rill.sock"))
         if let address = try arguments[Self.listen] {
