@@ -170,6 +170,8 @@ extension WebPageAsset {
 
             function onEvent(event, live) {
               seqLabel.textContent = String(event.seq);
+              // How many times the daemon replaced the results (a subscriber that fell behind), for a look.
+              if (event.type === 'reset') seqLabel.dataset.resets = String(Number(seqLabel.dataset.resets ?? 0) + 1);
               const atEnd = slider.disabled || Number(slider.value) === Number(slider.max);
               slider.max = String(event.seq);
               slider.disabled = false;
