@@ -4,7 +4,8 @@ import Foundation
     import Glibc
 #endif
 
-/// A headless Chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`):
+/// A headless Chromium driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`, here a
+/// socket pair):
 /// commands go to its descriptor 3 and answers come from its descriptor 4, each a JSON object
 /// ended by a NUL byte. No WebSocket is needed.
 ///
@@ -54,8 +55,11 @@ package final class HeadlessChromium {
         }
         var toBrowser: [Int32] = [0, 0]
         var fromBrowser: [Int32] = [0, 0]
-        guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else {
-            throw Unavailable(description: "no pipe for Chromium: \(String(cString: strerror(errno)))")
+        // Socket pairs, not pipes: a write to a browser that died fails with EPIPE (MSG_NOSIGNAL)
+        // instead of killing the test process with SIGPIPE.
+        let stream = Int32(SOCK_STREAM.rawValue)
+        guard socketpair(AF_UNIX, stream, 0, &toBrowser) == 0, socketpair(AF_UNIX, stream, 0, &fromBrowser) == 0 else {
+            throw Unavailable(description: "no socket pair for Chromium: \(String(cString: strerror(errno)))")
         }
         // Not inherited by other processes, the browser's included (it gets its ends as 3 and 4).
         for fd in toBrowser + fromBrowser { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -65,10 +69,6 @@ package final class HeadlessChromium {
         let childOut = fcntl(fromBrowser[1], F_DUPFD_CLOEXEC, 10)
         close(toBrowser[0])
         close(fromBrowser[1])
-        defer {
-            close(childIn)
-            close(childOut)
-        }
         commands = toBrowser[1]
         answers = fromBrowser[0]
         let arguments = [
@@ -95,6 +95,9 @@ package final class HeadlessChromium {
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        // The browser holds its ends now: with them closed here, its exit ends the pipe at once.
+        close(childIn)
+        close(childOut)
         guard status == 0 else {
             close(commands)
             close(answers)
@@ -145,7 +148,9 @@ package final class HeadlessChromium {
         bytes.append(0)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(commands, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes {
+                Glibc.send(commands, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if written < 0, errno == EINTR { continue }
             guard written > 0 else { throw Failure(description: "\(method): the browser's pipe is closed") }
             offset += written
