@@ -170,14 +170,32 @@ import Testing
         var client = try HTTPTestClient(unix: daemon.socket)
 
         // The page asks for the entities, then the user picks one and types a query.
-        let page = try browser.open("http://127.0.0.1:\(port)/#token=\(token)&progress=0.2")
-        try browser.wait(until: "document.querySelector('#entity option[value=\"Counter\"]') !== null", in: page)
+        // Without the token the page asks for it; typed in its field, the entities come.
+        let page = try browser.open("http://127.0.0.1:\(port)/#progress=0.2")
+        try browser.wait(
+            until: "document.getElementById('message').textContent.includes('needs its token')", in: page,
+            describe: "document.getElementById('message').textContent")
         _ = try browser.evaluate(
             """
-            document.getElementById('entity').value = 'Counter';
-            document.getElementById('query').value = \(HeadlessChromium.jsString(Self.query));
-            document.getElementById('form').requestSubmit();
+            document.getElementById('token').value = \(HeadlessChromium.jsString(token));
+            document.getElementById('token').dispatchEvent(new Event('change'));
             """, in: page)
+        try browser.wait(until: "document.querySelector('#entity option[value=\"Counter\"]') !== null", in: page)
+        let choose = { (query: String) in
+            """
+            document.getElementById('entity').value = 'Counter';
+            document.getElementById('query').value = \(HeadlessChromium.jsString(query));
+            document.getElementById('form').requestSubmit();
+            """
+        }
+        // A query the daemon refuses: the page says why.
+        _ = try browser.evaluate(choose("where valu >= 10"), in: page)
+        try browser.wait(
+            until: """
+                document.getElementById('state').dataset.state === 'failed'
+                  && document.getElementById('message').textContent.includes('did you mean value?')
+                """, in: page, describe: "document.getElementById('message').textContent")
+        _ = try browser.evaluate(choose(Self.query), in: page)
         try browser.wait(until: "document.getElementById('state').dataset.state === 'live'", in: page)
         try Self.expectPageMatches(browser, page, client, head: try Self.head(client), "first results")
 
@@ -349,7 +367,10 @@ import Testing
             let records = RecordValue.array(before.map(\.record)).jsonString()
             cases.append(#"{"before":\#(records),"change":\#(RecordLiveQuery.changeJSON(change).jsonString())}"#)
         }
-        let page = try browser.open("http://127.0.0.1:\(port)/")
+        // The token and the query in the page's address: it subscribes at once.
+        let page = try browser.open("http://127.0.0.1:\(port)/#token=\(token)&entity=Counter&q=sort%20by%20id")
+        try browser.wait(until: "document.getElementById('state').dataset.state === 'live'", in: page)
+        #expect(try Self.table(browser, page).rows == [["0", "0", ""]])
         let value = try browser.evaluate(
             """
             (async () => {

@@ -47,13 +47,13 @@ extension WebPageAsset {
               message.hidden = !text;
             }
 
-            function showState(state, error) {
+            function showState(state, live) {
               const words = {
                 connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…', closed: 'not connected', failed: 'failed',
               };
               stateLabel.dataset.state = state;
               stateLabel.textContent = words[state] ?? state;
-              if (state === 'failed') showMessage(error?.message ?? 'the subscription failed');
+              if (state === 'failed') showMessage(live.error?.message ?? 'the subscription failed');
               else if (state === 'live') showMessage('');
             }
 
