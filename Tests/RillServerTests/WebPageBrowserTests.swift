@@ -263,6 +263,19 @@ import Testing
             #expect(resets as? String == (restart == 2 ? "1" : "0"), "restart \(restart)")
             try Self.burst(&random) { try Self.save(client, $0) }
             try Self.expectPageMatches(browser, page, client, head: try Self.head(client), "after restart \(restart)")
+            guard restart == 1 else { continue }
+            // A stream the browser does not open again by itself (refused, or given up on): the
+            // client asks the daemon, then subscribes again by hand with `since`, its last commit.
+            let subscription = "window.rillPage.subscription"
+            let last = try #require(try browser.evaluate("\(subscription).seq", in: page) as? Int)
+            _ = try browser.evaluate("\(subscription).source.close()", in: page)
+            try Self.burst(&random) { try Self.save(client, $0) }
+            _ = try browser.evaluate("\(subscription).recover()", in: page)
+            try Self.expectPageMatches(browser, page, client, head: try Self.head(client), "resubscribed")
+            #expect(daemon.logText.contains("from commit \(last)"), "\(daemon.logText)")
+            #expect(
+                try browser.evaluate("document.getElementById('seq').dataset.resets ?? '0'", in: page) as? String == "0"
+            )
         }
 
         // The slider goes back to a commit: the table shows the results as of then, and stays

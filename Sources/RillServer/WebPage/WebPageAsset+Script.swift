@@ -260,6 +260,9 @@ extension WebPageAsset {
 
             tokenField.addEventListener('change', () => loadSchema());
 
+            // For a look from the browser's console: the page's subscription (its records, seq and state).
+            window.rillPage = { get subscription() { return subscription; } };
+
             if (await loadSchema()) {
               if (setting('entity') && entities.some((entity) => entity.name === setting('entity'))) start();
             }
