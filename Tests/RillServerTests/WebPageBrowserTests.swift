@@ -135,7 +135,7 @@ import Testing
         let path = try directory.counterStore(records: 3)
         let port = try freeTCPPort()
         let daemon = try serve(path, port: port, log: "serve.log")
-        for target in ["/", "/index.html", "/ui/page.js", "/ui/page.css", "/ui/rill.js"] {
+        for target in ["/", "/index.html", "/ui/page.js", "/ui/page.css", "/ui/icon.svg", "/ui/rill.js"] {
             let response = try #require(try HTTPTestClient(port: port).request("GET", target))
             #expect(response.status == 200, "\(target): \(response.body)")
             let asset = WebPageAsset.at(target)
@@ -195,7 +195,8 @@ import Testing
                 document.getElementById('state').dataset.state === 'failed'
                   && document.getElementById('message').textContent.includes('did you mean value?')
                 """, in: page, describe: "document.getElementById('message').textContent")
-        _ = try browser.evaluate(choose(Self.query), in: page)
+        // Typed with the entity's name too, the query is the same.
+        _ = try browser.evaluate(choose("Counter " + Self.query), in: page)
         try browser.wait(until: "document.getElementById('state').dataset.state === 'live'", in: page)
         try Self.expectPageMatches(browser, page, client, head: try Self.head(client), "first results")
 
@@ -295,6 +296,9 @@ import Testing
         try Self.expectPageMatches(browser, page, client, head: try Self.head(client), asOf: past, "still \(past)")
         _ = try browser.evaluate(slide("slider.max"), in: page)
         try Self.expectPageMatches(browser, page, client, head: try Self.head(client), "live again")
+        // The page asked the daemon for nothing but its files and the API (no `/favicon.ico`).
+        let firstLog = (try? String(contentsOfFile: directory.path("serve-1.log"), encoding: .utf8)) ?? ""
+        #expect(firstLog.contains("GET /v1/schema 401") && !firstLog.contains("favicon"), "\(firstLog)")
         #expect(daemon.stop() == 0)
     }
 

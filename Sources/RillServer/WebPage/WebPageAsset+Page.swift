@@ -13,6 +13,7 @@ extension WebPageAsset {
             <meta name="referrer" content="no-referrer">
             <title>Rill</title>
             <link rel="stylesheet" href="/ui/page.css">
+            <link rel="icon" href="/ui/icon.svg" type="image/svg+xml">
             <script type="module" src="/ui/page.js"></script>
             </head>
             <body>

@@ -198,6 +198,12 @@ extension WebPageAsset {
               whenLabel.textContent = 'live';
               seqLabel.textContent = '–';
               slider.disabled = true;
+              // The query is what follows the entity's name; a query typed with the name too is taken as well.
+              const typed = queryField.value.trim();
+              const after = typed.slice(entity.name.length, entity.name.length + 1);
+              if (typed.startsWith(entity.name) && (after === '' || /\s/.test(after))) {
+                queryField.value = typed.slice(entity.name.length).trim();
+              }
               subscription = subscribe(entity.name, queryField.value, {
                 ...options(), progress, onevent: onEvent, onstate: showState,
               });

@@ -14,7 +14,7 @@ struct WebPageAsset: Sendable {
     let text: String
 
     /// Every file of the page.
-    static let all: [WebPageAsset] = [.page, .script, .style, .client]
+    static let all: [WebPageAsset] = [.page, .script, .style, .icon, .client]
 
     // MARK: - Serving
 
