@@ -178,7 +178,9 @@ extension WebPageAsset {
               if (atEnd) slider.value = slider.max;
               if (view !== 'live') return;
               if (event.type === 'change') {
-                if (ensureColumns(live.records)) render(live.records);
+                const { insertions, moves, updates } = event.change;
+                const touched = [...insertions, ...moves, ...updates].map((entry) => entry.record);
+                if (ensureColumns(touched)) render(live.records);
                 else applyToRows(event.change);
               } else if (event.type !== 'progress') {
                 render(live.records);
@@ -194,7 +196,9 @@ extension WebPageAsset {
               ensureColumns([]);
               render([]);
               view = 'live';
+              pastRequest += 1;
               delete table.dataset.asOf;
+              table.classList.remove('past');
               whenLabel.textContent = 'live';
               seqLabel.textContent = '–';
               slider.disabled = true;
