@@ -429,6 +429,39 @@ import Testing
         }
         #expect(mismatches == 0)
         #expect(object["refused"] as? [String] == Array(repeating: "badChange", count: 9))
+
+        // `subscribe` with `since` and the records held then resumes after that commit: changes
+        // only, applied to those records, up to the daemon's.
+        let client = try HTTPTestClient(unix: daemon.socket)
+        for id in 1...5 { try Self.save(client, [(id, id * 10, "resumed")]) }
+        try Self.save(client, [(0, 99, "moved last")])
+        let head = try Self.head(client)
+        let resumed = try browser.evaluate(
+            """
+            (async () => {
+              const client = await import('/ui/rill.js');
+              const token = \(HeadlessChromium.jsString(token));
+              const past = await client.query('Counter sort by value', {asOf: 2, token});
+              return await new Promise((resolve, reject) => {
+                const subscription = client.subscribe('Counter', 'sort by value', {
+                  token, since: past.seq, records: past.results,
+                  onevent(event, live) {
+                    if (event.type === 'results') reject(new Error('results sent to a resumed subscription'));
+                    if (live.seq === \(head)) {
+                      live.close();
+                      resolve(JSON.stringify(live.records));
+                    }
+                  },
+                });
+                setTimeout(() => reject(new Error('no catch-up, at ' + subscription.seq)), 15000);
+              });
+            })()
+            """, in: page)
+        let now = try #require(client.request("GET", "/v1/query?q=Counter%20sort%20by%20value"))
+        let expectedRecords = try #require(now.json["results"] as? [NSDictionary])
+        let resumedRecords = try JSONSerialization.jsonObject(with: Data((resumed as? String ?? "").utf8))
+        #expect(resumedRecords as? [NSDictionary] == expectedRecords)
+        #expect(daemon.logText.contains("from commit 2"), "\(daemon.logText)")
         #expect(daemon.stop() == 0)
     }
 }
