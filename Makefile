@@ -29,6 +29,13 @@ deps:
 		echo "Installing zsh and fish…"; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null || true; \
 	fi
+	@# The web page's browser tests drive a headless Chromium (skipped without it).
+	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+		echo "Installing chromium…"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || \
+		{ $(SUDO) apt-get update -qq && \
+		  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || true; \
+	fi
 
 ## Run the sample library on an embedded store in $(DEMO_STORE)/, then show its history and a query of the past.
 demo: deps

@@ -96,7 +96,7 @@ let package = Package(
             name: "RillServerTests",
             dependencies: [
                 "Rill", "RillServer", "RillHTTP", "RillLocks", "RillWorkloads", "RillTestSupport", "rill-test-helper",
-                "RillCommandLine",
+                "RillCommandLine", "RillService",
             ]
         ),
         .testTarget(

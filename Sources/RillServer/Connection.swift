@@ -92,7 +92,7 @@ final class Connection: @unchecked Sendable {
             if let head = reader.head, bodyDeadline == nil {
                 // Over TCP the token is checked as soon as the head is in: a client without it
                 // does not get to send a body.
-                if needsToken, !authenticated, head.method != "OPTIONS" {
+                if needsToken, !authenticated, head.method != "OPTIONS", !WebPageAsset.isPagePath(head.path) {
                     do {
                         try authorize(head)
                     } catch {
@@ -179,6 +179,12 @@ final class Connection: @unchecked Sendable {
                 ]
             }
             return Socket.write(fd, response.serialized(keepAlive: request.keepAlive)) && request.keepAlive
+        }
+        if WebPageAsset.isPagePath(request.path) {
+            // The page holds no data: served without a token (Protocol.md, "The web page").
+            let keepAlive = request.keepAlive && !server.isStopping
+            let response = WebPageAsset.response(to: request)
+            return respond(to: request, with: response, id: id, started: started, keepAlive: keepAlive) && keepAlive
         }
         var response = HTTPResponse(status: 500)
         var failure: HTTPError?
@@ -369,7 +375,7 @@ final class Connection: @unchecked Sendable {
             throw HTTPError(
                 status: 404, code: "notFound",
                 message:
-                    "no endpoint \(request.path) (there are /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health, /metrics)"
+                    "no endpoint \(request.path) (there are /, /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health, /metrics)"
             )
         }
     }
