@@ -18,6 +18,9 @@ final class DecodedChange: @unchecked Sendable {
     /// The record did not change: a related record did, and the query tests it again (see
     /// `RelatedDependency`).
     let isRelated: Bool
+    /// The store's rows shared by live queries, when the change is applied to followed ones: a
+    /// query's row of the record after the change is then the one other queries take.
+    let sharedRows: SharedRows?
 
     /// The table of the fields the screens of the entity's queries read, and the values of
     /// those fields by slot, each read once (nil: not read yet; `.some(nil)`: a deletion).
@@ -26,9 +29,13 @@ final class DecodedChange: @unchecked Sendable {
     /// The slots of the fields an update changed (slots past 63 are left out); 0 otherwise.
     let changedMask: UInt64
 
-    init(_ change: LogEntry.Change, fields table: FieldTable = FieldTable(), isRelated: Bool = false) {
+    init(
+        _ change: LogEntry.Change, fields table: FieldTable = FieldTable(), isRelated: Bool = false,
+        sharedRows: SharedRows? = nil
+    ) {
         self.change = change
         self.isRelated = isRelated
+        self.sharedRows = sharedRows
         key = change.key
         kind = change.kind
         changedFields = change.changedFields
@@ -45,7 +52,9 @@ final class DecodedChange: @unchecked Sendable {
 
     /// A change of the same record with nothing decoded yet: for another thread, which then
     /// decodes what it needs on its own rather than sharing this one's memory.
-    func fresh() -> DecodedChange { DecodedChange(change, fields: table, isRelated: isRelated) }
+    func fresh() -> DecodedChange {
+        DecodedChange(change, fields: table, isRelated: isRelated, sharedRows: sharedRows)
+    }
 
     /// The record after the change, schema-less (nil for a deletion).
     func recordValue() throws -> RecordValue? {

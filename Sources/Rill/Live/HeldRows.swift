@@ -75,6 +75,13 @@ final class HeldRows {
         return row
     }
 
+    /// Makes room for `count` rows in all without growing again.
+    func reserveCapacity(_ count: Int) {
+        var wanted = max(16, capacity)
+        while count * 4 > wanted * 3 { wanted *= 2 }
+        if wanted > capacity { resize(to: wanted) }
+    }
+
     /// Every held row, in no order.
     var rows: [LiveEntry] {
         var rows: [LiveEntry] = []

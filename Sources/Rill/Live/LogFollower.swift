@@ -390,7 +390,7 @@ final class LogFollower: @unchecked Sendable {
                 let index = holders[change.entity]
             else { continue }
             let table = fieldTables[change.entity] ?? FieldTable()
-            let decoded = DecodedChange(change, fields: table)
+            let decoded = DecodedChange(change, fields: table, sharedRows: store.sharedRows)
             var targets = index.holders(of: change.key)
             reach(targets.count)
             if let earlier = routed[change.entity]?[change.key] {
@@ -531,7 +531,8 @@ final class LogFollower: @unchecked Sendable {
         }
         let unchanged = LogEntry.Change(
             kind: .update, entity: entity, key: key, changedFields: [], record: record, before: record)
-        return DecodedChange(unchanged, fields: fieldTables[entity] ?? FieldTable(), isRelated: true)
+        return DecodedChange(
+            unchanged, fields: fieldTables[entity] ?? FieldTable(), isRelated: true, sharedRows: store.sharedRows)
     }
 
     /// Notes, for each suspended query of an entity `entry` changes, the records it wrote.

@@ -202,6 +202,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
         version.retired.append(contentsOf: released)
         rows.retireAll(into: version)
         rows = RowList(loaded)
+        held.reserveCapacity(loaded.count)
         for row in loaded { hold(row) }
     }
 

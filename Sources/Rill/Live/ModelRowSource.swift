@@ -108,8 +108,18 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
                 return nil
             }
         }
-        let key = change.key
-        return LiveRow(key: key, model: model, order: try change.recordValue().flatMap(order))
+        func make(_ key: [UInt8]) throws -> LiveEntry {
+            LiveRow(key: key, model: model, order: try change.recordValue().flatMap(order))
+        }
+        if let variant = sharedVariant, let table = change.sharedRows, let record = change.change.record {
+            // The row other queries take of the record's new bytes (see `SharedRows`).
+            return try change.key.withUnsafeBytes { key in
+                try record.withUnsafeBytes { bytes in
+                    try table.row(key: key, bytes: bytes, variant: variant, make: make)
+                }
+            }
+        }
+        return try make(change.key)
     }
 
     func row(record: [UInt8], key: [UInt8], order: (RecordValue) throws -> [UInt8]?) throws -> LiveEntry? {
