@@ -161,7 +161,13 @@ import Testing
 
     // MARK: - The page in a browser
 
-    @Test func pageFollowsRandomSavesAcrossRestartsAndGoesBackInTime() throws {
+    // A browser loads the machine for seconds: not while a test judges latencies against a
+    // baseline of its own (`MachineExclusive`).
+    @Test func pageFollowsRandomSavesAcrossRestartsAndGoesBackInTime() async throws {
+        try await MachineExclusive.run { try checkPageFollowsRandomSaves() }
+    }
+
+    private func checkPageFollowsRandomSaves() throws {
         let path = try directory.counterStore(records: 40)
         let port = try freeTCPPort()
         var daemon = try serve(path, port: port, log: "serve-1.log")
@@ -365,7 +371,13 @@ import Testing
         return (before, change, after)
     }
 
-    @Test func clientAppliesChangesAsResultsChangeDoes() throws {
+    // A browser loads the machine for seconds: not while a test judges latencies against a
+    // baseline of its own (`MachineExclusive`).
+    @Test func clientAppliesChangesAsResultsChangeDoes() async throws {
+        try await MachineExclusive.run { try checkClientAppliesChanges() }
+    }
+
+    private func checkClientAppliesChanges() throws {
         let path = try directory.counterStore(records: 1)
         let port = try freeTCPPort()
         let daemon = try serve(path, port: port, log: "serve.log")
