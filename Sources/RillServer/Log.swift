@@ -1,5 +1,6 @@
 import Foundation
 import Rill
+import RillService
 import Synchronization
 
 #if canImport(Glibc)

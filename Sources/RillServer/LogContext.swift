@@ -1,4 +1,5 @@
 import Foundation
+import RillService
 
 /// What a log line says of the request it is about: the request's id and client, and, once it
 /// is answered, its method, path, status and duration.
@@ -34,26 +35,5 @@ package struct LogContext: Sendable {
             fields.append(("milliseconds", String(format: "%.3f", milliseconds)))
         }
         return fields
-    }
-}
-
-/// JSON text of the values a log line holds.
-enum JSONText {
-    /// `value` as a JSON string: quoted, with quotes, backslashes and control characters escaped.
-    static func string(_ value: String) -> String {
-        var text = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case let c where c.value < 0x20 || c.value == 0x7F:
-                text += String(format: "\\u%04x", c.value)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
     }
 }

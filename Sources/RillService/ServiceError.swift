@@ -48,7 +48,7 @@ package struct ServiceError: Error, Sendable, Equatable {
 
     /// The error body of `code` and `message`.
     package static func json(code: String, message: String) -> String {
-        #"{"error":{"code":\#(quoted(code)),"message":\#(quoted(message))}}"#
+        #"{"error":{"code":\#(JSONText.string(code)),"message":\#(JSONText.string(message))}}"#
     }
 
     /// The message of an error body, or nil when `body` is not one.
@@ -58,22 +58,5 @@ package struct ServiceError: Error, Sendable, Equatable {
             case .string(let text)? = error.first(where: { $0.name == "message" })?.value
         else { return nil }
         return text
-    }
-
-    /// A string as a JSON string literal.
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
