@@ -19,6 +19,12 @@ deps:
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev lmdb-utils libsqlite3-dev pkg-config >/dev/null; \
 	fi
+	@# The replicated log's transport: the NATS C client (libnats-dev) and, for its tests, nats-server.
+	@if ! pkg-config --exists libnats 2>/dev/null || ! { command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ]; }; then \
+		echo "Installing libnats-dev and nats-server…"; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libnats-dev nats-server >/dev/null; \
+	fi
 	@# The disk-full suite mounts a small ext4 image (mkfs.ext4, from e2fsprogs).
 	@if ! command -v mkfs.ext4 >/dev/null 2>&1 && ! [ -x /usr/sbin/mkfs.ext4 ] && ! [ -x /sbin/mkfs.ext4 ]; then \
 		echo "Installing e2fsprogs…"; \

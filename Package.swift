@@ -26,6 +26,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The official NATS C client from the system (Debian: libnats-dev), with JetStream: the replicated log's
+        // transport. Only `NATSJetStream` speaks it.
+        .systemLibrary(
+            name: "CNATS",
+            pkgConfig: "libnats",
+            providers: [.apt(["libnats-dev"])]
+        ),
+        // Streams, publishes with an expected last sequence, reads and ordered consumers of JetStream: no
+        // store, no domain words.
+        .target(name: "NATSJetStream", dependencies: ["CNATS"]),
         // The sample of the README and `make demo`.
         .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
         // The settings sample: a default instance, changed, found again.
@@ -81,6 +91,7 @@ let package = Package(
         ),
         // A test target per module; those that run the built `rill` depend on it.
         .testTarget(name: "RillLocksTests", dependencies: ["RillLocks"]),
+        .testTarget(name: "NATSJetStreamTests", dependencies: ["NATSJetStream", "RillTestSupport"]),
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage", "RillLocks"]),
         .testTarget(
             name: "RillTests",

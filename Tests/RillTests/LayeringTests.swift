@@ -18,6 +18,8 @@ import Testing
     static let allowed: [String: Set<String>] = [
         "Sources/RillLocks": [],
         "Sources/RillStorage": ["CLMDB", "RillLocks"],
+        // The replicated log's transport: the NATS C client, nothing of Rill's.
+        "Sources/NATSJetStream": ["CNATS"],
         // The library's layers: records, models, queries and live queries know no storage.
         "Sources/Rill": ["RillLocks"],
         "Sources/Rill/Store": ["RillLocks", "RillStorage"],
@@ -47,7 +49,7 @@ import Testing
     /// `Foundation`, is the system's).
     static let modules: [String: String] = [
         "Sources/CLMDB": "CLMDB", "Sources/CSQLite": "CSQLite", "Sources/RillLocks": "RillLocks",
-        "Sources/RillStorage": "RillStorage",
+        "Sources/RillStorage": "RillStorage", "Sources/CNATS": "CNATS", "Sources/NATSJetStream": "NATSJetStream",
         "Sources/Rill": "Rill", "Sources/RillService": "RillService", "Sources/RillHTTP": "RillHTTP",
         "Sources/RillServer": "RillServer",
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",
