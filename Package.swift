@@ -36,6 +36,9 @@ let package = Package(
         // Streams, publishes with an expected last sequence, reads and ordered consumers of JetStream: no
         // store, no domain words.
         .target(name: "NATSJetStream", dependencies: ["CNATS"]),
+        // A store's log replicated in a JetStream stream: the adapter between `Rill` and `NATSJetStream`, so that
+        // the library itself links no NATS.
+        .target(name: "RillJetStream", dependencies: ["Rill", "NATSJetStream"]),
         // The sample of the README and `make demo`.
         .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
         // The settings sample: a default instance, changed, found again.
@@ -91,7 +94,10 @@ let package = Package(
         ),
         // A test target per module; those that run the built `rill` depend on it.
         .testTarget(name: "RillLocksTests", dependencies: ["RillLocks"]),
-        .testTarget(name: "NATSJetStreamTests", dependencies: ["NATSJetStream", "RillTestSupport"]),
+        .testTarget(name: "NATSJetStreamTests", dependencies: ["NATSJetStream", "RillTestSupport", "RillWorkloads"]),
+        .testTarget(
+            name: "RillJetStreamTests",
+            dependencies: ["Rill", "RillJetStream", "RillLocks", "RillTestSupport", "RillWorkloads"]),
         .testTarget(name: "RillStorageTests", dependencies: ["RillStorage", "RillLocks"]),
         .testTarget(
             name: "RillTests",

@@ -94,6 +94,13 @@ public struct RillError: Error, CustomStringConvertible, Sendable {
         /// cannot run). The underlying error is a ``SchemaKindChange`` naming the entity, the
         /// field, both schema versions and both kinds.
         public static let migrationRequired = Code("migrationRequired")
+        /// The store's replicated log did not answer in time (the node is cut off from it, or it
+        /// has no quorum). A save that fails so may still have been committed: the message says
+        /// which commit it would have been, and the node applies it from the log if it was.
+        public static let replicationUnavailable = Code("replicationUnavailable")
+        /// The store and its replicated log disagree: the store holds a commit the log does not,
+        /// or another, or the log no longer holds the commits the store lacks.
+        public static let replicationDiverged = Code("replicationDiverged")
     }
 
     /// The kind of failure.

@@ -1,51 +1,13 @@
 import Foundation
 import NATSJetStream
 import RillTestSupport
+import RillWorkloads
 import Testing
 
-/// A `nats-server` with JetStream on a loopback port of its own, storing in a temporary directory;
-/// stopped when released.
-final class NATSServer: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-    let directory = TemporaryDirectory("rill-nats")
-
-    static var executable: String? {
-        ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }
-
-    init() throws {
-        let executable = try #require(Self.executable, "nats-server is not installed (make deps installs it)")
-        port = Int.random(in: 20_000...45_000)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", directory.path("jetstream")]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    var url: String { "nats://127.0.0.1:\(port)" }
-
+extension NATSServer {
     /// A connection, once the server accepts one (it takes a moment to start).
     func connect(name: String = "test") throws -> JetStreamConnection {
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            do {
-                let connection = try JetStreamConnection(servers: [url], name: name, timeout: 2)
-                _ = try? connection.streamState(named: "probe")
-                return connection
-            } catch let error as JetStreamError where Date() < deadline && process.isRunning {
-                _ = error
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-        }
-    }
-
-    deinit {
-        process.terminate()
-        process.waitUntilExit()
+        try whenReady { try JetStreamConnection(servers: [url], name: name, timeout: 2) }
     }
 }
 
@@ -60,9 +22,7 @@ struct JetStreamConnectionTests {
         // The same stream again: kept as it is.
         #expect(try connection.ensureStream(named: "books", subject: "rill.books.commits", replicas: 1).last == 0)
 
-        let seed = UInt64.random(in: 0...UInt64.max)
-        print("JetStreamConnectionTests seed \(seed)")
-        var generator = SplitMix(seed)
+        var generator = SeededGenerator(label: "JetStreamConnectionTests")
         var stored: [[UInt8]] = []
         for index in 0..<40 {
             let payload = (0..<Int(generator.next() % 300)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
@@ -128,18 +88,5 @@ struct JetStreamConnectionTests {
             #expect(error.kind == .unavailable, "\(error)")
             #expect(error.message.contains("127.0.0.1:1"))
         }
-    }
-}
-
-/// A seeded generator (SplitMix64), so that a failure can be run again from its printed seed.
-struct SplitMix {
-    private var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -20,6 +20,7 @@ import Testing
         "Sources/RillStorage": ["CLMDB", "RillLocks"],
         // The replicated log's transport: the NATS C client, nothing of Rill's.
         "Sources/NATSJetStream": ["CNATS"],
+        "Sources/RillJetStream": ["Rill", "NATSJetStream"],
         // The library's layers: records, models, queries and live queries know no storage.
         "Sources/Rill": ["RillLocks"],
         "Sources/Rill/Store": ["RillLocks", "RillStorage"],
@@ -50,6 +51,7 @@ import Testing
     static let modules: [String: String] = [
         "Sources/CLMDB": "CLMDB", "Sources/CSQLite": "CSQLite", "Sources/RillLocks": "RillLocks",
         "Sources/RillStorage": "RillStorage", "Sources/CNATS": "CNATS", "Sources/NATSJetStream": "NATSJetStream",
+        "Sources/RillJetStream": "RillJetStream",
         "Sources/Rill": "Rill", "Sources/RillService": "RillService", "Sources/RillHTTP": "RillHTTP",
         "Sources/RillServer": "RillServer",
         "Sources/RillClient": "RillClient", "Sources/RillCommandLine": "RillCommandLine",

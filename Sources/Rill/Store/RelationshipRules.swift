@@ -18,6 +18,8 @@ struct RelationshipRules {
     private var added: [(source: String, field: String, sourceKey: [UInt8], target: String, targetKey: [UInt8])] = []
     /// Changes derived and not yet applied, first in first out.
     private var pending: [Derived] = []
+    /// False while applying another node's commit, whose entry holds what its changes entail.
+    private var derivesChanges = true
 
     private enum Derived {
         case delete(entity: String, key: [UInt8])
@@ -81,6 +83,13 @@ struct RelationshipRules {
         return found
     }
 
+    /// Keeps the reference index for one change of a commit another node made (applied from the
+    /// replicated log): its cascades and removals are in its entry already, and it was checked there.
+    mutating func keepReferences(for change: LogEntry.Change, of entity: EntityStorage) throws {
+        derivesChanges = false
+        try index(change, of: entity)
+    }
+
     /// Keeps the reference index for one change, and queues what deleting a record entails.
     private mutating func index(_ change: LogEntry.Change, of entity: EntityStorage) throws {
         guard let references = entity.references else { return }
@@ -97,7 +106,7 @@ struct RelationshipRules {
                 try txn.put([], for: target.entry, in: references)
                 added.append((entity.name, target.field, key, target.entity, target.key))
             }
-            if change.kind == .delete {
+            if change.kind == .delete, derivesChanges {
                 for target in old {
                     let rule = entity.relationships.first { $0.field == target.field }?.deleteRule
                     if rule == .cascade {
@@ -106,7 +115,7 @@ struct RelationshipRules {
                 }
             }
         }
-        guard change.kind == .delete else { return }
+        guard change.kind == .delete, derivesChanges else { return }
         // The records that reference the deleted one, and what the deleted one's type says of them.
         let prefix = try ReferenceKey.prefix(target: entity.name, key: key)
         var referrers: [(entity: String, field: String, key: [UInt8])] = []

@@ -77,7 +77,9 @@ extension Store {
         _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration] = [],
         meanwhile: (() -> Void)? = nil
     ) throws -> LogEntry? {
-        for attempt in 0..<8 {
+        var (attempt, conflicts, catalogChanges) = (0, 0, 0)
+        while true {
+            defer { attempt += 1 }
             do {
                 // The batch is prepared during the first attempt; later attempts find it ready.
                 let entry = try attemptCommit(
@@ -86,8 +88,22 @@ extension Store {
                 // Followers of this process's log (live queries among them) learn of it at once.
                 if let entry { log.publishCommitted(through: entry.sequence) }
                 return entry
+            } catch is ReplicaMovedOn {
+                // Another node committed first: apply what it did, then validate the save again.
+                conflicts += 1
+                guard conflicts < Self.replicaConflictLimit else {
+                    throw RillError(
+                        .replicationUnavailable,
+                        "other nodes kept committing first: \(conflicts) attempts of this save lost the race")
+                }
+                try catchUpWithReplica()
+                continue
             } catch let changed as CatalogChanged {
                 // Another process added an index: reload the entities and write again.
+                catalogChanges += 1
+                guard catalogChanges < 8 else {
+                    throw RillError(.storage, "the store's catalog kept changing during a save")
+                }
                 for name in changed.entities { catalog.withLock { $0.entities[name] = nil } }
                 for name in changed.entities { _ = try entity(named: name) }
             } catch let failure as EnvironmentFailure {
@@ -98,7 +114,6 @@ extension Store {
                 throw Self.translate(error, directory: directory)
             }
         }
-        throw RillError(.storage, "the store's catalog kept changing during a save")
     }
 
     /// Thrown inside a save's transaction, before anything is written, when an entity's indexes
@@ -113,6 +128,9 @@ extension Store {
         let (log, meta, directory, progress) = (self.log, self.meta, self.directory, self.progress)
         let flushesEachCommit = environment.options.syncMode == .full
         let known = catalog.withLock { $0.entities }
+        let replica = self.replica
+        // The entry the replica took, should LMDB run the body again (a map growth): the same one is written.
+        let published = Lock<LogEntry?>(nil)
         let body = { (txn: WriteTransaction) throws -> LogEntry? in
             // Read before the declarations bump it: what this process's cached entities must match.
             let version = try Self.catalogVersion(in: txn, meta: meta)
@@ -166,14 +184,23 @@ extension Store {
             try rules?.finish()
             guard !applied.isEmpty else { return nil }
             let next = try log.next(in: txn)
-            let entry = LogEntry(
+            var entry = LogEntry(
                 sequence: next.sequence, timestamp: next.timestamp, author: author, changes: applied)
+            if let replica {
+                if let earlier = published.withLock({ $0 }), earlier.sequence == entry.sequence {
+                    entry = earlier
+                } else {
+                    try Self.publish(entry, to: replica)
+                    published.withLock { $0 = entry }
+                }
+            }
             try log.append(entry, in: txn)
             try log.noteFlush(of: entry.sequence, flushed: flushesEachCommit, in: txn)
             return entry
         }
         if let meanwhile { return try environment.write(body, meanwhile: meanwhile) }
-        guard declarations.isEmpty else { return try environment.write(body) }
+        // A replicated save's commit must follow the head it was validated against: a transaction of its own.
+        guard declarations.isEmpty, replica == nil else { return try environment.write(body) }
         return try environment.writeGrouped(body)
     }
 

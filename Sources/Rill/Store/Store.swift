@@ -40,6 +40,8 @@ package final class Store: Sendable {
     let flushedThrough = Atomic<UInt64>(0)
     /// One copy of each record's row for the live queries that hold it.
     let sharedRows = SharedRows()
+    /// The replicated log the store's commits go to first, nil for the store's own log alone.
+    package let replica: (any LogReplica)?
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]
@@ -54,10 +56,11 @@ package final class Store: Sendable {
     ///   - progress: told how far index builds have come, those of this call and of later declarations.
     package init(
         directory: String, options: StoreOptions, create: Bool,
-        progress: (@Sendable (StoreProgress) -> Void)? = nil
+        progress: (@Sendable (StoreProgress) -> Void)? = nil, replica: (any LogReplica)? = nil
     ) throws {
         self.directory = directory
         self.progress = progress
+        self.replica = replica
         let options = options.environmentOptions(create: create)
         if !create, let state = StoreCreationState.beforeOpening(directory),
             let error = state.error(directory: directory, create: create)

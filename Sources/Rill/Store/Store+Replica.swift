@@ -1,0 +1,150 @@
+import Foundation
+import RillLocks
+import RillStorage
+
+/// Thrown inside a replicated save's transaction when another node's commit came first: nothing
+/// is written, the store applies the commits it lacks, and the save is validated again.
+struct ReplicaMovedOn: Error {}
+
+extension Store {
+    /// How many times a save may lose the race to other nodes before it fails.
+    static let replicaConflictLimit = 64
+
+    /// Appends `entry` to `replica` after the commit before it, or throws ``ReplicaMovedOn``.
+    static func publish(_ entry: LogEntry, to replica: any LogReplica) throws {
+        let sequence: UInt64?
+        do {
+            sequence = try replica.append(entry.encoded, after: entry.sequence - 1, id: UUID().uuidString)
+        } catch let error as RillError where error.code == .replicationUnavailable {
+            throw RillError(
+                .replicationUnavailable,
+                "the save would have been commit \(entry.sequence); \(error.message). It may still be committed "
+                    + "in \(replica.name): this node applies it from there if it is", underlyingError: error)
+        }
+        guard let sequence else { throw ReplicaMovedOn() }
+        guard sequence == entry.sequence else {
+            throw RillError(
+                .replicationDiverged,
+                "\(replica.name) took commit \(entry.sequence) as commit \(sequence): the store and the log disagree")
+        }
+    }
+
+    /// Applies the commits of the replicated log that the store lacks, up to the log's last one now.
+    ///
+    /// - Throws: `.replicationDiverged` when the store holds more commits than the log, or the log
+    ///   no longer holds one the store lacks; `.replicationUnavailable` when the log does not answer.
+    package func catchUpWithReplica() throws {
+        guard let replica else { return }
+        let target = try replica.last()
+        var head = try self.head()
+        guard head <= target else {
+            throw RillError(
+                .replicationDiverged,
+                "\(directory) holds commits up to \(head), but \(replica.name) ends at commit \(target): "
+                    + "the store is not a copy of this log")
+        }
+        while head < target {
+            var entries: [(sequence: UInt64, entry: [UInt8])] = []
+            for sequence in (head + 1)...min(target, head + 256) {
+                guard let bytes = try replica.entry(sequence) else {
+                    throw RillError(
+                        .replicationDiverged,
+                        "\(replica.name) no longer holds commit \(sequence), which \(directory) lacks: "
+                            + "restore a backup taken after it, or recreate the store from a log that holds it all")
+                }
+                entries.append((sequence, bytes))
+            }
+            head = try applyReplicated(entries)
+        }
+    }
+
+    /// Applies commits of the replicated log, in order, in one transaction: those the store holds
+    /// already are skipped. Returns the store's head after them.
+    package func applyReplicated(_ entries: [(sequence: UInt64, entry: [UInt8])]) throws -> UInt64 {
+        let decoded = try entries.map { item in
+            do {
+                return try item.entry.withUnsafeBytes { try LogEntry(sequence: item.sequence, bytes: $0) }
+            } catch {
+                throw RillError(
+                    .replicationDiverged,
+                    "commit \(item.sequence) of \(replica?.name ?? "the replicated log") is unreadable: \(error)",
+                    underlyingError: error)
+            }
+        }
+        var storages: [String: EntityStorage] = [:]
+        for entry in decoded {
+            for change in entry.changes where storages[change.entity] == nil {
+                storages[change.entity] = try replicatedEntity(change)
+            }
+        }
+        let (log, meta, directory) = (self.log, self.meta, self.directory)
+        let flushesEachCommit = environment.options.syncMode == .full
+        let head = try withWriteTransaction { txn -> UInt64 in
+            var head = try log.head(in: txn)
+            var rules: RelationshipRules?
+            for entry in decoded where entry.sequence > head {
+                guard entry.sequence == head + 1 else {
+                    throw RillError(
+                        .replicationDiverged,
+                        "commit \(entry.sequence) of the replicated log follows commit \(head) of \(directory): a gap")
+                }
+                for change in entry.changes {
+                    let entity = storages[change.entity]!
+                    try Self.applyReplicated(change, to: entity, in: txn)
+                    if RelationshipRules.concern(entity) {
+                        if rules == nil { rules = RelationshipRules(txn: txn, meta: meta) }
+                        try rules!.keepReferences(for: change, of: entity)
+                    }
+                }
+                try log.append(entry, in: txn)
+                try log.noteFlush(of: entry.sequence, flushed: flushesEachCommit, in: txn)
+                head = entry.sequence
+            }
+            return head
+        }
+        log.publishCommitted(through: head)
+        return head
+    }
+
+    /// The entity a change of another node's commit is of: this node's, or one declared with the
+    /// identifier kind of the change's key (no indexes) until this node's models declare it.
+    private func replicatedEntity(_ change: LogEntry.Change) throws -> EntityStorage {
+        if let entity = try entity(named: change.entity) { return entity }
+        guard let first = change.key.first, let kind = IdentifierKind(rawValue: first) else {
+            throw RillError(
+                .replicationDiverged, "a commit of the replicated log has a \(change.entity) key of no known kind")
+        }
+        return try registerEntity(named: change.entity, identifierKind: kind)
+    }
+
+    /// Puts or deletes the record of one change of another node's commit, moving its index entries.
+    private static func applyReplicated(
+        _ change: LogEntry.Change, to entity: EntityStorage, in txn: WriteTransaction
+    ) throws {
+        let existing = try txn.get(change.key, in: entity.database).map { Array($0) }
+        if let record = change.record {
+            if !entity.indexes.isEmpty {
+                try record.withUnsafeBytes { new in
+                    try Self.withOptionalBytes(existing) { old in
+                        try updateIndexes(of: entity, id: change.key, old: old, new: new, changedFields: nil, in: txn)
+                    }
+                }
+            }
+            try txn.put(record, for: change.key, in: entity.database)
+        } else if let existing {
+            if !entity.indexes.isEmpty {
+                try existing.withUnsafeBytes { old in
+                    try updateIndexes(of: entity, id: change.key, old: old, new: nil, changedFields: nil, in: txn)
+                }
+            }
+            _ = try txn.delete(change.key, in: entity.database)
+        }
+    }
+
+    private static func withOptionalBytes<R>(
+        _ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) rethrows -> R {
+        guard let bytes else { return try body(nil) }
+        return try bytes.withUnsafeBytes { try body($0) }
+    }
+}
