@@ -133,6 +133,25 @@ struct ReplicatedStoreTests {
         #expect(try a.entries(after: 0).map(\.encoded) == b.entries(after: 0).map(\.encoded))
     }
 
+    @Test func aStoreThatFollowsALogRefusesSavesMadeWithoutIt() throws {
+        let server = try NATSServer()
+        let directory = TemporaryDirectory()
+        let node = try Self.node(directory, "a", server: server)
+        _ = try Self.save(node, #"{"op":"insert","entity":"Item","id":"a1","record":{"name":"x"}}"#)
+        // The same file opened as a plain store (another process, `rill write`): it reads, and may not save.
+        let plain = try Store(directory: directory.path("a"), options: StoreOptions(), create: false)
+        #expect(try plain.head() == 1)
+        do {
+            _ = try Self.save(plain, #"{"op":"insert","entity":"Item","id":"a2","record":{"name":"y"}}"#)
+            Issue.record("a save without the replicated log went into a store that follows it")
+        } catch let error as RillError {
+            #expect(error.code == .readOnly, "\(error)")
+            #expect(error.message.contains("items"), "\(error)")
+        }
+        #expect(try plain.head() == 1)
+        #expect(try node.head() == 1)
+    }
+
     @Test func aStoreAheadOfItsLogIsRefused() throws {
         let server = try NATSServer()
         let directory = TemporaryDirectory()

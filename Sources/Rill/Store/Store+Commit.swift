@@ -132,6 +132,7 @@ extension Store {
         // The entry the replica took, should LMDB run the body again (a map growth): the same one is written.
         let published = Lock<LogEntry?>(nil)
         let body = { (txn: WriteTransaction) throws -> LogEntry? in
+            if replica == nil { try Self.refuseIfReplicated(in: txn, meta: meta, directory: directory) }
             // Read before the declarations bump it: what this process's cached entities must match.
             let version = try Self.catalogVersion(in: txn, meta: meta)
             // Declared entities come from this transaction, with the indexes it built.

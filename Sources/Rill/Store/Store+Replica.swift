@@ -7,6 +7,31 @@ import RillStorage
 struct ReplicaMovedOn: Error {}
 
 extension Store {
+    /// The `meta` key naming the replicated log a store follows (its value: the log's name).
+    static let replicaKey = Array("replica".utf8)
+
+    /// Marks the store as following `replica`, when it is opened for writing with one: from then
+    /// on, a process that opens it without the replica may read it but not save to it.
+    static func markReplica(
+        _ replica: (any LogReplica)?, environment: Environment, meta: Database, readOnly: Bool
+    ) throws {
+        guard let replica, !readOnly else { return }
+        let name = Array(replica.name.utf8)
+        let marked = try environment.read { txn in try txn.get(replicaKey, in: meta).map { Array($0) } }
+        guard marked != name else { return }
+        try environment.write { txn in try txn.put(name, for: replicaKey, in: meta) }
+    }
+
+    /// Refuses a save made without the replicated log to a store that follows one: its commit
+    /// would be this node's alone, and the next commit of the log would collide with it.
+    static func refuseIfReplicated(in txn: WriteTransaction, meta: Database, directory: String) throws {
+        guard let name = try txn.get(replicaKey, in: meta) else { return }
+        throw RillError(
+            .readOnly,
+            "\(directory) follows the replicated log \(String(decoding: name, as: UTF8.self)): save through a node "
+                + "connected to it, not to the store's file")
+    }
+
     /// How many times a save may lose the race to other nodes before it fails.
     static let replicaConflictLimit = 64
 

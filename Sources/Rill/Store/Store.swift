@@ -105,6 +105,7 @@ package final class Store: Sendable {
             let meta = self.meta
             try Self.upgradeFormat(
                 environment: environment, meta: meta, directory: directory, log: log, progress: progress)
+            try Self.markReplica(replica, environment: environment, meta: meta, readOnly: options.readOnly)
             let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }
             if !marked {
                 // A store whose creation committed `meta` alone (Rill before creation took one transaction).
