@@ -152,6 +152,27 @@ struct ReplicatedStoreTests {
         #expect(try node.head() == 1)
     }
 
+    @Test func aStoreWhoseLastCommitIsNotTheLogsIsRefused() throws {
+        let server = try NATSServer()
+        let directory = TemporaryDirectory()
+        let node = try Self.node(directory, "a", server: server)
+        _ = try Self.save(node, #"{"op":"insert","entity":"Item","id":"a1","record":{"name":"x"}}"#)
+        // Another store with a commit 1 of its own.
+        let other = try Store(directory: directory.path("b"), options: StoreOptions(), create: true)
+        _ = try other.registerEntity(named: "Item", identifierKind: .string)
+        _ = try Self.save(other, #"{"op":"insert","entity":"Item","id":"b1","record":{"name":"y"}}"#)
+        let log = try server.whenReady { try JetStreamLog(servers: [server.url], stream: "items", timeout: 2) }
+        let joined = try Store(directory: directory.path("b"), options: StoreOptions(), create: false, replica: log)
+        do {
+            try joined.catchUpWithReplica()
+            Issue.record("a store whose commit 1 is not the log's followed it")
+        } catch let error as RillError {
+            #expect(error.code == .replicationDiverged, "\(error)")
+        }
+        // The node whose commit it is still follows it.
+        try node.catchUpWithReplica()
+    }
+
     @Test func aStoreAheadOfItsLogIsRefused() throws {
         let server = try NATSServer()
         let directory = TemporaryDirectory()

@@ -68,6 +68,15 @@ extension Store {
                 "\(directory) holds commits up to \(head), but \(replica.name) ends at commit \(target): "
                     + "the store is not a copy of this log")
         }
+        // The store's last commit must be the log's at that sequence (unless the log's limits removed it).
+        if head > 0, let theirs = try replica.entry(head), let ours = try entries(after: head - 1, limit: 1).first,
+            ours.encoded != theirs
+        {
+            throw RillError(
+                .replicationDiverged,
+                "commit \(head) of \(directory) is not commit \(head) of \(replica.name): "
+                    + "the store is not a copy of this log")
+        }
         while head < target {
             var entries: [(sequence: UInt64, entry: [UInt8])] = []
             for sequence in (head + 1)...min(target, head + 256) {
