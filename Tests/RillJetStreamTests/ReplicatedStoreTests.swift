@@ -36,6 +36,21 @@ struct ReplicatedStoreTests {
         Issue.record("the stores did not reach the log's last commit: \(try stores.map { try $0.head() })")
     }
 
+    /// The error `body` throws, when it has `code`; records an issue (`otherwise`) when it throws none.
+    @discardableResult
+    static func failure(_ code: RillError.Code, _ otherwise: Comment, _ body: () throws -> Void) -> RillError? {
+        do {
+            try body()
+            Issue.record(otherwise)
+        } catch let error as RillError {
+            #expect(error.code == code, "\(error)")
+            return error
+        } catch {
+            Issue.record("not a RillError: \(error)")
+        }
+        return nil
+    }
+
     static func records(_ store: Store) throws -> [[UInt8]: [UInt8]] {
         var records: [[UInt8]: [UInt8]] = [:]
         try store.forEachRecord(of: try store.existingEntity("Item")) { key, record in
@@ -118,11 +133,8 @@ struct ReplicatedStoreTests {
         let b = try Self.node(directory, "b", server: server)
         _ = try Self.save(a, #"{"op":"insert","entity":"Item","id":"a1","record":{"name":"x"}}"#)
         #expect(try b.head() == 0)
-        do {
+        Self.failure(.uniqueConflict, "b's save broke the unique name it validated before a's commit") {
             _ = try Self.save(b, #"{"op":"insert","entity":"Item","id":"b1","record":{"name":"x"}}"#)
-            Issue.record("b's save broke the unique name it validated before a's commit")
-        } catch let error as RillError {
-            #expect(error.code == .uniqueConflict, "\(error)")
         }
         // b caught up on the way, and a save that still holds goes in after a's.
         #expect(try b.head() == 1)
@@ -141,13 +153,10 @@ struct ReplicatedStoreTests {
         // The same file opened as a plain store (another process, `rill write`): it reads, and may not save.
         let plain = try Store(directory: directory.path("a"), options: StoreOptions(), create: false)
         #expect(try plain.head() == 1)
-        do {
+        let refusal = Self.failure(.readOnly, "a save without the replicated log went into a store that follows it") {
             _ = try Self.save(plain, #"{"op":"insert","entity":"Item","id":"a2","record":{"name":"y"}}"#)
-            Issue.record("a save without the replicated log went into a store that follows it")
-        } catch let error as RillError {
-            #expect(error.code == .readOnly, "\(error)")
-            #expect(error.message.contains("items"), "\(error)")
         }
+        #expect(refusal?.message.contains("items") == true, "\(String(describing: refusal))")
         #expect(try plain.head() == 1)
         #expect(try node.head() == 1)
     }
@@ -163,11 +172,8 @@ struct ReplicatedStoreTests {
         _ = try Self.save(other, #"{"op":"insert","entity":"Item","id":"b1","record":{"name":"y"}}"#)
         let log = try server.whenReady { try JetStreamLog(servers: [server.url], stream: "items", timeout: 2) }
         let joined = try Store(directory: directory.path("b"), options: StoreOptions(), create: false, replica: log)
-        do {
+        Self.failure(.replicationDiverged, "a store whose commit 1 is not the log's followed it") {
             try joined.catchUpWithReplica()
-            Issue.record("a store whose commit 1 is not the log's followed it")
-        } catch let error as RillError {
-            #expect(error.code == .replicationDiverged, "\(error)")
         }
         // The node whose commit it is still follows it.
         try node.catchUpWithReplica()
@@ -182,11 +188,8 @@ struct ReplicatedStoreTests {
         _ = try Self.save(plain, #"{"op":"insert","entity":"Item","id":"a1","record":{"name":"x"}}"#)
         let log = try server.whenReady { try JetStreamLog(servers: [server.url], stream: "items", timeout: 2) }
         let replicated = try Store(directory: directory.path("a"), options: StoreOptions(), create: false, replica: log)
-        do {
+        Self.failure(.replicationDiverged, "a store holding commit 1 followed an empty log") {
             try replicated.catchUpWithReplica()
-            Issue.record("a store holding commit 1 followed an empty log")
-        } catch let error as RillError {
-            #expect(error.code == .replicationDiverged, "\(error)")
         }
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A `nats-server` with JetStream on a loopback port of its own, storing in a temporary directory;
 /// stopped when released.
 public final class NATSServer: @unchecked Sendable {
@@ -18,12 +22,31 @@ public final class NATSServer: @unchecked Sendable {
         guard let executable = Self.executable else {
             throw TestSupportError("nats-server is not installed (make deps installs it)")
         }
-        port = Int.random(in: 20_000...45_000)
+        port = try Self.unusedPort()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", directory.path("jetstream")]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+    }
+
+    /// A loopback port no socket holds now: the kernel's choice for a socket bound to port 0.
+    static func unusedPort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TestSupportError("socket() failed: errno \(errno)") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestSupportError("binding a loopback socket failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// The server's URL.

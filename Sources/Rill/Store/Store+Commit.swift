@@ -77,6 +77,7 @@ extension Store {
         _ batch: PreparedBatch, author: String?, declaring declarations: [EntityDeclaration] = [],
         meanwhile: (() -> Void)? = nil
     ) throws -> LogEntry? {
+        if replica == nil, let followedLog { throw refusalOfUnreplicatedSave(following: followedLog) }
         var (attempt, conflicts, catalogChanges) = (0, 0, 0)
         while true {
             defer { attempt += 1 }
@@ -97,7 +98,6 @@ extension Store {
                         "other nodes kept committing first: \(conflicts) attempts of this save lost the race")
                 }
                 try catchUpWithReplica()
-                continue
             } catch let changed as CatalogChanged {
                 // Another process added an index: reload the entities and write again.
                 catalogChanges += 1
@@ -130,9 +130,8 @@ extension Store {
         let known = catalog.withLock { $0.entities }
         let replica = self.replica
         // The entry the replica took, should LMDB run the body again (a map growth): the same one is written.
-        let published = Lock<LogEntry?>(nil)
+        let published = replica.map { _ in Lock<LogEntry?>(nil) }
         let body = { (txn: WriteTransaction) throws -> LogEntry? in
-            if replica == nil { try Self.refuseIfReplicated(in: txn, meta: meta, directory: directory) }
             // Read before the declarations bump it: what this process's cached entities must match.
             let version = try Self.catalogVersion(in: txn, meta: meta)
             // Declared entities come from this transaction, with the indexes it built.
@@ -188,11 +187,11 @@ extension Store {
             var entry = LogEntry(
                 sequence: next.sequence, timestamp: next.timestamp, author: author, changes: applied)
             if let replica {
-                if let earlier = published.withLock({ $0 }), earlier.sequence == entry.sequence {
+                if let earlier = published?.withLock({ $0 }), earlier.sequence == entry.sequence {
                     entry = earlier
                 } else {
                     try Self.publish(entry, to: replica)
-                    published.withLock { $0 = entry }
+                    published?.withLock { $0 = entry }
                 }
             }
             try log.append(entry, in: txn)

@@ -10,26 +10,28 @@ extension Store {
     /// The `meta` key naming the replicated log a store follows (its value: the log's name).
     static let replicaKey = Array("replica".utf8)
 
-    /// Marks the store as following `replica`, when it is opened for writing with one: from then
-    /// on, a process that opens it without the replica may read it but not save to it.
+    /// Marks the store as following `replica`, when it is opened for writing with one, and returns
+    /// the name of the log the store follows, nil for none. A process that opens a marked store
+    /// without its replica may read it but not save to it (``refusalOfUnreplicatedSave(following:)``);
+    /// one that had it open before it was marked is not told.
     static func markReplica(
         _ replica: (any LogReplica)?, environment: Environment, meta: Database, readOnly: Bool
-    ) throws {
-        guard let replica, !readOnly else { return }
-        let name = Array(replica.name.utf8)
-        let marked = try environment.read { txn in try txn.get(replicaKey, in: meta).map { Array($0) } }
-        guard marked != name else { return }
-        try environment.write { txn in try txn.put(name, for: replicaKey, in: meta) }
+    ) throws -> String? {
+        let marked = try environment.read { txn in
+            try txn.get(replicaKey, in: meta).map { String(decoding: $0, as: UTF8.self) }
+        }
+        guard let replica, !readOnly, marked != replica.name else { return marked }
+        try environment.write { txn in try txn.put(Array(replica.name.utf8), for: replicaKey, in: meta) }
+        return replica.name
     }
 
-    /// Refuses a save made without the replicated log to a store that follows one: its commit
-    /// would be this node's alone, and the next commit of the log would collide with it.
-    static func refuseIfReplicated(in txn: WriteTransaction, meta: Database, directory: String) throws {
-        guard let name = try txn.get(replicaKey, in: meta) else { return }
-        throw RillError(
+    /// The error for a save made without the replicated log to a store that follows `log`: its
+    /// commit would be this node's alone, and the next commit of the log would collide with it.
+    func refusalOfUnreplicatedSave(following log: String) -> RillError {
+        RillError(
             .readOnly,
-            "\(directory) follows the replicated log \(String(decoding: name, as: UTF8.self)): save through a node "
-                + "connected to it, not to the store's file")
+            "\(directory) follows the replicated log \(log): save through a node connected to it, "
+                + "not to the store's file")
     }
 
     /// How many times a save may lose the race to other nodes before it fails.
@@ -60,8 +62,10 @@ extension Store {
     ///   no longer holds one the store lacks; `.replicationUnavailable` when the log does not answer.
     package func catchUpWithReplica() throws {
         guard let replica else { return }
-        let target = try replica.last()
+        // The head first: every commit it counts was in the log before it was in the store, so a
+        // `last` read after it is never behind it, whatever the follower applies meanwhile.
         var head = try self.head()
+        let target = try replica.last()
         guard head <= target else {
             throw RillError(
                 .replicationDiverged,

@@ -8,7 +8,7 @@ import Synchronization
 /// Layout (named databases, see `Documentation/OnDiskFormat.md`):
 /// - `meta`: `format` → the store format version (UInt32, big-endian); `entity:<Name>` → the
 ///   entity's catalog entry; `fields:<Name>` → the field kinds a description declared (see
-///   `EntityDeclaration`).
+///   `EntityDeclaration`); `replica` → the replicated log the store follows, when it follows one.
 /// - `log`: sequence number (UInt64, big-endian) → `LogEntry`.
 /// - `records:<Name>`: identifier key → the record's current bytes (the projection).
 ///
@@ -42,6 +42,8 @@ package final class Store: Sendable {
     let sharedRows = SharedRows()
     /// The replicated log the store's commits go to first, nil for the store's own log alone.
     package let replica: (any LogReplica)?
+    /// The name of the replicated log the store follows (its `meta` mark), nil for none.
+    let followedLog: String?
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]
@@ -105,7 +107,8 @@ package final class Store: Sendable {
             let meta = self.meta
             try Self.upgradeFormat(
                 environment: environment, meta: meta, directory: directory, log: log, progress: progress)
-            try Self.markReplica(replica, environment: environment, meta: meta, readOnly: options.readOnly)
+            followedLog = try Self.markReplica(
+                replica, environment: environment, meta: meta, readOnly: options.readOnly)
             let marked = try environment.read { txn in try txn.get(Array("format".utf8), in: meta) != nil }
             if !marked {
                 // A store whose creation committed `meta` alone (Rill before creation took one transaction).
