@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Rill", targets: ["Rill"]),
+        // A store's log replicated in NATS JetStream (`ModelConfiguration(…, log: .jetStream(…))`); links libnats.
+        .library(name: "RillJetStream", targets: ["RillJetStream"]),
         // The command-line tool: its target is named apart from `Rill` (the two would differ only by
         // case), its product and binary stay `rill`.
         .executable(name: "rill", targets: ["RillCommandLine"]),
@@ -62,7 +64,9 @@ let package = Package(
         .target(name: "RillClient", dependencies: ["RillHTTP", "RillService"]),
         .executableTarget(
             name: "RillCommandLine",
-            dependencies: ["Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient"]),
+            dependencies: [
+                "Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient", "RillJetStream",
+            ]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage
         // layer, and with SQLite, the peer, doing it through its C API.
         .executableTarget(

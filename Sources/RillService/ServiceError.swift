@@ -25,7 +25,8 @@ package struct ServiceError: Error, Sendable, Equatable {
     /// an unknown entity, 400 for bad input, 403 for a store that may not be written, 409 for a
     /// destination that already holds something, a compaction a subscription holds back, a save a
     /// unique index refuses, a delete a relationship refuses or a reference to a missing record, 410
-    /// for a request before a compacted log's horizon, 507 for a full disk, else 500), and a query that
+    /// for a request before a compacted log's horizon, 503 for a replicated log that does not answer, 507 for
+    /// a full disk, else 500), and a query that
     /// does not fit its entity is shown as one that does not parse, with its caret line.
     package init(_ error: RillError) {
         let status: Int
@@ -37,6 +38,7 @@ package struct ServiceError: Error, Sendable, Equatable {
         case .destinationNotEmpty, .historyRetained, .uniqueConflict, .deleteDenied, .danglingReference: status = 409
         case .historyCompacted: status = 410
         case .diskFull: status = 507
+        case .replicationUnavailable: status = 503
         default: status = 500
         }
         let message = (error.underlyingError as? QueryParseError)?.description ?? error.message

@@ -47,6 +47,10 @@ struct JetStreamConnectionTests {
         let again = try connection.publish(
             stored[6], subject: "rill.books.commits", messageID: "m-6", expectedLast: UInt64(stored.count))
         #expect(again == .init(sequence: 7, duplicate: true))
+        // With the last sequence it expected then, which the stream has moved past: the id is looked up first.
+        let retried = try connection.publish(
+            stored[6], subject: "rill.books.commits", messageID: "m-6", expectedLast: 6)
+        #expect(retried == .init(sequence: 7, duplicate: true))
 
         let state = try connection.streamState(named: "books")
         #expect(state.first == 1 && state.last == UInt64(stored.count))

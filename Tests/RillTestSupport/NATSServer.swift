@@ -31,7 +31,7 @@ public final class NATSServer: @unchecked Sendable {
     }
 
     /// A loopback port no socket holds now: the kernel's choice for a socket bound to port 0.
-    static func unusedPort() throws -> Int {
+    public static func unusedPort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw TestSupportError("socket() failed: errno \(errno)") }
         defer { close(socket) }

@@ -29,7 +29,9 @@ import Testing
         "Sources/RillHTTP": [],
         "Sources/RillServer": ["Rill", "RillHTTP", "RillLocks", "RillService"],
         "Sources/RillClient": ["RillHTTP", "RillService"],
-        "Sources/RillCommandLine": ["Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient"],
+        "Sources/RillCommandLine": [
+            "Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient", "RillJetStream",
+        ],
         "Sources/RillWorkloads": ["Rill"],
         // Its baseline is raw LMDB through the C API, beside Rill doing the same work.
         "Sources/rill-bench": ["Rill", "CLMDB", "CSQLite", "RillLocks", "RillWorkloads"],

@@ -59,6 +59,12 @@ public struct ModelConfiguration: Sendable, Hashable {
     /// this process. The map grows by itself (doubling) whenever a save needs more room, so this
     /// only matters for tuning. Default: 64 MiB.
     public var initialMapSize: Int
+    /// The replicated log the store's commits go to first, shared with the stores of other
+    /// machines; nil (the default) for the store's own log alone. See ``ReplicatedLog``.
+    ///
+    /// A store opened with one is marked as following it: a process that opens it without the log
+    /// may read it, not save to it. The container must allow saving: it applies the log's commits.
+    public var log: ReplicatedLog?
 
     /// A configuration for a store in the directory at `url`.
     public init(
@@ -66,9 +72,11 @@ public struct ModelConfiguration: Sendable, Hashable {
         url: URL,
         durability: Durability = .full,
         allowsSave: Bool = true,
-        initialMapSize: Int = 64 << 20
+        initialMapSize: Int = 64 << 20,
+        log: ReplicatedLog? = nil
     ) {
         self.url = url
+        self.log = log
         self.name = name ?? url.lastPathComponent
         self.durability = durability
         self.allowsSave = allowsSave
@@ -78,7 +86,10 @@ public struct ModelConfiguration: Sendable, Hashable {
 
     /// A configuration for the store named `name` in the default location
     /// (``defaultDirectory``), or a temporary store when `isStoredInMemoryOnly` is true.
-    public init(_ name: String? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true) {
+    public init(
+        _ name: String? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true, log: ReplicatedLog? = nil
+    ) {
+        self.log = log
         let name = name ?? "default"
         if isStoredInMemoryOnly {
             let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()

@@ -37,6 +37,8 @@ public final class ModelContainer: Sendable {
     let familiesByBase: [ObjectIdentifier: ModelFamily]
     private let mainContextCore = ModelContext.Core()
     private let removesStoreOnDeinit: Bool
+    /// Applies the replicated log's commits to the store, when the configuration names one.
+    private let follower: ReplicaFollower?
 
     /// Opens (or creates) the store described by `configurations` for the given model types.
     ///
@@ -89,8 +91,25 @@ public final class ModelContainer: Sendable {
             initialMapSize: configuration.initialMapSize,
             readOnly: !configuration.allowsSave
         )
+        var replica: (any LogReplica)?
+        if let log = configuration.log {
+            guard configuration.allowsSave else {
+                throw RillError(
+                    .invalidConfiguration,
+                    "a container on the replicated log \(log) applies its commits: it must allow saving")
+            }
+            replica = try log.open()
+        }
         let store = try Store(
-            directory: configuration.url.path, options: options, create: configuration.allowsSave, progress: progress)
+            directory: configuration.url.path, options: options, create: configuration.allowsSave, progress: progress,
+            replica: replica)
+        if replica != nil {
+            // What the log holds beyond the store, before the first fetch; a log that does not answer
+            // now is caught up with by the follower once it does.
+            do { try store.catchUpWithReplica() } catch let error as RillError
+                where error.code == .replicationUnavailable
+            {}
+        }
         var entities: [String: EntityStorage] = [:]
         var families: [ObjectIdentifier: ModelFamily] = [:]
         for type in forTypes {
@@ -125,9 +144,11 @@ public final class ModelContainer: Sendable {
         self.familiesByBase = families
         self.allowsSave = configuration.allowsSave
         self.removesStoreOnDeinit = configuration.isStoredInMemoryOnly
+        self.follower = replica.map { _ in ReplicaFollower(store) }
     }
 
     deinit {
+        follower?.stop()
         if removesStoreOnDeinit {
             let path = store.directory
             try? FileManager.default.removeItem(atPath: path)
@@ -172,9 +193,20 @@ public final class ModelContainer: Sendable {
     }
 
     /// The sequence number of the last commit in the store's log (0 when empty).
+    ///
+    /// On a replicated log (``ModelConfiguration/log``), the last commit this node has applied:
+    /// what its queries answer from.
     public func lastSequence() throws -> UInt64 {
         try store.head()
     }
+
+    /// Why this node stopped applying its replicated log's commits, nil while it applies them (or
+    /// has no replicated log).
+    ///
+    /// A log that does not answer is no failure: the node retries, its queries answer from what it
+    /// holds, and its saves fail with ``RillError/Code/replicationUnavailable`` meanwhile. A log
+    /// that disagrees with the store (``RillError/Code/replicationDiverged``) stops it for good.
+    public var replicationFailure: RillError? { follower?.failure }
 
     // MARK: - Errors
 

@@ -13,6 +13,9 @@ package final class ReplicaFollower: Sendable {
     private final class State: Sendable {
         let stopped = Atomic<Bool>(false)
         let failure = Lock<RillError?>(nil)
+        /// Signalled once when the thread returns.
+        let ended = DispatchSemaphore(value: 0)
+        let joined = Atomic<Bool>(false)
     }
 
     /// Starts following `store`'s replica (the store must have one).
@@ -20,13 +23,24 @@ package final class ReplicaFollower: Sendable {
         precondition(store.replica != nil, "a store without a replicated log has nothing to follow")
         let state = State()
         self.state = state
-        let thread = Thread { Self.run(store, state) }
+        let thread = Thread {
+            Self.run(store, state)
+            state.ended.signal()
+        }
         thread.name = "rill-replica-follower"
         thread.start()
     }
 
     deinit {
         state.stopped.store(true, ordering: .relaxed)
+    }
+
+    /// Stops following and waits for the commits being applied, if any: once it returns, the
+    /// follower no longer touches the store. Waits at most for one request to the log to end.
+    package func stop() {
+        state.stopped.store(true, ordering: .relaxed)
+        guard !state.joined.exchange(true, ordering: .relaxed) else { return }
+        state.ended.wait()
     }
 
     /// Why the follower stopped, nil while it runs.
@@ -48,7 +62,9 @@ package final class ReplicaFollower: Sendable {
                 _ = try store.applyReplicated(batch)
             } catch let error as RillError where error.code == .replicationUnavailable {
                 feed = nil
-                Thread.sleep(forTimeInterval: 0.5)
+                for _ in 0..<10 where !state.stopped.load(ordering: .relaxed) {
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
             } catch let error as RillError {
                 state.failure.withLock { $0 = error }
                 return

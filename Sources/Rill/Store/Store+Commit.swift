@@ -78,6 +78,7 @@ extension Store {
         meanwhile: (() -> Void)? = nil
     ) throws -> LogEntry? {
         if replica == nil, let followedLog { throw refusalOfUnreplicatedSave(following: followedLog) }
+        if let divergence = replicaDivergence.withLock({ $0 }) { throw divergence }
         var (attempt, conflicts, catalogChanges) = (0, 0, 0)
         while true {
             defer { attempt += 1 }

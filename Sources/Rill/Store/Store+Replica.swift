@@ -37,16 +37,33 @@ extension Store {
     /// How many times a save may lose the race to other nodes before it fails.
     static let replicaConflictLimit = 64
 
+    /// How many times an append the replicated log did not answer is sent again (with the same
+    /// message id, so that the log keeps it once) before the save fails.
+    static let replicaAppendAttempts = 4
+
     /// Appends `entry` to `replica` after the commit before it, or throws ``ReplicaMovedOn``.
+    ///
+    /// An append left unanswered is sent again with the same id: the log answers a repeat with
+    /// the number it gave the first, so a commit whose answer was lost is not taken for a conflict.
     static func publish(_ entry: LogEntry, to replica: any LogReplica) throws {
-        let sequence: UInt64?
-        do {
-            sequence = try replica.append(entry.encoded, after: entry.sequence - 1, id: UUID().uuidString)
-        } catch let error as RillError where error.code == .replicationUnavailable {
-            throw RillError(
-                .replicationUnavailable,
-                "the save would have been commit \(entry.sequence); \(error.message). It may still be committed "
-                    + "in \(replica.name): this node applies it from there if it is", underlyingError: error)
+        let id = UUID().uuidString
+        var attempt = 1
+        var sequence: UInt64?
+        while true {
+            do {
+                sequence = try replica.append(entry.encoded, after: entry.sequence - 1, id: id)
+                break
+            } catch let error as RillError where error.code == .replicationUnavailable {
+                guard attempt < replicaAppendAttempts else {
+                    throw RillError(
+                        .replicationUnavailable,
+                        "the save would have been commit \(entry.sequence); \(error.message). It may still be "
+                            + "committed in \(replica.name): this node applies it from there if it is",
+                        underlyingError: error)
+                }
+                attempt += 1
+                Thread.sleep(forTimeInterval: 0.1 * Double(attempt))
+            }
         }
         guard let sequence else { throw ReplicaMovedOn() }
         guard sequence == entry.sequence else {
@@ -61,6 +78,13 @@ extension Store {
     /// - Throws: `.replicationDiverged` when the store holds more commits than the log, or the log
     ///   no longer holds one the store lacks; `.replicationUnavailable` when the log does not answer.
     package func catchUpWithReplica() throws {
+        do { try catchUp() } catch let error as RillError where error.code == .replicationDiverged {
+            replicaDivergence.withLock { $0 = $0 ?? error }
+            throw error
+        }
+    }
+
+    private func catchUp() throws {
         guard let replica else { return }
         // The head first: every commit it counts was in the log before it was in the store, so a
         // `last` read after it is never behind it, whatever the follower applies meanwhile.
@@ -99,6 +123,13 @@ extension Store {
     /// Applies commits of the replicated log, in order, in one transaction: those the store holds
     /// already are skipped. Returns the store's head after them.
     package func applyReplicated(_ entries: [(sequence: UInt64, entry: [UInt8])]) throws -> UInt64 {
+        do { return try apply(entries) } catch let error as RillError where error.code == .replicationDiverged {
+            replicaDivergence.withLock { $0 = $0 ?? error }
+            throw error
+        }
+    }
+
+    private func apply(_ entries: [(sequence: UInt64, entry: [UInt8])]) throws -> UInt64 {
         let decoded = try entries.map { item in
             do {
                 return try item.entry.withUnsafeBytes { try LogEntry(sequence: item.sequence, bytes: $0) }

@@ -44,6 +44,9 @@ package final class Store: Sendable {
     package let replica: (any LogReplica)?
     /// The name of the replicated log the store follows (its `meta` mark), nil for none.
     let followedLog: String?
+    /// Why the store and its replicated log were found to disagree, nil while they agree: every
+    /// later save fails with it, until the store is opened again.
+    let replicaDivergence = Lock<RillError?>(nil)
 
     struct Catalog {
         var entities: [String: EntityStorage] = [:]

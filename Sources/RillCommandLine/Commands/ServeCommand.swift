@@ -1,6 +1,7 @@
 import Foundation
 import Rill
 import RillHTTP
+import RillJetStream
 import RillServer
 
 /// `rill serve`: the daemon.
@@ -24,10 +25,16 @@ struct ServeCommand: Command {
             GET /metrics gives the daemon's figures in Prometheus's text format. Under
             systemd (Type=notify, NOTIFY_SOCKET set) it sends READY=1 once it serves and
             STOPPING=1 when it stops (Documentation/Operations.md).
+
+            With --log, the store is one node of several sharing one commit log in a NATS
+            JetStream stream: each save is committed there first, every node's commits are
+            applied here in order, and the daemon's subscribers see them all. While the stream
+            does not answer, queries answer from the store and saves fail (503).
             """,
         examples: [
             "rill serve ./books",
             "rill serve ./books --socket /tmp/books.sock --log-level warning --max-connections 64",
+            "rill serve ./books --log nats://n1:4222,n2:4222,n3:4222/books",
         ]
     )
 
@@ -43,7 +50,22 @@ struct ServeCommand: Command {
         if let level = options.logLevel { Log.setLevel(level) }
         if let format = options.logFormat { Log.setFormat(format) }
 
-        let store = try openStore(path)
+        let replica = try options.log.map {
+            try JetStreamLog(
+                servers: $0.servers, stream: $0.stream, replicas: $0.replicas, timeout: $0.timeout, connects: false)
+        }
+        // A node of a replicated log may start from nothing: the stream fills its new store.
+        let store = try openStore(path, creating: replica != nil, replica: replica)
+        let follower = replica.map { _ in ReplicaFollower(store) }
+        defer { follower?.stop() }
+        if let replica {
+            do { try store.catchUpWithReplica() } catch let error as RillError
+                where error.code == .replicationUnavailable
+            {
+                Log.warning(
+                    "\(replica.name) does not answer (\(error.message)): serving the store as it is until it does")
+            }
+        }
         let server: Server
         do {
             server = try Server(store: store, options: options.server)
@@ -52,7 +74,7 @@ struct ServeCommand: Command {
             return ExitStatus.failure
         }
         let head = try store.head()
-        Log.info("serving \(path) (last commit \(head))")
+        Log.info("serving \(path) (last commit \(head)\(replica.map { ", following \($0.name)" } ?? ""))")
         server.run(stoppingOn: signals)
         return ExitStatus.success
     }

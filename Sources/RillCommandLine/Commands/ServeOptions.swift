@@ -1,5 +1,7 @@
 import Foundation
+import Rill
 import RillHTTP
+import RillJetStream
 import RillServer
 
 /// What `rill serve` is given: the store, the log level, and the server's configuration.
@@ -63,6 +65,16 @@ struct ServeOptions: CommandOptions {
     static let resumeLimit = ValueOption.wholeNumber(
         "resume-limit", valueName: "commits",
         help: "The most commits a subscription resumes across; further behind, a reset (default: 100000).")
+    static let log = ValueOption(
+        "log", valueName: "nats://host:port[,…]/stream",
+        help: "Share the store's commit log with other nodes through this NATS JetStream stream (created when "
+            + "missing, with a replica for each server named; ?replicas=n to choose). The store is created when "
+            + "missing and filled from the stream; saves are acknowledged once the stream holds them."
+    ) { text in
+        do { return try JetStreamAddress(text) } catch let error as RillError {
+            throw UsageError("--log: \(error.message)")
+        }
+    }
     static let logLevel = ValueOption(
         "log-level", valueName: "level", help: "debug, info (default), warning or error."
     ) { text in
@@ -87,15 +99,17 @@ struct ServeOptions: CommandOptions {
     static let options = [
         socket.option, listen.option, tokenFile.option, allowOrigin.option, maxBody.option, queue.option,
         maxConnections.option, maxUnauthenticated.option, requestTimeout.option, idleTimeout.option,
-        keepAlive.option, progress.option, resumeLimit.option, logLevel.option, logFormat.option,
+        keepAlive.option, progress.option, resumeLimit.option, log.option, logLevel.option, logFormat.option,
     ]
 
     /// The store directory.
     var store: String
+    /// The replicated commit log the store follows, nil for the store's own log alone.
+    var log: JetStreamAddress?
     /// The level to log at; nil for the default.
-    var logLevel: Log.Level?
+    var logLevel: RillServer.Log.Level?
     /// How log lines are written; nil for the default (text).
-    var logFormat: Log.Format?
+    var logFormat: RillServer.Log.Format?
     /// The server's configuration, with the bearer token when it listens on TCP.
     var server: ServerOptions
 
@@ -103,6 +117,7 @@ struct ServeOptions: CommandOptions {
     /// reading the token (from `--token-file`, else `RILL_TOKEN`), which a TCP listener needs.
     init(_ arguments: ParsedArguments) throws {
         store = arguments[Self.store]
+        log = try arguments[Self.log]
         logLevel = try arguments[Self.logLevel]
         logFormat = try arguments[Self.logFormat]
         server = ServerOptions(
