@@ -21,6 +21,8 @@ struct ClusterOracle {
         self.queries = queries
         changes = queries.map { _ in [] }
         var current = queries.map { _ in [ClusterQuery.Row]() }
+        // The records in ascending order of number (no two share one), for the evaluations.
+        var sorted: [ClusterQuery.Item] = []
         for entry in entries {
             last = entry.sequence
             var touched = Set<Int>()
@@ -31,19 +33,36 @@ struct ClusterOracle {
                 let old = items[id]
                 let new = try change.record.flatMap { try ClusterItem.item(key: change.key, record: $0) }
                 items[id] = change.kind == .delete ? nil : new
+                if let old, let index = Self.position(of: old.number, in: sorted), sorted[index] == old {
+                    sorted.remove(at: index)
+                }
+                if change.kind != .delete, let new {
+                    sorted.insert(new, at: Self.position(of: new.number, in: sorted) ?? sorted.count)
+                }
                 for (index, query) in queries.enumerated()
                 where old.map(query.matches) == true || (change.kind != .delete && new.map(query.matches) == true) {
                     touched.insert(index)
                 }
             }
             for index in touched.sorted() {
-                let rows = queries[index].evaluate(items.values)
+                let rows = queries[index].evaluate(sortedByNumber: sorted)
                 if rows != current[index] {
                     current[index] = rows
                     changes[index].append((entry.sequence, rows))
                 }
             }
         }
+    }
+
+    /// The index of the first item whose number is not below `number`, nil when all are below.
+    private static func position(of number: Int, in sorted: [ClusterQuery.Item]) -> Int? {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle].number < number { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count ? low : nil
     }
 
     /// Query `query`'s results as of commit `sequence`.

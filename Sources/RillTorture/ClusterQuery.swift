@@ -66,13 +66,28 @@ package struct ClusterQuery: Sendable, Hashable {
         }
     }
 
-    /// The results over `items`, evaluated on every one of them.
-    package func evaluate(_ items: some Collection<Item>) -> [Row] {
-        var matched = items.filter(matches).map { Row(id: $0.id, number: $0.number) }
-        matched.sort { descending ? $0.number > $1.number : $0.number < $1.number }
-        let start = min(offset ?? 0, matched.count)
-        let end = limit.map { min(start + $0, matched.count) } ?? matched.count
-        return Array(matched[start..<end])
+    /// The results over `items`, given in ascending order of number: the predicate evaluated on
+    /// each in the query's order, until the window is full.
+    package func evaluate(sortedByNumber items: [Item]) -> [Row] {
+        var rows: [Row] = []
+        var skipped = 0
+        let wanted = limit ?? .max
+        guard wanted > 0 else { return [] }
+        func take(_ item: Item) -> Bool {
+            guard matches(item) else { return true }
+            if skipped < offset ?? 0 {
+                skipped += 1
+                return true
+            }
+            rows.append(Row(id: item.id, number: item.number))
+            return rows.count < wanted
+        }
+        if descending {
+            for item in items.reversed() where !take(item) { break }
+        } else {
+            for item in items where !take(item) { break }
+        }
+        return rows
     }
 
     // MARK: - Random queries

@@ -64,11 +64,18 @@ struct ClusterTranscript {
                 if !oracle.changed(query, after: sequence - 1, through: sequence).contains(sequence) {
                     problem("query \(query) was told of commit \(sequence), which did not change its results")
                 }
-                ClusterJournal.change(of: line).apply(to: &current)
+                let change = ClusterJournal.change(of: line)
                 let expected = oracle.rows(query, at: sequence)
-                if current != expected {
-                    problem("query \(query)'s changes give \(current) at \(sequence), the replay \(expected)")
+                if Self.fits(change, current) {
+                    change.apply(to: &current)
+                    if current != expected {
+                        problem("query \(query)'s changes give \(current) at \(sequence), the replay \(expected)")
+                    }
+                } else {
+                    problem("query \(query)'s change at \(sequence) does not fit the results it follows, \(current)")
                 }
+                // Checked on from the replay's results after a problem, so that one tells what it did alone.
+                current = expected
                 rows[query] = current
                 seen[query] = sequence
             case "save":
@@ -102,6 +109,21 @@ struct ClusterTranscript {
         }
         end = ended
         if ended != nil { finalRows = rows }
+    }
+
+    /// Whether `change` can apply to `rows`: what it removes, moves and updates is there, and it
+    /// inserts within the results.
+    static func fits(_ change: ResultsChange<ClusterQuery.Row>, _ rows: [ClusterQuery.Row]) -> Bool {
+        let removed = change.removals.map { ($0.offset, $0.element) } + change.moves.map { ($0.from, $0.oldElement) }
+        guard Set(removed.map(\.0)).count == removed.count,
+            removed.allSatisfy({ $0.0 >= 0 && $0.0 < rows.count && rows[$0.0] == $0.1 }),
+            change.updates.allSatisfy({ $0.oldOffset >= 0 && $0.oldOffset < rows.count && rows[$0.oldOffset] == $0.oldElement })
+        else { return false }
+        let inserted = (change.insertions.map(\.offset) + change.moves.map(\.to)).sorted()
+        let remaining = rows.count - removed.count
+        for (index, offset) in inserted.enumerated() where offset < 0 || offset > remaining + index { return false }
+        let count = remaining + inserted.count
+        return change.updates.allSatisfy { $0.offset >= 0 && $0.offset < count }
     }
 
     private mutating func problem(_ text: String) {
