@@ -107,17 +107,21 @@ package enum ClusterSuite {
         var refusals: [String: Int] = [:]
         for transcript in transcripts { refusals.merge(transcript.refusals, uniquingKeysWith: +) }
         for code in refusals.keys
-        where ![RillError.Code.uniqueConflict, .replicationUnavailable, .invalidRecord].map(\.description).contains(code) {
+        where ![RillError.Code.uniqueConflict, .replicationUnavailable, .invalidRecord].map(\.description).contains(
+            code)
+        {
             report.problems.append("\(refusals[code]!) saves failed with \(code), which the suite does not expect")
         }
-        report.add("kills", byTarget.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " / "))
+        report.add(
+            "kills", byTarget.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " / "))
         report.add("commits", last)
         report.add("acknowledged by node", transcripts.map { "\($0.acknowledged.count)" }.joined(separator: "/"))
         report.add("unique conflicts", refusals[RillError.Code.uniqueConflict.description] ?? 0)
         report.add("unavailable", refusals[RillError.Code.replicationUnavailable.description] ?? 0)
         report.add("updates of deleted records", refusals[RillError.Code.invalidRecord.description] ?? 0)
         report.add("incarnations", transcripts.map { "\($0.incarnations)" }.joined(separator: "/"))
-        report.add("live queries", "\(queries) a node, \(transcripts.map(\.changesChecked).reduce(0, +)) changes checked")
+        report.add(
+            "live queries", "\(queries) a node, \(transcripts.map(\.changesChecked).reduce(0, +)) changes checked")
         report.add("load", String(format: "%.1f s", loadTime))
         report.add("checks", String(format: "%.1f s", Date().timeIntervalSince(checking)))
         report.add("time", String(format: "%.1f s", Date().timeIntervalSince(started)))
@@ -130,7 +134,8 @@ package enum ClusterSuite {
         while Date() < moment {
             if let (node, status) = fleet.exited.first {
                 throw TortureUsage(
-                    "node \(node) exited with status \(status) mid-load (see \(fleet.root.path)/node-\(node)/stderr.log)")
+                    "node \(node) exited with status \(status) mid-load (see \(fleet.root.path)/node-\(node)/stderr.log)"
+                )
             }
             usleep(50_000)
         }

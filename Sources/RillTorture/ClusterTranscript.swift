@@ -117,7 +117,9 @@ struct ClusterTranscript {
         let removed = change.removals.map { ($0.offset, $0.element) } + change.moves.map { ($0.from, $0.oldElement) }
         guard Set(removed.map(\.0)).count == removed.count,
             removed.allSatisfy({ $0.0 >= 0 && $0.0 < rows.count && rows[$0.0] == $0.1 }),
-            change.updates.allSatisfy({ $0.oldOffset >= 0 && $0.oldOffset < rows.count && rows[$0.oldOffset] == $0.oldElement })
+            change.updates.allSatisfy({
+                $0.oldOffset >= 0 && $0.oldOffset < rows.count && rows[$0.oldOffset] == $0.oldElement
+            })
         else { return false }
         let inserted = (change.insertions.map(\.offset) + change.moves.map(\.to)).sorted()
         let remaining = rows.count - removed.count

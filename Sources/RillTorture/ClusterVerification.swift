@@ -52,7 +52,8 @@ enum ClusterVerification {
         if entries.count != stream.count {
             return ["node \(node) holds \(entries.count) commits, the stream \(stream.count)"]
         }
-        for (ours, theirs) in zip(entries, stream) where ours.sequence != theirs.sequence || ours.encoded != theirs.encoded {
+        for (ours, theirs) in zip(entries, stream)
+        where ours.sequence != theirs.sequence || ours.encoded != theirs.encoded {
             return ["node \(node)'s commit \(ours.sequence) is not the stream's commit \(theirs.sequence)"]
         }
         return []
@@ -109,11 +110,13 @@ enum ClusterVerification {
         for transcript in transcripts {
             for save in transcript.saves {
                 if let other = owners[save.sequence] {
-                    problems.append("commit \(save.sequence) was acknowledged to node \(other) and to node \(transcript.node)")
+                    problems.append(
+                        "commit \(save.sequence) was acknowledged to node \(other) and to node \(transcript.node)")
                 }
                 owners[save.sequence] = transcript.node
                 guard save.sequence >= 1, save.sequence <= UInt64(stream.count) else {
-                    problems.append("the acknowledged commit \(save.sequence) of node \(transcript.node) is not in the stream")
+                    problems.append(
+                        "the acknowledged commit \(save.sequence) of node \(transcript.node) is not in the stream")
                     continue
                 }
                 let entry = stream[Int(save.sequence) - 1]
@@ -125,7 +128,8 @@ enum ClusterVerification {
                 }
                 if Set(held) != Set(save.writes) || held.count != save.writes.count {
                     problems.append(
-                        "commit \(save.sequence) of the stream holds \(held), node \(transcript.node) was told \(save.writes)")
+                        "commit \(save.sequence) of the stream holds \(held), node \(transcript.node) was told \(save.writes)"
+                    )
                 }
             }
         }

@@ -94,7 +94,7 @@ final class NATSCluster {
         while true {
             do {
                 return try JetStreamLog(servers: urls, stream: stream, replicas: 3, timeout: 2)
-            } catch where Date() < deadline {
+            } catch  where Date() < deadline {
                 usleep(200_000)
             }
         }
