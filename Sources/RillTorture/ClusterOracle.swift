@@ -8,16 +8,16 @@ import Rill
 /// A query is evaluated again after a commit only when one of the commit's records matched it
 /// before or matches it after: a record that matches neither cannot change which records match,
 /// so the results stay as they were.
-struct ClusterOracle {
-    let queries: [ClusterQuery]
+package struct ClusterOracle: Sendable {
+    package let queries: [ClusterQuery]
     /// For each query, every commit that changed its results, in order, with the results after it.
-    private(set) var changes: [[(sequence: UInt64, rows: [ClusterQuery.Row])]]
+    package private(set) var changes: [[(sequence: UInt64, rows: [ClusterQuery.Row])]]
     /// The records after the last commit, by identifier.
-    private(set) var items: [String: ClusterQuery.Item] = [:]
-    private(set) var last: UInt64 = 0
+    package private(set) var items: [String: ClusterQuery.Item] = [:]
+    package private(set) var last: UInt64 = 0
 
     /// Replays `entries`, the log's commits from 1 on.
-    init(queries: [ClusterQuery], entries: [LogEntry]) throws {
+    package init(queries: [ClusterQuery], entries: [LogEntry]) throws {
         self.queries = queries
         changes = queries.map { _ in [] }
         var current = queries.map { _ in [ClusterQuery.Row]() }
@@ -66,13 +66,13 @@ struct ClusterOracle {
     }
 
     /// Query `query`'s results as of commit `sequence`.
-    func rows(_ query: Int, at sequence: UInt64) -> [ClusterQuery.Row] {
+    package func rows(_ query: Int, at sequence: UInt64) -> [ClusterQuery.Row] {
         let index = upperBound(query, sequence)
         return index == 0 ? [] : changes[query][index - 1].rows
     }
 
     /// The commits after `start` and up to `end` that changed query `query`'s results.
-    func changed(_ query: Int, after start: UInt64, through end: UInt64) -> [UInt64] {
+    package func changed(_ query: Int, after start: UInt64, through end: UInt64) -> [UInt64] {
         var index = upperBound(query, start)
         var found: [UInt64] = []
         while index < changes[query].count, changes[query][index].sequence <= end {

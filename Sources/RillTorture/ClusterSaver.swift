@@ -15,7 +15,7 @@ import RillWorkloads
 /// stream did not answer: not acknowledged, and perhaps committed all the same), and
 /// `.invalidRecord` for an update of a record another node deleted meanwhile. Any other error is
 /// journaled too, and the suite reports it.
-struct ClusterSaver {
+package struct ClusterSaver {
     let store: Store
     let journal: ClusterJournal
     let node: Int
@@ -23,7 +23,7 @@ struct ClusterSaver {
     private var random: SeededGenerator
     private var counter = 0
 
-    init(store: Store, journal: ClusterJournal, node: Int, incarnation: Int, seed: UInt64) {
+    package init(store: Store, journal: ClusterJournal, node: Int, incarnation: Int, seed: UInt64) {
         self.store = store
         self.journal = journal
         self.node = node
@@ -32,7 +32,7 @@ struct ClusterSaver {
     }
 
     /// Makes one save; after a failed one, waits a little (the stream may be electing a leader).
-    mutating func saveOnce() {
+    package mutating func saveOnce() {
         let count = Int.random(in: 0..<5, using: &random) == 0 ? Int.random(in: 2...3, using: &random) : 1
         var ids: Set<String> = []
         while ids.count < count { ids.insert("c\(Int.random(in: 0..<ClusterItem.identifiers, using: &random))") }

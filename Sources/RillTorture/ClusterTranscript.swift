@@ -9,21 +9,21 @@ import Rill
 /// twice or of nothing); no commit between two events, or before the incarnation's `end`, changed
 /// the results unseen (nothing skipped). An incarnation killed mid-run is checked up to each
 /// query's last event.
-struct ClusterTranscript {
-    let node: Int
-    private(set) var acknowledged: [AcknowledgedSave] = []
+package struct ClusterTranscript: Sendable {
+    package let node: Int
+    package private(set) var acknowledged: [AcknowledgedSave] = []
     /// The acknowledged saves, with the numbers they wrote (nil for a delete).
-    private(set) var saves: [(sequence: UInt64, writes: [ClusterJournal.Write])] = []
-    private(set) var refusals: [String: Int] = [:]
-    private(set) var problems: [String] = []
+    package private(set) var saves: [(sequence: UInt64, writes: [ClusterJournal.Write])] = []
+    package private(set) var refusals: [String: Int] = [:]
+    package private(set) var problems: [String] = []
     /// The live queries' results at the end of the last incarnation, by query.
-    private(set) var finalRows: [Int: [ClusterQuery.Row]] = [:]
+    package private(set) var finalRows: [Int: [ClusterQuery.Row]] = [:]
     /// The commit the last incarnation ended at; nil when it did not end.
-    private(set) var end: UInt64?
-    private(set) var incarnations = 0
-    private(set) var changesChecked = 0
+    package private(set) var end: UInt64?
+    package private(set) var incarnations = 0
+    package private(set) var changesChecked = 0
 
-    init(node: Int, path: String, oracle: ClusterOracle) throws {
+    package init(node: Int, path: String, oracle: ClusterOracle) throws {
         self.node = node
         let (lines, torn) = try ClusterJournal.read(path: path)
         for index in torn where index < lines.count && lines[index].kind != "start" {

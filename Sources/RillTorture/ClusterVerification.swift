@@ -13,8 +13,8 @@ import Rill
 /// - Every node's records are the same bytes, and the replay's records.
 /// - Each node's live results at the end equal a fresh fetch on its store, the replay's results,
 ///   and the other nodes' results.
-enum ClusterVerification {
-    static func verify(
+package enum ClusterVerification {
+    package static func verify(
         stream: [LogEntry], oracle: ClusterOracle, transcripts: [ClusterTranscript], stores: [String]
     ) -> [String] {
         var problems: [String] = []
@@ -104,7 +104,7 @@ enum ClusterVerification {
 
     /// Every acknowledged save against the stream: its commit holds exactly what the node was
     /// told it wrote; no commit was acknowledged twice.
-    static func acknowledgedProblems(_ transcripts: [ClusterTranscript], stream: [LogEntry]) -> [String] {
+    package static func acknowledgedProblems(_ transcripts: [ClusterTranscript], stream: [LogEntry]) -> [String] {
         var problems: [String] = []
         var owners: [UInt64: Int] = [:]
         for transcript in transcripts {
