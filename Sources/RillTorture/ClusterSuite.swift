@@ -115,6 +115,8 @@ package enum ClusterSuite {
         report.add(
             "kills", byTarget.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " / "))
         report.add("commits", last)
+        // A save cut off by a kill, or whose answer the stream did not give in time, may be committed all the same.
+        report.add("committed unacknowledged", Int(last) - report.acknowledged)
         report.add("acknowledged by node", transcripts.map { "\($0.acknowledged.count)" }.joined(separator: "/"))
         report.add("unique conflicts", refusals[RillError.Code.uniqueConflict.description] ?? 0)
         report.add("unavailable", refusals[RillError.Code.replicationUnavailable.description] ?? 0)
