@@ -14,9 +14,10 @@ import RillWorkloads
 /// Three `nats-server`s form a JetStream cluster on loopback ports (``NATSCluster``), holding one
 /// stream with three replicas. Three node processes (``ClusterFleet``, ``ClusterNode``), each with
 /// its own store, save random changes concurrently and hold the same live queries. At seeded
-/// moments of the load one server, then one node, is killed with SIGKILL and started again a few
-/// seconds later (the server on the same ports and directory; the node on its store, as a new
-/// incarnation that catches up and opens its live queries again). Saves that fail typed meanwhile
+/// moments of the load one server (at the torture scale, every other time two: the stream loses
+/// its quorum), then one node, is killed with SIGKILL and started again a few seconds later (the
+/// server on the same ports and directory; the node on its store, as a new incarnation that
+/// catches up and opens its live queries again). Saves that fail typed meanwhile
 /// (`.replicationUnavailable`) are counted, not acknowledged. Then the nodes stop saving, reach
 /// the stream's last commit and exit, and the checks run: ``ClusterTranscript`` (every change of
 /// every live query exactly once, in order, against ``ClusterOracle``) and
@@ -47,18 +48,25 @@ package enum ClusterSuite {
         // A server kill, then a node kill, in each slot of the load; each target started again
         // after a seeded outage.
         var byTarget: [String: Int] = [:]
+        var quorumLosses = 0
         let slot = load / Double(kills)
         for index in 0..<kills {
             for (part, isServer) in [(0.15, true), (0.55, false)] {
                 let moment = Double(index) * slot + slot * (part + Double.random(in: 0...0.2, using: &random))
-                try pause(until: loadStarted.addingTimeInterval(moment), fleet: fleet, report: &report)
+                try pause(until: loadStarted.addingTimeInterval(moment), fleet: fleet)
                 let target = Int.random(in: 0..<3, using: &random)
                 let outage = Double.random(in: 1...4, using: &random)
                 if isServer {
-                    cluster.kill(target)
-                    byTarget["nats-\(target + 1)", default: 0] += 1
-                    try pause(until: Date().addingTimeInterval(outage), fleet: fleet, report: &report)
-                    try cluster.start(target)
+                    // At the torture scale every other server fault takes two servers down: the stream
+                    // loses its quorum, and every save fails typed until one is back.
+                    let down = options.scale == .torture && index % 2 == 1 ? [target, (target + 1) % 3] : [target]
+                    for server in down {
+                        cluster.kill(server)
+                        byTarget["nats-\(server + 1)", default: 0] += 1
+                    }
+                    if down.count > 1 { quorumLosses += 1 }
+                    try pause(until: Date().addingTimeInterval(outage), fleet: fleet)
+                    for server in down { try cluster.start(server) }
                 } else {
                     fleet.kill(target)
                     byTarget["node \(target)", default: 0] += 1
@@ -68,7 +76,7 @@ package enum ClusterSuite {
                 report.faults += 1
             }
         }
-        try pause(until: loadStarted.addingTimeInterval(load), fleet: fleet, report: &report)
+        try pause(until: loadStarted.addingTimeInterval(load), fleet: fleet)
         let loadTime = Date().timeIntervalSince(loadStarted)
 
         // Every node idle, then the stream's last commit, which every node waits for before it ends.
@@ -101,7 +109,9 @@ package enum ClusterSuite {
         let verification = ClusterVerification.verify(
             stream: entries, oracle: oracle, transcripts: transcripts, stores: (0..<fleet.count).map(fleet.store))
         report.problems += verification
-        report.lost = verification.filter { $0.contains("acknowledged") }.count
+        let lost = ClusterVerification.acknowledgedProblems(transcripts, stream: entries)
+        report.problems += lost
+        report.lost = lost.count
         report.acknowledged = transcripts.map(\.acknowledged.count).reduce(0, +)
 
         var refusals: [String: Int] = [:]
@@ -114,6 +124,7 @@ package enum ClusterSuite {
         }
         report.add(
             "kills", byTarget.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " / "))
+        report.add("quorum losses", quorumLosses)
         report.add("commits", last)
         // A save cut off by a kill, or whose answer the stream did not give in time, may be committed all the same.
         report.add("committed unacknowledged", Int(last) - report.acknowledged)
@@ -132,7 +143,7 @@ package enum ClusterSuite {
     }
 
     /// Waits until `moment`, failing when a node exits meanwhile.
-    private static func pause(until moment: Date, fleet: ClusterFleet, report: inout TortureReport) throws {
+    private static func pause(until moment: Date, fleet: ClusterFleet) throws {
         while Date() < moment {
             if let (node, status) = fleet.exited.first {
                 throw TortureUsage(

@@ -85,7 +85,7 @@ import Testing
         let wrong = try ClusterTranscript(node: 0, path: directory.path("checked.ndjson"), oracle: oracle)
         #expect(
             ClusterVerification.acknowledgedProblems([wrong], stream: try entries(directory)).contains {
-                $0.contains("was told")
+                $0.contains("the node was told")
             }, "seed \(seed)")
     }
 
