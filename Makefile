@@ -9,7 +9,7 @@ DOCS_SYMBOLS := .build/docs-symbol-graphs
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
-.PHONY: demo test deps build docs lint format bench oracle torture soak fuzz tsan clean
+.PHONY: demo test cluster-test deps build docs lint format bench oracle torture soak fuzz tsan clean
 
 ## Install the system packages Rill needs (Debian/Ubuntu), when missing.
 deps:
@@ -77,6 +77,14 @@ test: deps
 	$(docs-convert)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples
+
+## The cluster suite (debug build, about 90 s; see Documentation/Reliability.md): three nats-servers as a
+## JetStream cluster, three Rill nodes saving to one replicated log, a server and a node killed with SIGKILL
+## mid-load; every acknowledged save, every node's log, records and indexes, and every live query's changes
+## checked against a replay of the stream.
+cluster-test: deps
+	$(SWIFT) build --product rill-torture
+	$$($(SWIFT) build --show-bin-path)/rill-torture cluster --scale ci
 
 ## The oracles at full size, in a release build: queries (10,000 records × 2,000 queries each),
 ## live queries (200 live queries × 5,000 saves), replays (56 queries × 2,000 saves, 200 ranges).

@@ -75,8 +75,10 @@ let package = Package(
         .target(name: "RillWorkloads", dependencies: ["Rill"]),
 
         // The reliability suites (`rill-torture`, `make torture`): crash, power-cut, full-disk,
-        // I/O-error and hostile-client runs, each ended by a full verification of the store.
-        .target(name: "RillTorture", dependencies: ["Rill", "RillHTTP", "RillLocks", "RillService", "RillWorkloads"]),
+        // I/O-error, hostile-client and cluster runs, each ended by a full verification of the store.
+        .target(
+            name: "RillTorture",
+            dependencies: ["Rill", "RillHTTP", "RillJetStream", "RillLocks", "RillService", "RillWorkloads"]),
         .executableTarget(name: "rill-torture", dependencies: ["RillTorture"]),
         // Journals or fails the writes and flushes of chosen files (C, for LD_PRELOAD).
         .target(name: "RillFaultShim", linkerSettings: [.linkedLibrary("dl")]),

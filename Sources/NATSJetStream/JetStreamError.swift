@@ -3,8 +3,8 @@ import CNATS
 /// A failure of the NATS client or of a JetStream request, with what it was doing.
 package struct JetStreamError: Error, Sendable, CustomStringConvertible {
     package enum Kind: Sendable, Hashable {
-        /// No server answered in time, or none was reachable: the request's outcome is unknown
-        /// (a publish may still have been stored).
+        /// No server answered in time, none was reachable, or the cluster has no leader for the
+        /// request now: the request's outcome is unknown (a publish may still have been stored).
         case unavailable
         /// The stream's last message is not the one the publish expected: another publisher
         /// appended first. Nothing was stored.
@@ -32,6 +32,13 @@ package struct JetStreamError: Error, Sendable, CustomStringConvertible {
 
     package var description: String { message }
 
+    /// JetStream's refusals while a cluster has no leader for its metadata, the stream or the
+    /// consumer (a server down, an election under way, a quorum lost): they pass once the cluster
+    /// has one again, so they are `.unavailable`, like a timeout, and not failures of the request.
+    static let transientCodes: [jsErrCode] = [
+        JSClusterNotAvailErr, JSClusterNotLeaderErr, JSStreamOfflineErr, JSConsumerOfflineErr,
+    ]
+
     /// The error for `status` (and JetStream's `code`) returned by the client while `doing` something.
     init(status: natsStatus, code: jsErrCode = jsErrCode(0), doing action: String) {
         let text = String(cString: natsStatus_GetText(status))
@@ -43,7 +50,7 @@ package struct JetStreamError: Error, Sendable, CustomStringConvertible {
         } else if [
             NATS_TIMEOUT, NATS_NO_RESPONDERS, NATS_NO_SERVER, NATS_CONNECTION_CLOSED, NATS_CONNECTION_DISCONNECTED,
             NATS_STALE_CONNECTION, NATS_IO_ERROR,
-        ].contains(status) {
+        ].contains(status) || Self.transientCodes.contains(code) {
             kind = .unavailable
         } else {
             kind = .failed

@@ -11,10 +11,13 @@ package enum TortureSuites {
         ("hostile", HostileClientSuite.run),
     ]
 
-    /// The suites `rill-torture all` leaves out, each run by its own name (`make soak`): too long
-    /// for `make torture`'s 20 minutes.
+    /// The suites `rill-torture all` leaves out, each run by its own name: the soak (`make soak`), too
+    /// long for `make torture`'s 20 minutes, and the cluster suite (`make cluster-test`).
     package static let long: [(name: String, run: Run)] = [
-        ("soak", SoakSuite.run)
+        ("soak", SoakSuite.run),
+        // Three nats-servers and three nodes of a replicated log (`make cluster-test`): a suite of its own,
+        // which needs nats-server.
+        ("cluster", ClusterSuite.run),
     ]
 
     /// The worker roles the suites run as child processes (`rill-torture worker <role> …`).
@@ -23,5 +26,6 @@ package enum TortureSuites {
         ("live-queries", LiveQueryWorker.run),
         ("journal-probe", JournalProbe.run),
         ("map-reader", MapGrowthReader.run),
+        ("cluster-node", ClusterNode.run),
     ]
 }

@@ -1,6 +1,6 @@
 // rill-torture: the reliability suites (see Documentation/Reliability.md).
 //
-//   rill-torture <suite>|all [--scale test|torture] [--seed N] [--work DIR]
+//   rill-torture <suite>|all [--scale test|ci|torture] [--seed N] [--work DIR]
 //   rill-torture worker <role> …      (a child process of a suite)
 //
 // Each suite prints one line of figures: the faults injected, the saves acknowledged, the saves
@@ -14,7 +14,7 @@ import RillTorture
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage =
-    "usage: rill-torture <suite>|all [--scale test|torture] [--seed N] [--work DIR]\n"
+    "usage: rill-torture <suite>|all [--scale test|ci|torture] [--seed N] [--work DIR]\n"
     + "suites: \((TortureSuites.all + TortureSuites.long).map(\.name).joined(separator: ", ")) "
     + "(all runs every one but \(TortureSuites.long.map(\.name).joined(separator: ", ")))"
 
@@ -45,8 +45,8 @@ guard !suites.isEmpty else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(2)
 }
-guard let scale = TortureScale(rawValue: options.value("--scale") ?? "torture") else {
-    FileHandle.standardError.write(Data("--scale is test or torture\n".utf8))
+guard let scale = TortureScale(name: options.value("--scale") ?? "torture") else {
+    FileHandle.standardError.write(Data("--scale is test (or ci) or torture\n".utf8))
     exit(2)
 }
 let seed = options.value("--seed").flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))

@@ -19,12 +19,28 @@ public final class NATSServer: @unchecked Sendable {
     }
 
     public init() throws {
+        port = try Self.unusedPort()
+        try start(["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", directory.path("jetstream")])
+    }
+
+    /// A server of the JetStream cluster `rill` on loopback: clients on `port`, routes on `routePort` to
+    /// the other servers' `routes`, storing in `storage`, which outlives it (a server started again on it
+    /// with the same ports is the same server to the cluster).
+    public init(name: String, port: Int, routePort: Int, routes: [Int], storage: String) throws {
+        self.port = port
+        try start([
+            "-n", name, "-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", storage, "--cluster_name", "rill",
+            "--cluster", "nats://127.0.0.1:\(routePort)",
+            "--routes", routes.map { "nats://127.0.0.1:\($0)" }.joined(separator: ","),
+        ])
+    }
+
+    private func start(_ arguments: [String]) throws {
         guard let executable = Self.executable else {
             throw TestSupportError("nats-server is not installed (make deps installs it)")
         }
-        port = try Self.unusedPort()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-js", "-a", "127.0.0.1", "-p", "\(port)", "-sd", directory.path("jetstream")]
+        process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -52,9 +68,10 @@ public final class NATSServer: @unchecked Sendable {
     /// The server's URL.
     public var url: String { "nats://127.0.0.1:\(port)" }
 
-    /// `connect`'s result once it stops throwing (the server takes a moment to start), within 10 s.
-    public func whenReady<T>(_ connect: () throws -> T) throws -> T {
-        let deadline = Date().addingTimeInterval(10)
+    /// `connect`'s result once it stops throwing (the server takes a moment to start), within
+    /// `timeout` seconds.
+    public func whenReady<T>(timeout: Double = 10, _ connect: () throws -> T) throws -> T {
+        let deadline = Date().addingTimeInterval(timeout)
         while true {
             do {
                 return try connect()

@@ -35,8 +35,9 @@ import Testing
         "Sources/RillWorkloads": ["Rill"],
         // Its baseline is raw LMDB through the C API, beside Rill doing the same work.
         "Sources/rill-bench": ["Rill", "CLMDB", "CSQLite", "RillLocks", "RillWorkloads"],
-        // The reliability suites drive the library, the daemon's protocol and its socket.
-        "Sources/RillTorture": ["Rill", "RillService", "RillHTTP", "RillLocks", "RillWorkloads"],
+        // The reliability suites drive the library, the daemon's protocol and its socket, and stores on a
+        // replicated log.
+        "Sources/RillTorture": ["Rill", "RillService", "RillHTTP", "RillJetStream", "RillLocks", "RillWorkloads"],
         "Sources/rill-torture": ["RillTorture"],
         "Sources/RillFuzzTargets": ["Rill", "RillHTTP"],
         "Sources/rill-fuzz": ["RillFuzzTargets"],
