@@ -68,9 +68,13 @@ let package = Package(
                 "Rill", "RillService", "RillHTTP", "RillLocks", "RillServer", "RillClient", "RillJetStream",
             ]),
         // Benchmarks compare Rill with raw LMDB doing the same work, so they reach below the storage
-        // layer, and with SQLite, the peer, doing it through its C API.
+        // layer, and with SQLite, the peer, doing it through its C API; `cluster` starts the cluster
+        // suite's nats-servers (RillTorture's `NATSCluster`).
         .executableTarget(
-            name: "rill-bench", dependencies: ["Rill", "CLMDB", "CSQLite", "RillLocks", "RillWorkloads"]),
+            name: "rill-bench",
+            dependencies: [
+                "Rill", "CLMDB", "CSQLite", "RillLocks", "RillWorkloads", "RillJetStream", "RillTorture",
+            ]),
         // The models and seeded generators that the benchmarks share with the tests: not test code.
         .target(name: "RillWorkloads", dependencies: ["Rill"]),
 

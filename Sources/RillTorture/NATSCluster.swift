@@ -8,18 +8,18 @@ import RillWorkloads
 #endif
 
 /// Three `nats-server`s on loopback ports, one JetStream cluster (`rill`), each storing in a
-/// directory of its own; the cluster suite kills one with SIGKILL and starts it again on the
+/// directory of its own (also `rill-bench cluster`'s); the cluster suite kills one with SIGKILL and starts it again on the
 /// same ports and directory.
-final class NATSCluster {
+package final class NATSCluster {
     /// One server: its name in the cluster, its ports and its storage.
-    struct Server {
-        var name: String
-        var clientPort: UInt16
-        var routePort: UInt16
-        var directory: String
+    package struct Server {
+        package var name: String
+        package var clientPort: UInt16
+        package var routePort: UInt16
+        package var directory: String
     }
 
-    let servers: [Server]
+    package let servers: [Server]
     private let executable: String
     private let logs: URL
     private var processes: [LineProcess?]
@@ -33,7 +33,7 @@ final class NATSCluster {
     }
 
     /// Chooses the servers' ports (six the kernel gave, all different) and directories in `root`.
-    init(root: URL, logs: URL, count: Int = 3) throws {
+    package init(root: URL, logs: URL, count: Int = 3) throws {
         guard let executable = Self.executable else {
             throw TortureUsage("nats-server is not installed (make deps installs it)")
         }
@@ -53,10 +53,10 @@ final class NATSCluster {
     deinit { stopAll() }
 
     /// The client URLs of every server, as a node connects with them.
-    var urls: [String] { servers.map { "nats://127.0.0.1:\($0.clientPort)" } }
+    package var urls: [String] { servers.map { "nats://127.0.0.1:\($0.clientPort)" } }
 
     /// Starts every server.
-    func startAll() throws {
+    package func startAll() throws {
         for index in servers.indices { try start(index) }
     }
 
@@ -89,7 +89,7 @@ final class NATSCluster {
 
     /// The stream `stream` with three replicas, once the cluster has elected its meta leader and
     /// can place it (within 60 s).
-    func log(stream: String) throws -> JetStreamLog {
+    package func log(stream: String) throws -> JetStreamLog {
         let deadline = Date().addingTimeInterval(60)
         while true {
             do {
@@ -101,7 +101,7 @@ final class NATSCluster {
     }
 
     /// Stops every server.
-    func stopAll() {
+    package func stopAll() {
         for index in processes.indices { kill(index) }
     }
 }

@@ -6,9 +6,10 @@
 //   swift build -c release && .build/release/rill-bench serve
 //   swift build -c release && .build/release/rill-bench resume
 //   swift build -c release && .build/release/rill-bench history
+//   swift build -c release && .build/release/rill-bench cluster
 import Foundation
 
-let benchmarks = ["save", "query", "live", "serve", "resume", "history"]
+let benchmarks = ["save", "query", "live", "serve", "resume", "history", "cluster"]
 let name = CommandLine.arguments.dropFirst().first ?? ""
 switch name {
 case "save":
@@ -69,6 +70,14 @@ case "history":
             return measure
         }
     }
+    try benchmark.run()
+case "cluster":
+    // rill-bench cluster [saves a writer] [latency samples] [rounds]
+    var benchmark = ClusterBenchmark()
+    let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+    if arguments.count > 0 { benchmark.savesPerWriter = arguments[0] }
+    if arguments.count > 1 { benchmark.latencySamples = arguments[1] }
+    if arguments.count > 2 { benchmark.rounds = arguments[2] }
     try benchmark.run()
 case "live-writer":
     // The other process of `live`.

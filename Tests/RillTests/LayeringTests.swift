@@ -34,7 +34,9 @@ import Testing
         ],
         "Sources/RillWorkloads": ["Rill"],
         // Its baseline is raw LMDB through the C API, beside Rill doing the same work.
-        "Sources/rill-bench": ["Rill", "CLMDB", "CSQLite", "RillLocks", "RillWorkloads"],
+        "Sources/rill-bench": [
+            "Rill", "CLMDB", "CSQLite", "RillLocks", "RillWorkloads", "RillJetStream", "RillTorture",
+        ],
         // The reliability suites drive the library, the daemon's protocol and its socket, and stores on a
         // replicated log.
         "Sources/RillTorture": ["Rill", "RillService", "RillHTTP", "RillJetStream", "RillLocks", "RillWorkloads"],
