@@ -101,11 +101,32 @@ package final class Server: @unchecked Sendable {
         start()
         state.withLock { $0.notified = true }
         notifier.ready(status: "serving \(store.directory)")
+        let watchdog = notifier.watchdogInterval.map(startWatchdog)
         signals.stopping(self)
         waitUntilStopped()
+        watchdog?.cancel()
         readerCheck.cancel()
         // The last lines ("stopped") get out, unless standard error is not being read.
         Log.flush()
+    }
+
+    /// Sends systemd's watchdog `WATCHDOG=1` at half of `interval`, each time after the store has
+    /// answered a read: a daemon whose store no longer answers, or that is stopping, stops
+    /// sending, and systemd restarts it (`Restart=`) once `interval` has passed.
+    private func startWatchdog(_ interval: Double) -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "rill.watchdog"))
+        timer.schedule(deadline: .now(), repeating: interval / 2)
+        timer.setEventHandler { [self] in
+            guard !state.withLock({ $0.stopping }) else { return }
+            do {
+                _ = try store.head()
+                notifier.alive()
+            } catch {
+                Log.warning("the store does not answer (\(error)): the watchdog is not told")
+            }
+        }
+        timer.resume()
+        return timer
     }
 
     /// Starts accepting connections, a thread for each listener, and returns. ``run()`` does it

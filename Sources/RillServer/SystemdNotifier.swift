@@ -10,15 +10,31 @@ import Foundation
 /// with `@`), the daemon sends it `READY=1` once it accepts connections and `STOPPING=1` when it
 /// begins to stop, each a datagram of its own. Without the variable nothing is sent. A failure to
 /// send is logged and otherwise ignored: the daemon serves whether or not systemd heard it.
+///
+/// With `WatchdogSec=` in the unit, systemd sets `WATCHDOG_USEC` (and `WATCHDOG_PID`): the daemon
+/// then sends `WATCHDOG=1` at half that interval, each time after checking that it still serves.
 package struct SystemdNotifier: Sendable {
     /// The socket's address as given (`/run/systemd/notify`, `@name`); nil: do not notify.
     package let address: String?
+    /// How often systemd expects `WATCHDOG=1`, in seconds; nil when it does not (no
+    /// `WATCHDOG_USEC`, or a `WATCHDOG_PID` naming another process).
+    package let watchdogInterval: Double?
 
     /// A notifier to the socket `NOTIFY_SOCKET` names in `environment`.
     package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let value = environment["NOTIFY_SOCKET"]
         address = value?.isEmpty == false ? value : nil
+        if address != nil, let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0,
+            environment["WATCHDOG_PID"].map({ Int32($0) == getpid() }) ?? true
+        {
+            watchdogInterval = Double(microseconds) / 1_000_000
+        } else {
+            watchdogInterval = nil
+        }
     }
+
+    /// Tells the watchdog the daemon is alive: `WATCHDOG=1`.
+    package func alive() { send("WATCHDOG=1\n") }
 
     /// Says the daemon serves: `READY=1`, with its process id and a status line.
     package func ready(status: String) {

@@ -96,4 +96,35 @@ import Testing
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "relative.sock"])
         #expect(!notifier.send("READY=1\n"))
     }
+
+    @Test func theWatchdogIsToldAtHalfItsInterval() throws {
+        let socket = directory.path("watchdog.sock")
+        let listener = try NotifySocket(socket)
+        let path = try directory.counterStore(records: 1)
+        let daemon = try DaemonProcess(
+            store: path, environment: ["NOTIFY_SOCKET": socket, "WATCHDOG_USEC": "400000"],
+            log: directory.path("serve-watchdog.log"))
+        var messages: [String] = []
+        while messages.filter({ $0 == "WATCHDOG=1\n" }).count < 3, let message = listener.receive() {
+            messages.append(message)
+        }
+        #expect(messages.first?.hasPrefix("READY=1") == true, "\(messages)")
+        #expect(messages.filter { $0 == "WATCHDOG=1\n" }.count == 3, "\(messages); log: \(daemon.logText)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func aWatchdogOfAnotherProcessIsNotTold() {
+        let socket = ["NOTIFY_SOCKET": "/run/notify"]
+        #expect(SystemdNotifier(environment: socket.merging(["WATCHDOG_USEC": "1000000"]) { $1 }).watchdogInterval == 1)
+        #expect(
+            SystemdNotifier(
+                environment: socket.merging(["WATCHDOG_USEC": "1000000", "WATCHDOG_PID": "\(getpid())"]) { $1 }
+            )
+            .watchdogInterval == 1)
+        #expect(
+            SystemdNotifier(environment: socket.merging(["WATCHDOG_USEC": "1000000", "WATCHDOG_PID": "1"]) { $1 })
+                .watchdogInterval == nil)
+        #expect(SystemdNotifier(environment: socket.merging(["WATCHDOG_USEC": "0"]) { $1 }).watchdogInterval == nil)
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "1000000"]).watchdogInterval == nil)
+    }
 }
