@@ -82,8 +82,9 @@ test: deps
 ## JetStream cluster, three Rill nodes saving to one replicated log, a server and a node killed with SIGKILL
 ## mid-load; every acknowledged save, every node's log, records and indexes, and every live query's changes
 ## checked against a replay of the stream.
+# With make test's flags, so that CI reuses the build make test made.
 cluster-test: deps
-	$(SWIFT) build --product rill-torture
+	$(SWIFT) build --product rill-torture $(SWIFT_FLAGS)
 	$$($(SWIFT) build --show-bin-path)/rill-torture cluster --scale ci
 
 ## The oracles at full size, in a release build: queries (10,000 records × 2,000 queries each),
