@@ -18,7 +18,7 @@ import Synchronization
 /// and then, every malformed and oversized request of ``HostileRequest`` is sent (its answer
 /// checked), and subscribers come and go. Throughout, the daemon's resident memory, descriptors
 /// and threads are sampled from `/proc`. The suite fails when the daemon stops answering or
-/// answers wrongly, when the probe's p99 during the abuse exceeds twice its baseline, when the
+/// answers wrongly, when the probe's p99 during the abuse exceeds twice its baseline (4 times in `make test`), when the
 /// memory exceeds ``residentBound``, or when descriptors or threads of hostile connections remain
 /// once their clients are gone; then the store gets the full verification.
 package enum HostileClientSuite {
@@ -38,8 +38,13 @@ package enum HostileClientSuite {
         var rounds: Int
         var churn: Int
         var largeBody: Int
+        /// How many times its baseline the probe's p99 may be during the abuse. Wider in
+        /// `make test`, where other suites run beside this one and a p99 of a few hundred
+        /// requests is their noise as much as the daemon's; a starved client is slower by far more.
+        var latencyFactor: Double
 
         init(_ scale: TortureScale) {
+            latencyFactor = scale.pick(test: 4, torture: 2)
             baselineSeconds = scale.pick(test: 4, torture: 10)
             idle = scale.pick(test: 200, torture: 1000)
             neverReading = scale.pick(test: 4, torture: 20)
@@ -120,16 +125,16 @@ package enum HostileClientSuite {
         probe.stop()
         sampler.stop()
 
-        // The well-behaved client: its p99 during the abuse within twice its baseline.
+        // The well-behaved client: its p99 during the abuse within `latencyFactor` times its baseline.
         let baseline = probe.latencies(in: 0...baselineEnd)
         let abuse = probe.latencies(in: baselineEnd...abuseEnd)
         let baselineP99 = HostileProbe.quantile(baseline, 0.99)
         let abuseP99 = HostileProbe.quantile(abuse, 0.99)
-        if abuseP99 > 2 * baselineP99 {
+        if abuseP99 > plan.latencyFactor * baselineP99 {
             report.problems.append(
                 String(
-                    format: "the probe's p99 was %.2f ms during the abuse, over twice its baseline of %.2f ms",
-                    abuseP99 * 1e3, baselineP99 * 1e3))
+                    format: "the probe's p99 was %.2f ms during the abuse, over %.0f times its baseline of %.2f ms",
+                    abuseP99 * 1e3, plan.latencyFactor, baselineP99 * 1e3))
         }
         if sampler.peakResident > residentBound {
             report.problems.append(
