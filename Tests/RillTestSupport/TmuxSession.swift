@@ -18,6 +18,8 @@ package final class TmuxSession {
 
     private let tmux: String
     private let socket: String
+    /// The client that started the server: it ends when the server does.
+    private var client: Process?
 
     /// tmux on the `PATH`, or nil.
     package static func executable() -> String? {
@@ -34,8 +36,8 @@ package final class TmuxSession {
         let configuration = directory + "/tmux.conf"
         try "set -g status off\nset -g remain-on-exit on\nset -g history-limit 0\n".write(
             toFile: configuration, atomically: true, encoding: .utf8)
-        // The server this starts keeps the descriptors it was given: no pipes here, or reading
-        // them to their end would wait for the server to end.
+        // The server this starts keeps the descriptors it was given, Foundation's watch of the
+        // client's end among them: no pipes here, and the session is awaited, not the client.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tmux)
         process.arguments =
@@ -45,10 +47,12 @@ package final class TmuxSession {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Unavailable(description: "tmux new-session failed with status \(process.terminationStatus)")
+        let deadline = Date().addingTimeInterval(30)
+        while (try Self.run(tmux, ["-S", socket, "has-session", "-t", "test"])).status != 0 {
+            guard Date() < deadline else { throw Unavailable(description: "tmux new-session started no session") }
+            usleep(20_000)
         }
+        client = process
     }
 
     deinit { stop() }

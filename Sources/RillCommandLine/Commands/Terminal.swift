@@ -48,6 +48,7 @@ enum Terminal {
         // Both are made now: a signal handler may only read them.
         _ = state.load(ordering: .sequentiallyConsistent)
         _ = wakeUp
+        TerminalScreen.prepare()
         signal(SIGINT, onInterrupt)
         signal(SIGTERM, onInterrupt)
     }

@@ -60,10 +60,20 @@ enum TerminalScreen {
 
     // MARK: - Entering and leaving
 
+    /// Makes what ``leave()`` reads, so that a signal handler may call it whether or not the
+    /// screen is ever entered.
+    static func prepare() {
+        _ = entered.load(ordering: .sequentiallyConsistent)
+        _ = readsKeys.load(ordering: .sequentiallyConsistent)
+        _ = original
+        _ = leaveBytes
+    }
+
     /// Enters the full screen and installs the handlers that leave it; call once, after
     /// ``Terminal/endOnInterrupt()``.
     static func enter() {
         // Everything a handler touches is made now.
+        prepare()
         _ = wakeUp
         _ = enterBytes
         _ = leaveBytes

@@ -10,8 +10,8 @@ import Synchronization
 /// changes update (from the thread they arrive on), drawn by a thread of its own, which also
 /// reads the keys and follows resizes.
 ///
-/// A frame is drawn whole, into one string written at once (cursor home, each line cleared after
-/// its text, the rest of the screen cleared), and only when something changed: the results, the
+/// A frame is drawn whole, into one string written at once (cursor home, each line cleared, then
+/// its text; the rest of the screen cleared), and only when something changed: the results, the
 /// size, the page. Nothing is drawn while the lock is held but the frame's text.
 final class WatchScreenView: Sendable {
     private struct State {
@@ -128,6 +128,8 @@ final class WatchScreenView: Sendable {
             return lines
         }
         guard let lines else { return }
-        Terminal.write("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
+        // Each line is cleared before its text, not after: a line as wide as the screen leaves
+        // the cursor on its last cell, which clearing after would erase.
+        Terminal.write("\u{1B}[H" + lines.map { "\u{1B}[2K" + $0 }.joined(separator: "\r\n") + "\u{1B}[J")
     }
 }
