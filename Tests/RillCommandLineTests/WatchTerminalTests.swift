@@ -250,7 +250,9 @@ import Testing
         #expect(change.held, "\(change.screen)")
         #expect(session.format("#{alternate_on}") == "0")
         session.send("C-c")
-        #expect(session.wait(for: "#{pane_dead} #{pane_dead_status}", toBe: "1 0"))
+        #expect(
+            session.wait(for: "#{pane_dead} #{pane_dead_status}", toBe: "1 0"),
+            "\(session.format("#{pane_dead} #{pane_dead_status}")): \(session.screen())")
     }
 
     /// `--connect` draws the same screen, from the daemon's stream, and says it is connected.
@@ -271,7 +273,9 @@ import Testing
             expectScreen(session, expected.frame(), "after \(operation) \(argument)")
         }
         session.send("q")
-        #expect(session.wait(for: "#{pane_dead} #{pane_dead_status}", toBe: "1 0"))
+        #expect(
+            session.wait(for: "#{pane_dead} #{pane_dead_status}", toBe: "1 0"),
+            "\(session.format("#{pane_dead} #{pane_dead_status}")): \(session.screen())")
         #expect(daemon.stop() == 0)
     }
 }

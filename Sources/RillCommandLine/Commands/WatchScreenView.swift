@@ -11,7 +11,7 @@ import Synchronization
 /// reads the keys and follows resizes.
 ///
 /// A frame is drawn whole, into one string written at once (cursor home, each line cleared, then
-/// its text; the rest of the screen cleared), and only when something changed: the results, the
+/// its text, as many lines as the screen has), and only when something changed: the results, the
 /// size, the page. Nothing is drawn while the lock is held but the frame's text.
 final class WatchScreenView: Sendable {
     private struct State {
@@ -129,7 +129,8 @@ final class WatchScreenView: Sendable {
         }
         guard let lines else { return }
         // Each line is cleared before its text, not after: a line as wide as the screen leaves
-        // the cursor on its last cell, which clearing after would erase.
-        Terminal.write("\u{1B}[H" + lines.map { "\u{1B}[2K" + $0 }.joined(separator: "\r\n") + "\u{1B}[J")
+        // the cursor on its last cell, which clearing after would erase. A frame is as high as
+        // the screen, so no line below it is left to clear.
+        Terminal.write("\u{1B}[H" + lines.map { "\u{1B}[2K" + $0 }.joined(separator: "\r\n"))
     }
 }
