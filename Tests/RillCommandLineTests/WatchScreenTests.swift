@@ -96,11 +96,15 @@ import Testing
                     #expect(whole || cut, "\(column) \(value) shown as \(shown) (width \(width))")
                 }
             }
-            let natural = 2 + 2 * 2 + ["id", "value", "name"].map { column in
-                min(40, max(column.count, rows.map { Self.cell($0, column).count }.max()!))
-            }.reduce(0, +)
+            let natural =
+                2 + 2 * 2
+                + ["id", "value", "name"].map { column in
+                    min(40, max(column.count, rows.map { Self.cell($0, column).count }.max()!))
+                }.reduce(0, +)
             if natural <= width, rows.allSatisfy({ Self.cell($0, "name").count <= WatchScreen.maximumCellWidth }) {
-                #expect(!lines[1..<(3 + screen.page.count)].contains { $0.contains("…") }, "nothing cut when the table fits")
+                #expect(
+                    !lines[1..<(3 + screen.page.count)].contains { $0.contains("…") }, "nothing cut when the table fits"
+                )
             }
         }
     }
@@ -112,7 +116,8 @@ import Testing
         #expect(WatchScreen.fit([5, 5], into: 3) == [2, 1])
         var random = SeededGenerator(label: "column widths")
         for _ in 0..<500 {
-            let natural = (0..<Int.random(in: 1..<8, using: &random)).map { _ in Int.random(in: 1...40, using: &random) }
+            let natural = (0..<Int.random(in: 1..<8, using: &random)).map { _ in Int.random(in: 1...40, using: &random)
+            }
             let available = Int.random(in: natural.count...200, using: &random)
             let widths = WatchScreen.fit(natural, into: available)
             #expect(widths.reduce(0, +) == min(available, natural.reduce(0, +)), "\(natural) into \(available)")
@@ -231,7 +236,8 @@ import Testing
         #expect(screen.lines()[0] == "Q · connecting")
         #expect(screen.lines()[1] == "  (waiting for results)")
         let row = Self.record(id: 1, value: 2, name: "a")
-        screen.apply(.init(sequence: 4, removals: [], insertions: [.init(offset: 0, element: row)], moves: [], updates: []))
+        screen.apply(
+            .init(sequence: 4, removals: [], insertions: [.init(offset: 0, element: row)], moves: [], updates: []))
         let lines = screen.lines()
         #expect(lines[0] == "Q · seq 4 · 1 changed rows (results not known) · connecting")
         #expect(lines[3].hasPrefix("+ 1 "))
@@ -243,7 +249,10 @@ import Testing
         let old = Self.record(id: 1, value: 2, name: "a")
         let new = Self.record(id: 1, value: 3, name: "a")
         screen.show([old], sequence: 1)
-        screen.apply(.init(sequence: 2, removals: [], insertions: [], moves: [], updates: [.init(oldOffset: 0, offset: 0, oldElement: old, element: new)]))
+        screen.apply(
+            .init(
+                sequence: 2, removals: [], insertions: [], moves: [],
+                updates: [.init(oldOffset: 0, offset: 0, oldElement: old, element: new)]))
         let line = screen.lines()[3]
         #expect(line.contains("\u{1B}[33;1;4m3"), "\(line.debugDescription)")
         #expect(!line.contains("\u{1B}[33;1;4ma"))
@@ -266,7 +275,8 @@ import Testing
         var random = SeededGenerator(label: "cells")
         let alphabet: [Character] = ["a", "Z", "日", "é", "e\u{301}", "👍", "─", "Ａ", "…"]
         for _ in 0..<500 {
-            let text = String((0..<Int.random(in: 0..<20, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            let text = String(
+                (0..<Int.random(in: 0..<20, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
             let width = Int.random(in: 0..<25, using: &random)
             let cut = TerminalCells.truncate(text, to: width)
             #expect(TerminalCells.width(of: cut) <= width, "\(text) to \(width): \(cut)")
@@ -277,10 +287,14 @@ import Testing
 
     @Test func keysAreReadFromTheTerminalsBytes() {
         func keys(_ text: String) -> [WatchKey] { WatchKey.keys(in: Array(text.utf8)) }
-        #expect(keys(" jfbkgGq") == [.nextPage, .nextPage, .nextPage, .previousPage, .previousPage, .firstPage, .lastPage, .quit])
-        #expect(keys("\u{1B}[6~\u{1B}[5~\u{1B}[H\u{1B}[F\u{1B}OH\u{1B}OF\u{1B}[1~\u{1B}[4~") == [
-            .nextPage, .previousPage, .firstPage, .lastPage, .firstPage, .lastPage, .firstPage, .lastPage,
-        ])
+        #expect(
+            keys(" jfbkgGq") == [
+                .nextPage, .nextPage, .nextPage, .previousPage, .previousPage, .firstPage, .lastPage, .quit,
+            ])
+        #expect(
+            keys("\u{1B}[6~\u{1B}[5~\u{1B}[H\u{1B}[F\u{1B}OH\u{1B}OF\u{1B}[1~\u{1B}[4~") == [
+                .nextPage, .previousPage, .firstPage, .lastPage, .firstPage, .lastPage, .firstPage, .lastPage,
+            ])
         #expect(keys("\u{1B}[B\u{1B}[A\u{0C}x\u{1B}[Z\u{1B}") == [.lineDown, .lineUp, .redraw])
     }
 }

@@ -31,7 +31,8 @@ import Testing
 
         /// The commit `sequence` made the results `new`.
         mutating func commit(_ sequence: UInt64, _ new: [QueryRow]) {
-            let changed = Set(new.filter { row in rows.contains { $0.key == row.key && $0.record != row.record } }.map(\.key))
+            let changed = Set(
+                new.filter { row in rows.contains { $0.key == row.key && $0.record != row.record } }.map(\.key))
             screen.apply(
                 ResultsDiff.between(
                     old: rows.map(\.key), oldModels: rows, new: new.map(\.key), newModels: new, changed: changed,
@@ -93,7 +94,8 @@ import Testing
     ) {
         let (held, screen) = session.wait { $0 == expected }
         #expect(
-            held, "\(step): the pane shows\n\(screen.joined(separator: "\n"))\nnot\n\(expected.joined(separator: "\n"))",
+            held,
+            "\(step): the pane shows\n\(screen.joined(separator: "\n"))\nnot\n\(expected.joined(separator: "\n"))",
             sourceLocation: sourceLocation)
     }
 

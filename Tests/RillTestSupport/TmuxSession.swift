@@ -111,7 +111,9 @@ package final class TmuxSession {
         return self.format(format) == value
     }
 
-    private static func run(_ executable: String, _ arguments: [String]) throws -> (
+    private static func run(
+        _ executable: String, _ arguments: [String]
+    ) throws -> (
         status: Int32, output: String, error: String
     ) {
         let process = Process()
@@ -127,7 +129,8 @@ package final class TmuxSession {
         let errData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
         )
     }
 }

@@ -15,13 +15,24 @@ struct WatchCommand: Command {
         arguments: WatchOptions.arguments,
         options: WatchOptions.options,
         discussion: """
-            On a terminal, the results are a table; after each commit that changes them, the
-            table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
-            on a terminal unless NO_COLOR is set); an updated or moved row ends with the fields
-            that changed, "(changed: title, pages)". Results over \(TerminalRendering.fullTableLimit) rows show the changed
+            On a terminal (not with --json, TERM set and not dumb), the watch is a full screen
+            redrawn in place: a header (the query, the commit "seq N", the rows shown "rows a–b
+            of n", and with --connect the connection), the table fitted to the terminal's width
+            (columns shrink, values cut with …) and height, then the last change and the keys.
+            After each commit that changes the results, its rows are marked: + inserted,
+            ~ updated, > moved, the fields that changed highlighted and named after the row,
+            "(changed: title, pages)"; removed rows show as - until the next redraw. It follows
+            resizes. Keys: space, j or PgDn the next page; b, k or PgUp the previous; g or Home
+            the first; G or End the last; ↓ and ↑ a line; q quits (status 0). The terminal is
+            left as it was on exit, Ctrl-C, SIGTERM and Ctrl-Z (fg draws it again).
+
+            Piped, the results are a table; after each commit that changes them, the table
+            again with its rows marked the same way, - for a removed row; an updated or moved
+            row ends with the fields that changed. Results over \(TerminalRendering.fullTableLimit) rows show the changed
             rows only. Ctrl-C (SIGINT) or SIGTERM ends the watch at once with status 0, even
             when its reader has stopped reading; the lines written are whole, except the one
-            being written when its output was blocked.
+            being written when its output was blocked. A replay (--from, --to) prints this way
+            on a terminal too.
 
             With --connect, no daemon answering at the address is a failure (status 1) unless
             --retry is given. A connection that drops after the stream started is connected

@@ -104,7 +104,8 @@ struct WatchScreen {
             for insertion in change.insertions { marks[insertion.offset] = .inserted }
             for move in change.moves {
                 marks[move.to] = .moved
-                changedFields[move.to] = TerminalRendering.changedFields(from: move.oldElement.record, to: move.element.record)
+                changedFields[move.to] = TerminalRendering.changedFields(
+                    from: move.oldElement.record, to: move.element.record)
             }
             for update in change.updates {
                 marks[update.offset] = .updated
@@ -120,12 +121,14 @@ struct WatchScreen {
             }
             for move in change.moves {
                 marks[own.count] = .moved
-                changedFields[own.count] = TerminalRendering.changedFields(from: move.oldElement.record, to: move.element.record)
+                changedFields[own.count] = TerminalRendering.changedFields(
+                    from: move.oldElement.record, to: move.element.record)
                 own.append(move.element)
             }
             for update in change.updates {
                 marks[own.count] = .updated
-                changedFields[own.count] = TerminalRendering.changedFields(from: update.oldElement.record, to: update.element.record)
+                changedFields[own.count] = TerminalRendering.changedFields(
+                    from: update.oldElement.record, to: update.element.record)
                 own.append(update.element)
             }
             removed = removed.enumerated().map { (own.count + $0.offset, $0.element.record) }
@@ -228,7 +231,9 @@ struct WatchScreen {
         let widths = Self.fit(natural, into: width - 2 - 2 * max(0, columns.count - 1))
         var out: [[Segment]] = [[Segment(header())]]
         if columns.isEmpty {
-            out.append([Segment(rows == nil && knownRowsOfChange.isEmpty ? "  (waiting for results)" : "  (no records)")])
+            out.append([
+                Segment(rows == nil && knownRowsOfChange.isEmpty ? "  (waiting for results)" : "  (no records)")
+            ])
             out.append([])
         } else {
             out.append([Segment("  " + Self.join(zip(columns, widths).map { TerminalCells.fit($0, to: $1) }))])
