@@ -35,6 +35,11 @@ deps:
 		echo "Installing zsh and fish…"; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null || true; \
 	fi
+	@# The full-screen watch's tests run it in a pseudo-terminal under tmux (skipped without it).
+	@if ! command -v tmux >/dev/null 2>&1; then \
+		echo "Installing tmux…"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null || true; \
+	fi
 	@# The web page's browser tests drive a headless Chromium (skipped without it).
 	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
 		echo "Installing chromium…"; \

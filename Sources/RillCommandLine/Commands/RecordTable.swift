@@ -46,7 +46,8 @@ struct RecordTable {
         text.count <= maximumWidth ? text : String(text.prefix(maximumWidth - 1)) + "…"
     }
 
-    private static func cell(_ value: RecordValue) -> String {
+    /// The text of a value in a cell: strings as they are (a newline shown as ⏎), others as JSON.
+    static func cell(_ value: RecordValue) -> String {
         switch value {
         case .null: "nil"
         case .string(let s), .url(let s): s.replacingOccurrences(of: "\n", with: "⏎")

@@ -48,17 +48,24 @@ enum Terminal {
         // Both are made now: a signal handler may only read them.
         _ = state.load(ordering: .sequentiallyConsistent)
         _ = wakeUp
+        TerminalScreen.prepare()
         signal(SIGINT, onInterrupt)
         signal(SIGTERM, onInterrupt)
     }
 
-    /// Only async-signal-safe work: an atomic exchange, write(2), _exit(2).
+    /// Only async-signal-safe work: an atomic exchange, write(2), tcsetattr(3), _exit(2).
     private static let onInterrupt: @convention(c) (Int32) -> Void = { _ in
         let (marked, _) = Terminal.state.compareExchange(
             expected: Terminal.writing, desired: Terminal.interrupted, ordering: .sequentiallyConsistent)
-        guard marked else { _exit(ExitStatus.success) }
+        guard marked else { Terminal.end() }
         var byte: UInt8 = 0
         _ = Glibc.write(Terminal.wakeUp.write, &byte, 1)
+    }
+
+    /// Ends the process at once with status 0, the full screen left first (async-signal-safe).
+    private static func end() -> Never {
+        TerminalScreen.leave()
+        _exit(ExitStatus.success)
     }
 
     // MARK: - Writing
@@ -70,13 +77,13 @@ enum Terminal {
         guard !text.isEmpty else { return }
         guard
             state.compareExchange(expected: idle, desired: writing, ordering: .sequentiallyConsistent).exchanged
-        else { _exit(ExitStatus.success) }
+        else { end() }
         let all = Array(text.utf8)
         var offset = 0
         var stopping = false
         while offset < all.count {
             let atLineStart = offset == 0 || all[offset - 1] == UInt8(ascii: "\n")
-            if stopping, atLineStart { _exit(ExitStatus.success) }
+            if stopping, atLineStart { end() }
             var descriptors = [
                 pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0),
                 pollfd(fd: wakeUp.read, events: Int16(POLLIN), revents: 0),
@@ -88,7 +95,7 @@ enum Terminal {
             if descriptors[1].revents != 0 {
                 // Interrupted: finish the line only while the reader takes it.
                 stopping = true
-                if descriptors[0].revents == 0 || atLineStart { _exit(ExitStatus.success) }
+                if descriptors[0].revents == 0 || atLineStart { end() }
             }
             guard descriptors[0].revents != 0 else { continue }
             // Room for PIPE_BUF bytes is what a pipe that polls writable has: this write does not block.
@@ -104,6 +111,6 @@ enum Terminal {
         }
         guard
             state.compareExchange(expected: writing, desired: idle, ordering: .sequentiallyConsistent).exchanged
-        else { _exit(ExitStatus.success) }
+        else { end() }
     }
 }

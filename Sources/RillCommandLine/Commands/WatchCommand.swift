@@ -15,13 +15,24 @@ struct WatchCommand: Command {
         arguments: WatchOptions.arguments,
         options: WatchOptions.options,
         discussion: """
-            On a terminal, the results are a table; after each commit that changes them, the
-            table again with its rows marked: + inserted, - removed, ~ updated, > moved (colors
-            on a terminal unless NO_COLOR is set); an updated or moved row ends with the fields
-            that changed, "(changed: title, pages)". Results over \(TerminalRendering.fullTableLimit) rows show the changed
+            On a terminal (not with --json, TERM set and not dumb), the watch is a full screen
+            redrawn in place: a header (the query, the commit "seq N", the rows shown "rows a–b
+            of n", and with --connect the connection), the table fitted to the terminal's width
+            (columns shrink, values cut with …) and height, then the last change and the keys.
+            After each commit that changes the results, its rows are marked: + inserted,
+            ~ updated, > moved, the fields that changed highlighted and named after the row,
+            "(changed: title, pages)"; removed rows show as - until the next redraw. It follows
+            resizes. Keys: space, j or PgDn the next page; b, k or PgUp the previous; g or Home
+            the first; G or End the last; ↓ and ↑ a line; q quits (status 0). The terminal is
+            left as it was on exit, Ctrl-C, SIGTERM and Ctrl-Z (fg draws it again).
+
+            Piped, the results are a table; after each commit that changes them, the table
+            again with its rows marked the same way, - for a removed row; an updated or moved
+            row ends with the fields that changed. Results over \(TerminalRendering.fullTableLimit) rows show the changed
             rows only. Ctrl-C (SIGINT) or SIGTERM ends the watch at once with status 0, even
             when its reader has stopped reading; the lines written are whole, except the one
-            being written when its output was blocked.
+            being written when its output was blocked. A replay (--from, --to) prints this way
+            on a terminal too.
 
             With --connect, no daemon answering at the address is a failure (status 1) unless
             --retry is given. A connection that drops after the stream started is connected
@@ -64,12 +75,17 @@ struct WatchCommand: Command {
         let since = options.since
         let rendering: any WatchRendering =
             options.json ? JSONRendering() : TerminalRendering(colors: Terminal.wantsColors)
+        // A live table on a terminal is a full screen, redrawn in place; the rest is appended.
+        let screen =
+            !options.json && options.replay == nil && TerminalScreen.isAvailable
+            ? WatchScreenView(query: options.query.text, connecting: options.source.isDaemon) : nil
         let path: String
         switch options.source {
         case .daemon(let address):
             return try watchRemotely(
                 address: address, query: options.query.text, since: since, progress: options.progress,
-                token: ServeCommand.token(file: options.tokenFile), retrying: options.retry, rendering: rendering)
+                token: ServeCommand.token(file: options.tokenFile), retrying: options.retry, rendering: rendering,
+                screen: screen)
         case .store(let directory):
             path = directory
         }
@@ -92,12 +108,22 @@ struct WatchCommand: Command {
             return ExitStatus.success
         }
         Terminal.endOnInterrupt()
+        screen?.start()
         let progress = WatchProgress(
             interval: options.json ? options.progress ?? ProgressSchedule.defaultSeconds : nil, sequence: since ?? 0)
         // The tables show the results, so a resumed watch starts from the results at `since`.
         let live = try RecordLiveQuery(
             query, store: store, since: since, reportingResultsAtSince: rendering is TerminalRendering
         ) { event in
+            if let screen {
+                switch event {
+                case .initial(let rows, let sequence): screen.results(rows, sequence: sequence)
+                case .change(let change): screen.change(change)
+                case .progress: break
+                case .failed(let error): Self.fail("the watch stopped: \(error.message)")
+                }
+                return
+            }
             let text: String
             switch event {
             case .initial(let rows, let sequence):
@@ -110,8 +136,7 @@ struct WatchCommand: Command {
                 guard let json = rendering as? JSONRendering, progress.admits(sequence) else { return }
                 text = json.progress(sequence)
             case .failed(let error):
-                Output.error("the watch stopped: \(error.message)")
-                exit(ExitStatus.failure)
+                Self.fail("the watch stopped: \(error.message)")
             }
             Terminal.write(text)
         }
@@ -122,17 +147,26 @@ struct WatchCommand: Command {
     /// `--connect`: the same output, from the daemon's event stream.
     private func watchRemotely(
         address: SocketAddress, query: String, since: UInt64?, progress: Double?, token: String?, retrying: Bool,
-        rendering: any WatchRendering
+        rendering: any WatchRendering, screen: WatchScreenView?
     ) throws -> Int32 {
         Terminal.endOnInterrupt()
+        screen?.start()
         let worker = Thread {
             // The daemon's progress events move the resume position of the tables too; they print
             // nothing there. With --progress, the daemon is asked for that interval.
             var client = EventStreamClient(
                 address: address, query: query, token: token, lastEventID: since.map(String.init),
-                progressSeconds: progress, retrying: retrying, notice: { Output.error($0) })
+                progressSeconds: progress, retrying: retrying,
+                notice: { notice in
+                    guard let screen else { return Output.error(notice) }
+                    screen.connection(notice.hasSuffix("reconnecting") ? "reconnecting" : "no daemon yet, retrying")
+                })
             do {
                 try client.run { event in
+                    if let screen {
+                        Self.show(event, on: screen)
+                        return
+                    }
                     if rendering is JSONRendering, ["results", "reset", "change", "progress"].contains(event.name) {
                         // The stream's data is already the NDJSON line (the same shapes).
                         Terminal.write(event.data + "\n")
@@ -147,21 +181,54 @@ struct WatchCommand: Command {
                         guard let value, let change = RecordLiveQuery.change(fromJSON: value) else { break }
                         Terminal.write(rendering.change(change))
                     case "error":
-                        Output.error("the watch stopped: \(event.data)")
-                        exit(ExitStatus.failure)
+                        Self.fail("the watch stopped: \(event.data)")
                     default:
                         break
                     }
                 }
             } catch let refused as EventStreamClient.Refused {
-                Output.error(refused.message)
-                exit(refused.status == 400 ? ExitStatus.usage : ExitStatus.failure)
+                Self.fail(refused.message, status: refused.status == 400 ? ExitStatus.usage : ExitStatus.failure)
             } catch {
-                Output.error("\(error)")
-                exit(ExitStatus.failure)
+                Self.fail("\(error)")
             }
         }
         worker.start()
         dispatchMain()
+    }
+
+    /// A daemon's event on the full screen: the results, a change, or the end.
+    private static func show(_ event: ServerSentEvent, on screen: WatchScreenView) {
+        let value = try? JSONReader.parse(Array(event.data.utf8))
+        switch event.name {
+        case "results", "reset":
+            guard let value, let (rows, sequence) = RecordLiveQuery.results(fromJSON: value) else { break }
+            screen.connection("connected")
+            screen.results(rows, sequence: sequence)
+        case "change":
+            guard let value, let change = RecordLiveQuery.change(fromJSON: value) else { break }
+            screen.connection("connected")
+            screen.change(change)
+        case "progress":
+            screen.connection("connected")
+        case "error":
+            fail("the watch stopped: \(event.data)")
+        default:
+            break
+        }
+    }
+
+    /// Ends the watch with `message` on standard error, the full screen left first so that the
+    /// message stays on the terminal.
+    private static func fail(_ message: String, status: Int32 = ExitStatus.failure) -> Never {
+        TerminalScreen.leave()
+        Output.error(message)
+        exit(status)
+    }
+}
+
+extension WatchOptions.Source {
+    /// Whether the watch reads a daemon's stream.
+    fileprivate var isDaemon: Bool {
+        if case .daemon = self { true } else { false }
     }
 }
