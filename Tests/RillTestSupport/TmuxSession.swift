@@ -20,6 +20,8 @@ package final class TmuxSession {
     private let socket: String
     /// The client that started the server: it ends when the server does.
     private var client: Process?
+    /// The server's process, killed at the end whether or not `kill-server` reached it.
+    private var serverPID: pid_t = 0
 
     /// tmux on the `PATH`, or nil.
     package static func executable() -> String? {
@@ -53,6 +55,7 @@ package final class TmuxSession {
             usleep(20_000)
         }
         client = process
+        serverPID = pid_t(format("#{pid}")) ?? 0
     }
 
     deinit { stop() }
@@ -60,6 +63,10 @@ package final class TmuxSession {
     /// Kills the server and the program with it.
     package func stop() {
         _ = try? Self.run(tmux, ["-S", socket, "kill-server"])
+        if serverPID > 0 {
+            kill(serverPID, SIGKILL)
+            serverPID = 0
+        }
     }
 
     // MARK: - The screen
