@@ -23,30 +23,9 @@ import Testing
         return nil
     }
 
-    /// A shell's finished run.
-    struct ShellRun {
-        var status: Int32
-        var output: String
-        var error: String
-    }
-
     /// Runs `executable` with `arguments` to its end.
-    static func run(_ executable: String, _ arguments: [String]) throws -> ShellRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ShellRun(
-            status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-            error: String(decoding: errData, as: UTF8.self))
+    static func run(_ executable: String, _ arguments: [String]) throws -> ProcessRun {
+        try runProgram(URL(fileURLWithPath: executable), arguments)
     }
 
     /// How `shell`'s script names an option.

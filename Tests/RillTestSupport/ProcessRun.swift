@@ -10,8 +10,14 @@ public struct ProcessRun: Sendable {
 /// Runs a built executable (`rill`, `rill-test-helper`, …) to its end, with `input` on its
 /// standard input, and returns its status and what it printed.
 public func runBuilt(_ executable: String, _ arguments: [String], input: String? = nil) throws -> ProcessRun {
+    try runProgram(buildProductsDirectory.appendingPathComponent(executable), arguments, input: input)
+}
+
+/// Runs the program at `url` to its end, with `input` (or nothing) on its standard input, and
+/// returns its status and what it printed.
+public func runProgram(_ url: URL, _ arguments: [String], input: String? = nil) throws -> ProcessRun {
     let process = Process()
-    process.executableURL = buildProductsDirectory.appendingPathComponent(executable)
+    process.executableURL = url
     process.arguments = arguments
     let output = Pipe()
     let error = Pipe()

@@ -118,26 +118,7 @@ package final class TmuxSession {
         return self.format(format) == value
     }
 
-    private static func run(
-        _ executable: String, _ arguments: [String]
-    ) throws -> (
-        status: Int32, output: String, error: String
-    ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self),
-            String(decoding: errData, as: UTF8.self)
-        )
+    private static func run(_ executable: String, _ arguments: [String]) throws -> ProcessRun {
+        try runProgram(URL(fileURLWithPath: executable), arguments)
     }
 }

@@ -31,7 +31,11 @@ enum Terminal {
     /// all that the signal handler and the writing thread share.
     private static let state = Atomic<Int>(0)
     /// The pipe through which the signal handler wakes a write waiting for its reader.
-    private static let wakeUp: (read: Int32, write: Int32) = {
+    private static let wakeUp = wakeUpPipe()
+
+    /// A pipe for waking a thread from a signal handler: both ends non-blocking and closed on
+    /// exec; (-1, -1) when none could be made.
+    static func wakeUpPipe() -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return (-1, -1) }
         for end in ends {
@@ -39,7 +43,7 @@ enum Terminal {
             _ = fcntl(end, F_SETFL, O_NONBLOCK)
         }
         return (ends[0], ends[1])
-    }()
+    }
 
     /// Makes SIGINT and SIGTERM end the process with status 0 at once, even while a write waits
     /// for a reader that does not read; the lines written before are whole, and so is the one

@@ -32,15 +32,7 @@ enum TerminalScreen {
     nonisolated(unsafe) private static let leaveBytes = bytes("\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l")
 
     /// The pipe that wakes the drawing thread: from a handler, or when the results change.
-    static let wakeUp: (read: Int32, write: Int32) = {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return (-1, -1) }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        return (ends[0], ends[1])
-    }()
+    static let wakeUp = Terminal.wakeUpPipe()
 
     /// Whether `rill watch` draws a full screen: standard output is a terminal that can
     /// (`TERM` set and not `dumb`).
