@@ -96,28 +96,17 @@ struct ClusterBenchmark {
     /// container may be listed more than once), each saving `count` items one by one.
     static func savesPerSecond(_ writers: [ModelContainer], _ count: Int) throws -> Double {
         let failures = Lock<[String]>([])
-        let start = DispatchSemaphore(value: 0)
-        let done = DispatchGroup()
-        for (index, container) in writers.enumerated() {
-            done.enter()
-            Thread {
-                start.wait()
-                let context = ModelContext(container)
-                do {
-                    for item in 0..<count {
-                        context.insert(Item.random(index * count + item))
-                        try context.save()
-                    }
-                } catch {
-                    failures.withLock { $0.append("writer \(index): \(error)") }
+        let seconds = ConcurrentSaves.timeThreads(writers.count) { index in
+            let context = ModelContext(writers[index])
+            do {
+                for item in 0..<count {
+                    context.insert(Item.random(index * count + item))
+                    try context.save()
                 }
-                done.leave()
-            }.start()
+            } catch {
+                failures.withLock { $0.append("writer \(index): \(error)") }
+            }
         }
-        let begin = now()
-        for _ in writers { start.signal() }
-        done.wait()
-        let seconds = now() - begin
         let problems = failures.withLock { $0 }
         precondition(problems.isEmpty, "saves failed: \(problems)")
         return Double(writers.count * count) / seconds

@@ -61,7 +61,7 @@ struct ConcurrentSaves {
     }
 
     /// Runs `body(writer)` on `count` threads started together; the seconds until all are done.
-    private static func timeThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Double {
+    static func timeThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> Double {
         let ready = DispatchSemaphore(value: 0)
         let start = DispatchSemaphore(value: 0)
         let done = DispatchGroup()

@@ -78,7 +78,8 @@ extension Store {
         meanwhile: (() -> Void)? = nil
     ) throws -> LogEntry? {
         if replica == nil, let followedLog { throw refusalOfUnreplicatedSave(following: followedLog) }
-        if let divergence = replicaDivergence.withLock({ $0 }) { throw divergence }
+        // A store with its own log alone never diverges: its saves take no lock for this.
+        if replica != nil, let divergence = replicaDivergence.withLock({ $0 }) { throw divergence }
         var (attempt, conflicts, catalogChanges) = (0, 0, 0)
         while true {
             defer { attempt += 1 }
