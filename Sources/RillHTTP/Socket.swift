@@ -19,10 +19,10 @@ package enum Socket {
                 }
                 unlink(path)
             }
-            // Created 0600: the directory is the store's (0700), the umask covers the window before chmod.
-            let previous = umask(0o177)
-            defer { umask(previous) }
+            // Created 0600 without touching the process-wide umask (another thread may be creating
+            // a store's directory): Linux gives the file the socket inode's mode, less the umask.
             return try withNewSocket(AF_UNIX) { fd in
+                guard fchmod(fd, 0o600) == 0 else { throw SocketError("fchmod \(path)") }
                 try withUnixAddress(path) { address, length in
                     guard bind(fd, address, length) == 0 else { throw SocketError("bind \(path)") }
                 }
