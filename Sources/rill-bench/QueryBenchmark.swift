@@ -30,6 +30,8 @@ struct QueryBenchmark {
     /// How many arguments of each query are drawn: every side runs them in the same order, from
     /// the first, and each argument's row count is compared across the sides.
     var argumentCount = 1 << 17
+    /// Which parts run after the loads: `indexed` (the indexed queries), `scans` (the full scans).
+    var parts: Set<String> = ["indexed", "scans"]
 
     /// Record `index` of `records`, the same for Rill and SQLite.
     static func entry(_ index: Int, of records: Int) -> Entry {
@@ -84,39 +86,54 @@ struct QueryBenchmark {
         }
         print()
 
-        let gets = RawIndexedGets(
-            raw: copy, index: "index:\(Entry.entityName):code", records: "records:\(Entry.entityName)", count: records)
-        let one = try compare(
-            "code ==", codes, store: store, context: context, text: { "Entry where code == \($0)" },
-            typed: { code in FetchDescriptor(predicate: #Predicate { $0.code == code }) },
-            peer: table.entries(code:), raw: gets.rows(of:))
-        let fifty = try compare(
-            "category ==", categories, store: store, context: context, text: { "Entry where category == \($0)" },
-            typed: { category in FetchDescriptor(predicate: #Predicate { $0.category == category }) },
-            peer: table.entries(category:))
-        let range = try compare(
-            "amount > x sort by amount limit 20", amounts, store: store, context: context,
-            text: { "Entry where amount > \($0) sort by amount limit 20" },
-            typed: { amount in
-                var descriptor = FetchDescriptor(
-                    predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
-                descriptor.fetchLimit = 20
-                return descriptor
-            },
-            peer: table.entries(above:))
-        // "Newest first": the same index read from its end.
-        let descending = try compare(
-            "amount < x sort by amount desc limit 20", amounts, store: store, context: context,
-            text: { "Entry where amount < \($0) sort by amount desc limit 20" },
-            typed: { amount in
-                var descriptor = FetchDescriptor(
-                    predicate: #Predicate<Entry> { $0.amount < amount },
-                    sortBy: [SortDescriptor(\.amount, order: .reverse)])
-                descriptor.fetchLimit = 20
-                return descriptor
-            },
-            peer: table.entries(below:))
-        let scans = try scan(store: store, context: context, table: table, raw: copy)
+        // Each indexed query: its name in the tables, and its target beside a forced full scan.
+        var indexed: [(query: IndexedQuery, name: String, target: String)] = []
+        var one: IndexedQuery?
+        if parts.contains("indexed") {
+            let gets = RawIndexedGets(
+                raw: copy, index: "index:\(Entry.entityName):code", records: "records:\(Entry.entityName)", count: records)
+            let oneRow = try compare(
+                "code ==", codes, store: store, context: context, text: { "Entry where code == \($0)" },
+                typed: { code in FetchDescriptor(predicate: #Predicate { $0.code == code }) },
+                peer: table.entries(code:), raw: gets.rows(of:))
+            let fifty = try compare(
+                "category ==", categories, store: store, context: context, text: { "Entry where category == \($0)" },
+                typed: { category in FetchDescriptor(predicate: #Predicate { $0.category == category }) },
+                peer: table.entries(category:))
+            let range = try compare(
+                "amount > x sort by amount limit 20", amounts, store: store, context: context,
+                text: { "Entry where amount > \($0) sort by amount limit 20" },
+                typed: { amount in
+                    var descriptor = FetchDescriptor(
+                        predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
+                    descriptor.fetchLimit = 20
+                    return descriptor
+                },
+                peer: table.entries(above:))
+            // "Newest first": the same index read from its end.
+            let descending = try compare(
+                "amount < x sort by amount desc limit 20", amounts, store: store, context: context,
+                text: { "Entry where amount < \($0) sort by amount desc limit 20" },
+                typed: { amount in
+                    var descriptor = FetchDescriptor(
+                        predicate: #Predicate<Entry> { $0.amount < amount },
+                        sortBy: [SortDescriptor(\.amount, order: .reverse)])
+                    descriptor.fetchLimit = 20
+                    return descriptor
+                },
+                peer: table.entries(below:))
+            indexed = [
+                (oneRow, "indexed equality, \(oneRow.rows) row", "≥ 100,000 q/s"),
+                (fifty, "indexed equality, \(fifty.rows) rows", "≥ 10,000 q/s"),
+                (range, "range + sort + limit \(range.rows)", "≥ 100× scan"),
+                (descending, "range + sort desc + limit \(descending.rows)", "≥ 100× scan"),
+            ]
+            one = oneRow
+        }
+        let scans =
+            parts.contains("scans")
+            ? try scan(store: store, context: context, table: table, raw: copy)
+            : ScanRows(besideSQLite: [], besideRaw: [], sqliteBesideRaw: "")
         print()
 
         var peer = ComparisonTable(title: "query beside SQLite (1 core)", baselineName: "SQLite")
@@ -129,13 +146,6 @@ struct QueryBenchmark {
                 name: "load, 3 indexes, one transaction, no flush (Rill .unsynced, SQLite synchronous=OFF)",
                 rill: Double(records) / rillLoad, baseline: Double(records) / sqliteLoad, unit: "records/s",
                 higherIsBetter: true, target: "≥ 1.00×", ratio: sqliteLoad / rillLoad)
-        ]
-        // Each indexed query: its name in the tables, and its target beside a forced full scan.
-        let indexed = [
-            (one, "indexed equality, \(one.rows) row", "≥ 100,000 q/s"),
-            (fifty, "indexed equality, \(fifty.rows) rows", "≥ 10,000 q/s"),
-            (range, "range + sort + limit \(range.rows)", "≥ 100× scan"),
-            (descending, "range + sort desc + limit \(descending.rows)", "≥ 100× scan"),
         ]
         for (query, name, _) in indexed {
             for (index, language) in [(0, "text"), (1, "#Predicate")] {
@@ -161,6 +171,7 @@ struct QueryBenchmark {
                 higherIsBetter: true, target: "≥ 0.50×", ratio: rawLoad / rillLoad)
         ]
         for (index, language) in [(0, "text"), (1, "#Predicate")] {
+            guard let one else { break }
             limit.rows.append(
                 .init(
                     name: "indexed equality, 1 row, \(language) (raw: index key, then record)",

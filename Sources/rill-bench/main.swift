@@ -23,9 +23,16 @@ case "save":
     if !parts.isEmpty { benchmark.parts = Set(parts) }
     try benchmark.run()
 case "query":
-    // rill-bench query [records]
+    // rill-bench query [records] [indexed] [scans] (parts after the loads; both by default)
     var benchmark = QueryBenchmark()
-    if let records = CommandLine.arguments.dropFirst(2).first.flatMap({ Int($0) }) { benchmark.records = records }
+    let arguments = CommandLine.arguments.dropFirst(2)
+    if let records = arguments.first.flatMap({ Int($0) }) { benchmark.records = records }
+    let parts = arguments.filter { Int($0) == nil }
+    if let unknown = parts.first(where: { !benchmark.parts.contains($0) }) {
+        FileHandle.standardError.write(Data("rill-bench query: no part \(unknown); parts: indexed, scans\n".utf8))
+        exit(64)
+    }
+    if !parts.isEmpty { benchmark.parts = Set(parts) }
     try benchmark.run()
 case "live":
     // rill-bench live [queries] [saves] [re-fetched saves] [many] (many: the main measure only)
