@@ -91,7 +91,8 @@ struct QueryBenchmark {
         var one: IndexedQuery?
         if parts.contains("indexed") {
             let gets = RawIndexedGets(
-                raw: copy, index: "index:\(Entry.entityName):code", records: "records:\(Entry.entityName)", count: records)
+                raw: copy, index: "index:\(Entry.entityName):code", records: "records:\(Entry.entityName)",
+                count: records)
             let oneRow = try compare(
                 "code ==", codes, store: store, context: context, text: { "Entry where code == \($0)" },
                 typed: { code in FetchDescriptor(predicate: #Predicate { $0.code == code }) },
