@@ -48,7 +48,8 @@ final class SharedRows: Sendable {
     }
 
     private struct State {
-        var records: [RecordKey: Entry] = [:]
+        /// Each entity's records, by its number.
+        var records: [KeyedObjects<Entry>] = []
         var added = 0
         var reused = 0
         var released = 0
@@ -58,17 +59,28 @@ final class SharedRows: Sendable {
             return added >= bound || released >= bound
         }
         static let minimumSweep = 4_096
+
+        /// The table of the entity numbered `entity`, made when missing.
+        mutating func table(_ entity: Int32) -> KeyedObjects<Entry> {
+            let index = Int(entity)
+            while records.count <= index { records.append(KeyedObjects()) }
+            return records[index]
+        }
     }
 
     /// A class, so that a sweep reaches each row in place (to ask whether it is the only owner).
-    private final class Entry {
+    private final class Entry: KeyedObject {
+        let key: [UInt8]
         var bytes: [UInt8]
         var rows: [(maker: Int32, row: LiveEntry)]
 
-        init(bytes: [UInt8], rows: [(maker: Int32, row: LiveEntry)]) {
+        init(key: [UInt8], bytes: [UInt8], rows: [(maker: Int32, row: LiveEntry)]) {
+            self.key = key
             self.bytes = bytes
             self.rows = rows
         }
+
+        var tableKey: [UInt8] { key }
     }
 
     private let state = Lock(State())
@@ -76,7 +88,7 @@ final class SharedRows: Sendable {
     init() {}
 
     /// How many records have shared rows (for tests and benchmarks).
-    var recordCount: Int { state.withLock { $0.records.count } }
+    var recordCount: Int { state.withLock { $0.records.reduce(0) { $0 + $1.count } } }
 
     /// How many rows were taken from the table rather than made, since the last sweep.
     var reusedCount: Int { state.withLock { $0.reused } }
@@ -88,9 +100,8 @@ final class SharedRows: Sendable {
         make: ([UInt8]) throws -> LiveEntry
     ) rethrows -> LiveEntry {
         let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?) in
-            guard let index = state.records.index(forKey: .borrowed(variant.entity, key)) else { return (nil, nil) }
-            let entry = state.records.values[index]
-            let keyBytes = state.records.keys[index].bytes
+            guard let entry = state.table(variant.entity).object(for: key) else { return (nil, nil) }
+            let keyBytes = entry.key
             guard entry.bytes.withUnsafeBytes({ Self.equal($0, bytes) }) else { return (nil, keyBytes) }
             guard let row = entry.rows.first(where: { $0.maker == variant.maker })?.row else { return (nil, keyBytes) }
             state.reused += 1
@@ -101,12 +112,11 @@ final class SharedRows: Sendable {
         let made = try make(found.key ?? Array(key))
         return state.withLock { state -> LiveEntry in
             state.added += 1
-            let recordKey = RecordKey.owned(variant.entity, made.key)
-            guard let index = state.records.index(forKey: recordKey) else {
-                state.records[recordKey] = Entry(bytes: Array(bytes), rows: [(variant.maker, made)])
+            let table = state.table(variant.entity)
+            guard let entry = table.object(for: made.key) else {
+                table.insert(Entry(key: made.key, bytes: Array(bytes), rows: [(variant.maker, made)]))
                 return made
             }
-            let entry = state.records.values[index]
             if entry.bytes.withUnsafeBytes({ Self.equal($0, bytes) }) {
                 // Another thread may have shared one meanwhile: there is one row a variant.
                 if let other = entry.rows.first(where: { $0.maker == variant.maker }) { return other.row }
@@ -141,63 +151,31 @@ final class SharedRows: Sendable {
     }
 
     private static func sweep(_ state: inout State) {
-        var emptied: [RecordKey] = []
-        for (key, entry) in state.records {
-            var position = 0
-            while position < entry.rows.count {
-                if isKnownUniquelyReferenced(&entry.rows[position].row) {
-                    entry.rows.swapAt(position, entry.rows.count - 1)
-                    entry.rows.removeLast()
-                } else {
-                    position += 1
+        var kept = 0
+        for table in state.records {
+            table.removeAll { entry in
+                var position = 0
+                while position < entry.rows.count {
+                    if isKnownUniquelyReferenced(&entry.rows[position].row) {
+                        entry.rows.swapAt(position, entry.rows.count - 1)
+                        entry.rows.removeLast()
+                    } else {
+                        position += 1
+                    }
                 }
+                return entry.rows.isEmpty
             }
-            if entry.rows.isEmpty { emptied.append(key) }
+            kept += table.count
         }
-        for key in emptied { state.records[key] = nil }
         state.added = 0
         state.reused = 0
         state.released = 0
-        state.keptBySweep = state.records.count
+        state.keptBySweep = kept
     }
 
     private static func equal(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
         guard lhs.count == rhs.count else { return false }
         guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
         return memcmp(left, right, lhs.count) == 0
-    }
-
-    /// A record's key in the table, with its entity's number. A borrowed key only looks up; the
-    /// table stores owned ones.
-    private enum RecordKey: Hashable {
-        case owned(Int32, [UInt8])
-        case borrowed(Int32, UnsafeRawBufferPointer)
-
-        var bytes: [UInt8] {
-            switch self {
-            case .owned(_, let bytes): bytes
-            case .borrowed(_, let bytes): Array(bytes)
-            }
-        }
-
-        private func withParts<R>(_ body: (Int32, UnsafeRawBufferPointer) -> R) -> R {
-            switch self {
-            case .owned(let entity, let bytes): bytes.withUnsafeBytes { body(entity, $0) }
-            case .borrowed(let entity, let bytes): body(entity, bytes)
-            }
-        }
-
-        static func == (lhs: RecordKey, rhs: RecordKey) -> Bool {
-            lhs.withParts { leftEntity, left in
-                rhs.withParts { rightEntity, right in leftEntity == rightEntity && SharedRows.equal(left, right) }
-            }
-        }
-
-        func hash(into hasher: inout Hasher) {
-            withParts { entity, bytes in
-                hasher.combine(entity)
-                hasher.combine(bytes: bytes)
-            }
-        }
     }
 }

@@ -1,0 +1,233 @@
+import Foundation
+
+/// An object a ``KeyedObjects`` table finds by the bytes of its key.
+protocol KeyedObject: AnyObject {
+    /// The key; it must not change while the object is in a table.
+    var tableKey: [UInt8] { get }
+}
+
+/// An open-addressing table of objects found by their byte keys, searched by linear probing.
+///
+/// Each slot is one word: a retained reference in its low 56 bits and, in its top byte, seven bits
+/// of the key's hash with the high bit set (0 for an empty slot). Heap addresses on the 64-bit
+/// platforms Rill runs on leave the top byte zero (Swift's own layout of references counts on it).
+/// A search compares those bytes first and reads an object, and its key, only where they agree —
+/// about once in 128 for another key — so a probe costs no memory read outside the slots. A
+/// `Dictionary` compares the key of every occupied slot it passes: a read of the key's storage, a
+/// cache miss each, in tables of a live query's rows.
+///
+/// Keys are hashed with `Hasher`, seeded for each process, so that keys written to collide
+/// cannot make a table slow. Removal shifts later entries back (no tombstones). Not
+/// thread-safe: the owner serializes access.
+final class KeyedObjects<Element: KeyedObject> {
+    /// Tagged retained references; 0 for an empty slot.
+    private var slots: UnsafeMutablePointer<UInt>
+    /// A power of two (0 before the first object).
+    private(set) var capacity = 0
+    private(set) var count = 0
+
+    init() {
+        slots = Self.noSlots
+    }
+
+    deinit {
+        for index in 0..<capacity where slots[index] != 0 { Self.reference(slots[index]).release() }
+        deallocateSlots()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The object with `key`.
+    func object(for key: UnsafeRawBufferPointer) -> Element? {
+        guard count > 0 else { return nil }
+        let (slot, found) = find(key, hash: Self.hash(key))
+        return found ? Self.reference(slots[slot]).takeUnretainedValue() : nil
+    }
+
+    /// The object with `key`.
+    func object(for key: [UInt8]) -> Element? {
+        key.withUnsafeBytes { object(for: $0) }
+    }
+
+    /// Holds `object` in place of the object with its key, which is returned.
+    @discardableResult
+    func insert(_ object: Element) -> Element? {
+        if (count + 1) * 4 > capacity * 3 { resize(to: max(16, capacity * 2)) }
+        let key = object.tableKey
+        let hash = key.withUnsafeBytes { Self.hash($0) }
+        let (slot, found) = key.withUnsafeBytes { find($0, hash: hash) }
+        let word = Self.word(Unmanaged.passRetained(object), tag: Self.tag(hash))
+        if found {
+            let old = Self.reference(slots[slot]).takeRetainedValue()
+            slots[slot] = word
+            return old
+        }
+        slots[slot] = word
+        count += 1
+        return nil
+    }
+
+    /// Removes the object with `key`, and returns it.
+    @discardableResult
+    func remove(_ key: UnsafeRawBufferPointer) -> Element? {
+        guard count > 0 else { return nil }
+        let (slot, found) = find(key, hash: Self.hash(key))
+        guard found else { return nil }
+        var hole = slot
+        let object = Self.reference(slots[hole]).takeRetainedValue()
+        slots[hole] = 0
+        count -= 1
+        // Moves back the objects after the hole whose search would pass over it, so that no
+        // search stops early at an empty slot.
+        let mask = capacity - 1
+        var next = (hole + 1) & mask
+        while slots[next] != 0 {
+            let home = Self.hash(of: slots[next]) & mask
+            // The object may move to the hole when the hole lies between its home and its slot.
+            if (next - home) & mask >= (next - hole) & mask {
+                slots[hole] = slots[next]
+                slots[next] = 0
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        if capacity > 64, count * 8 < capacity { resize(to: capacity / 2) }
+        return object
+    }
+
+    /// Removes the object with `key`, and returns it.
+    @discardableResult
+    func remove(_ key: [UInt8]) -> Element? {
+        key.withUnsafeBytes { remove($0) }
+    }
+
+    /// Makes room for `count` objects in all without growing again.
+    func reserveCapacity(_ count: Int) {
+        var wanted = max(16, capacity)
+        while count * 4 > wanted * 3 { wanted *= 2 }
+        if wanted > capacity { resize(to: wanted) }
+    }
+
+    /// Calls `body` with every object, in no order; `body` must not change the table.
+    func forEach(_ body: (Element) throws -> Void) rethrows {
+        for index in 0..<capacity where slots[index] != 0 {
+            try Self.reference(slots[index])._withUnsafeGuaranteedRef { try body($0) }
+        }
+    }
+
+    /// Removes every object; returns them.
+    func removeAll() -> [Element] {
+        var objects: [Element] = []
+        objects.reserveCapacity(count)
+        for index in 0..<capacity where slots[index] != 0 {
+            objects.append(Self.reference(slots[index]).takeRetainedValue())
+            slots[index] = 0
+        }
+        count = 0
+        if capacity > 64 {
+            deallocateSlots()
+            capacity = 0
+        }
+        return objects
+    }
+
+    /// Removes the objects `shouldRemove` picks; returns how many.
+    @discardableResult
+    func removeAll(where shouldRemove: (Element) throws -> Bool) rethrows -> Int {
+        var picked: [[UInt8]] = []
+        try forEach { if try shouldRemove($0) { picked.append($0.tableKey) } }
+        for key in picked { remove(key) }
+        return picked.count
+    }
+
+    // MARK: - Slots
+
+    /// The slot of the object with `key` (found), or the empty slot where it would go; the table
+    /// has at least one slot.
+    @inline(__always)
+    private func find(_ key: UnsafeRawBufferPointer, hash: Int) -> (slot: Int, found: Bool) {
+        let mask = capacity - 1
+        let tag = Self.tag(hash)
+        var slot = hash & mask
+        while true {
+            let word = slots[slot]
+            if word == 0 { return (slot, false) }
+            if UInt8(truncatingIfNeeded: word >> 56) == tag {
+                let equal = Self.reference(word)._withUnsafeGuaranteedRef { element in
+                    element.tableKey.withUnsafeBytes { Self.equal($0, key) }
+                }
+                if equal { return (slot, true) }
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    private func resize(to newCapacity: Int) {
+        let old = (slots: slots, capacity: capacity)
+        slots = .allocate(capacity: newCapacity)
+        slots.initialize(repeating: 0, count: newCapacity)
+        capacity = newCapacity
+        let mask = newCapacity - 1
+        for index in 0..<old.capacity where old.slots[index] != 0 {
+            // The tag is the hash's: only the slot is new.
+            var slot = Self.hash(of: old.slots[index]) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = old.slots[index]
+        }
+        if old.capacity > 0 { old.slots.deallocate() }
+    }
+
+    private func deallocateSlots() {
+        guard capacity > 0 else { return }
+        slots.deallocate()
+        slots = Self.noSlots
+    }
+
+    /// The reference in a used slot's word.
+    @inline(__always)
+    private static func reference(_ word: UInt) -> Unmanaged<Element> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word & addressMask).unsafelyUnwrapped)
+    }
+
+    /// A used slot's word: `reference`'s address with `tag` in the top byte.
+    @inline(__always)
+    private static func word(_ reference: Unmanaged<Element>, tag: UInt8) -> UInt {
+        let address = UInt(bitPattern: reference.toOpaque())
+        precondition(address & ~addressMask == 0, "a heap address uses its top byte: \(address)")
+        return address | UInt(tag) << 56
+    }
+
+    private static var addressMask: UInt { (1 << 56) - 1 }
+
+    /// The hash of the key of the object in a used slot's word.
+    @inline(__always)
+    private static func hash(of word: UInt) -> Int {
+        reference(word)._withUnsafeGuaranteedRef { element in element.tableKey.withUnsafeBytes { hash($0) } }
+    }
+
+    @inline(__always)
+    private static func hash(_ key: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: key)
+        return hasher.finalize()
+    }
+
+    /// The slot's tag of a key's hash: its top seven bits (the low ones pick the slot), and the
+    /// high bit that marks the slot used.
+    @inline(__always)
+    private static func tag(_ hash: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: UInt(bitPattern: hash) >> 57) | 0x80
+    }
+
+    @inline(__always)
+    private static func equal(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
+        return memcmp(left, right, lhs.count) == 0
+    }
+
+    /// Placeholders for a table without slots (never read: `count` is 0 and inserting allocates).
+    private static var noSlots: UnsafeMutablePointer<UInt> {
+        UnsafeMutablePointer(bitPattern: UInt(MemoryLayout<UInt>.alignment))!
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import RillWorkloads
+import Testing
+
+@testable import Rill
+
+/// The follower's table of holders against a `Dictionary` of sets doing the same, through random
+/// additions and removals, one at a time and in batches, over keys that grow and shrink in number.
+@Suite struct HolderIndexTests {
+    @Test func randomOperationsMatchADictionaryOfSets() {
+        var random = SeededGenerator(label: "holder index")
+        let index = HolderIndex()
+        var oracle: [[UInt8]: Set<Int32>] = [:]
+        func key(_ id: Int) -> [UInt8] {
+            // Keys of different lengths, one empty, some sharing prefixes, some past 16 bytes.
+            id == 0 ? [] : Array(String(id, radix: 5).utf8) + (id % 4 == 0 ? [UInt8](repeating: 9, count: 14) : [])
+        }
+        for round in 0..<30_000 {
+            let space = round < 15_000 ? 1 + round / 6 : max(1, (30_000 - round) / 6)
+            let id = Int32.random(in: 0..<8, using: &random)
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<4:
+                // A holder enters a record once, as a query holds a row once.
+                let record = key(Int.random(in: 0..<space, using: &random))
+                guard oracle[record]?.contains(id) != true else { continue }
+                index.add(record, id)
+                oracle[record, default: []].insert(id)
+            case 4:
+                let records = Set(
+                    (0..<Int.random(in: 0...20, using: &random)).map { _ in
+                        key(Int.random(in: 0..<space, using: &random))
+                    }
+                ).filter { oracle[$0]?.contains(id) != true }
+                index.add(records, id)
+                for record in records { oracle[record, default: []].insert(id) }
+            case 5..<8:
+                let record = key(Int.random(in: 0..<space, using: &random))
+                index.remove(record, id)
+                oracle[record]?.remove(id)
+                if oracle[record]?.isEmpty == true { oracle[record] = nil }
+            case 8:
+                let records = (0..<Int.random(in: 0...20, using: &random)).map { _ in
+                    key(Int.random(in: 0..<space, using: &random))
+                }
+                index.remove(Set(records), id)
+                for record in Set(records) {
+                    oracle[record]?.remove(id)
+                    if oracle[record]?.isEmpty == true { oracle[record] = nil }
+                }
+            default:
+                let record = key(Int.random(in: 0..<space, using: &random))
+                #expect(Set(index.holders(of: record)) == oracle[record] ?? [], "round \(round): \(record)")
+                #expect(index.holders(of: record).count == oracle[record]?.count ?? 0)
+            }
+            if round % 4_999 == 0 {
+                for (record, ids) in oracle {
+                    #expect(Set(index.holders(of: record)) == ids, "round \(round): \(record)")
+                }
+            }
+        }
+    }
+}
