@@ -48,10 +48,10 @@ struct ClusterBenchmark {
                 for: Item.self,
                 configurations: ModelConfiguration(url: scratch.appendingPathComponent("r\(round)-embedded")))
 
-            clusterOne.append(try Self.savesPerSecond([nodes[0]], savesPerWriter))
-            embeddedOne.append(try Self.savesPerSecond([embedded], savesPerWriter))
-            clusterThree.append(try Self.savesPerSecond(nodes, savesPerWriter))
-            embeddedThree.append(try Self.savesPerSecond([embedded, embedded, embedded], savesPerWriter))
+            clusterOne.append(Self.savesPerSecond([nodes[0]], savesPerWriter))
+            embeddedOne.append(Self.savesPerSecond([embedded], savesPerWriter))
+            clusterThree.append(Self.savesPerSecond(nodes, savesPerWriter))
+            embeddedThree.append(Self.savesPerSecond([embedded, embedded, embedded], savesPerWriter))
             try Self.settle(nodes)
             let records = try nodes.map { try ModelContext($0).fetchCount(FetchDescriptor<Item>()) }
             precondition(Set(records).count == 1, "the nodes hold different records: \(records)")
@@ -94,22 +94,8 @@ struct ClusterBenchmark {
 
     /// Saves per second, all writers together: one thread for each container of `writers` (a
     /// container may be listed more than once), each saving `count` items one by one.
-    static func savesPerSecond(_ writers: [ModelContainer], _ count: Int) throws -> Double {
-        let failures = Lock<[String]>([])
-        let seconds = ConcurrentSaves.timeThreads(writers.count) { index in
-            let context = ModelContext(writers[index])
-            do {
-                for item in 0..<count {
-                    context.insert(Item.random(index * count + item))
-                    try context.save()
-                }
-            } catch {
-                failures.withLock { $0.append("writer \(index): \(error)") }
-            }
-        }
-        let problems = failures.withLock { $0 }
-        precondition(problems.isEmpty, "saves failed: \(problems)")
-        return Double(writers.count * count) / seconds
+    static func savesPerSecond(_ writers: [ModelContainer], _ count: Int) -> Double {
+        Double(writers.count * count) / ConcurrentSaves.timeSaves(writers, count)
     }
 
     /// Seconds from each of `samples` saves on `saving` returning to a live query on `told` being

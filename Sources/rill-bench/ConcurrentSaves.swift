@@ -12,12 +12,22 @@ struct ConcurrentSaves {
     /// `savesPerWriter` saves of one `Item`.
     func rill(writers: Int, directory: URL) throws -> Double {
         let container = try ModelContainer(for: Item.self, configurations: ModelConfiguration(url: directory))
+        let seconds = Self.timeSaves(Array(repeating: container, count: writers), savesPerWriter)
+        let saved = try ModelContext(container).fetchCount(FetchDescriptor<Item>())
+        precondition(saved == writers * savesPerWriter, "Rill holds \(saved) of \(writers * savesPerWriter) items")
+        return Double(writers * savesPerWriter) / seconds
+    }
+
+    /// Seconds for one thread a container of `writers` (a container may be listed more than
+    /// once), each saving `count` `Item`s one by one with a context of its own; stops the
+    /// benchmark when a save fails.
+    static func timeSaves(_ writers: [ModelContainer], _ count: Int) -> Double {
         let failures = Lock<[String]>([])
-        let seconds = Self.timeThreads(writers) { writer in
-            let context = ModelContext(container)
+        let seconds = timeThreads(writers.count) { writer in
+            let context = ModelContext(writers[writer])
             do {
-                for index in 0..<savesPerWriter {
-                    context.insert(Item.random(writer * savesPerWriter + index))
+                for index in 0..<count {
+                    context.insert(Item.random(writer * count + index))
                     try context.save()
                 }
             } catch {
@@ -26,9 +36,7 @@ struct ConcurrentSaves {
         }
         let problems = failures.withLock { $0 }
         precondition(problems.isEmpty, "Rill's concurrent saves failed: \(problems)")
-        let saved = try ModelContext(container).fetchCount(FetchDescriptor<Item>())
-        precondition(saved == writers * savesPerWriter, "Rill holds \(saved) of \(writers * savesPerWriter) items")
-        return Double(writers * savesPerWriter) / seconds
+        return seconds
     }
 
     /// The same saves through SQLite.

@@ -88,6 +88,25 @@ import Testing
 
     var rill: String { buildProductsDirectory.appendingPathComponent("rill").path }
 
+    /// A tmux session running `script` by `sh -c`, with `$0` the rill executable, `$1` the store,
+    /// `$2` the query and `$3` the path for the terminal's modes, once it shows the store's first
+    /// results (commit `first`), with the screen expected then; nil after saying why the test
+    /// skips.
+    func scriptSession(
+        _ test: String, _ script: String, store path: String, modes: String, first: UInt64
+    ) throws -> (session: TmuxSession, expected: Expected)? {
+        guard let session = try session(test, ["sh", "-c", script, rill, path, Self.query, modes]) else { return nil }
+        do {
+            var expected = Expected(width: 80, height: 24)
+            expected.results(try fresh(path), sequence: first)
+            expectScreen(session, expected.frame(), "the first results")
+            return (session, expected)
+        } catch {
+            session.stop()
+            throw error
+        }
+    }
+
     /// `rill arguments…` run by a shell that then prints its status ("watch ended: N") on the
     /// normal screen. The shell ignores SIGINT; the watch installs its own handler.
     func watch(_ arguments: [String]) -> [String] {
@@ -190,13 +209,11 @@ import Testing
             "$0" watch "$1" "$2" < /dev/tty & pid=$!; echo $pid > "$3.pid"
             wait $pid; echo "watch ended: $?"; stty -a > "$3"
             """
-        guard let session = try session(#function, ["sh", "-c", script, rill, path, Self.query, modes]) else {
+        guard let started = try scriptSession(#function, script, store: path, modes: modes, first: first) else {
             return
         }
+        let session = started.session
         defer { session.stop() }
-        var expected = Expected(width: 80, height: 24)
-        expected.results(try fresh(path), sequence: first)
-        expectScreen(session, expected.frame(), "the first results")
         switch ending {
         case "TERM":
             let pid = try String(contentsOfFile: modes + ".pid", encoding: .utf8)
@@ -226,13 +243,12 @@ import Testing
             set -m; stty -a > "$3.before"; "$0" watch "$1" "$2"; echo "stopped: $?"; stty -a > "$3"
             read line; fg; echo "watch ended: $?"
             """
-        guard let session = try session(#function, ["sh", "-c", script, rill, path, Self.query, modes]) else {
+        guard let started = try scriptSession(#function, script, store: path, modes: modes, first: first) else {
             return
         }
+        let session = started.session
+        var expected = started.expected
         defer { session.stop() }
-        var expected = Expected(width: 80, height: 24)
-        expected.results(try fresh(path), sequence: first)
-        expectScreen(session, expected.frame(), "the first results")
         session.send("C-z")
         let (stopped, screen) = session.wait { $0.contains { $0.contains("stopped: 148") } }
         #expect(stopped, "\(screen)")

@@ -1,5 +1,13 @@
 import Foundation
 
+/// Whether two buffers hold the same bytes.
+@inline(__always)
+func sameBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
+    return memcmp(left, right, lhs.count) == 0
+}
+
 /// An object a ``KeyedObjects`` table finds by the bytes of its key.
 protocol KeyedObject: AnyObject {
     /// The key; it must not change while the object is in a table.
@@ -154,7 +162,7 @@ final class KeyedObjects<Element: KeyedObject> {
             if word == 0 { return (slot, false) }
             if UInt8(truncatingIfNeeded: word >> 56) == tag {
                 let equal = Self.reference(word)._withUnsafeGuaranteedRef { element in
-                    element.tableKey.withUnsafeBytes { Self.equal($0, key) }
+                    element.tableKey.withUnsafeBytes { sameBytes($0, key) }
                 }
                 if equal { return (slot, true) }
             }
@@ -217,13 +225,6 @@ final class KeyedObjects<Element: KeyedObject> {
     @inline(__always)
     private static func tag(_ hash: Int) -> UInt8 {
         UInt8(truncatingIfNeeded: UInt(bitPattern: hash) >> 57) | 0x80
-    }
-
-    @inline(__always)
-    private static func equal(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
-        return memcmp(left, right, lhs.count) == 0
     }
 
     /// Placeholders for a table without slots (never read: `count` is 0 and inserting allocates).

@@ -102,7 +102,7 @@ final class SharedRows: Sendable {
         let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?) in
             guard let entry = state.table(variant.entity).object(for: key) else { return (nil, nil) }
             let keyBytes = entry.key
-            guard entry.bytes.withUnsafeBytes({ Self.equal($0, bytes) }) else { return (nil, keyBytes) }
+            guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, keyBytes) }
             guard let row = entry.rows.first(where: { $0.maker == variant.maker })?.row else { return (nil, keyBytes) }
             state.reused += 1
             return (row, keyBytes)
@@ -117,7 +117,7 @@ final class SharedRows: Sendable {
                 table.insert(Entry(key: made.key, bytes: Array(bytes), rows: [(variant.maker, made)]))
                 return made
             }
-            if entry.bytes.withUnsafeBytes({ Self.equal($0, bytes) }) {
+            if entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) {
                 // Another thread may have shared one meanwhile: there is one row a variant.
                 if let other = entry.rows.first(where: { $0.maker == variant.maker }) { return other.row }
                 entry.rows.append((variant.maker, made))
@@ -171,11 +171,5 @@ final class SharedRows: Sendable {
         state.reused = 0
         state.released = 0
         state.keptBySweep = kept
-    }
-
-    private static func equal(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
-        return memcmp(left, right, lhs.count) == 0
     }
 }

@@ -78,7 +78,12 @@ extension Store {
     /// - Throws: `.replicationDiverged` when the store holds more commits than the log, or the log
     ///   no longer holds one the store lacks; `.replicationUnavailable` when the log does not answer.
     package func catchUpWithReplica() throws {
-        do { try catchUp() } catch let error as RillError where error.code == .replicationDiverged {
+        try keepingDivergence(catchUp)
+    }
+
+    /// Runs `body`; a divergence it finds is kept (the first one), so that later saves fail with it.
+    private func keepingDivergence<R>(_ body: () throws -> R) throws -> R {
+        do { return try body() } catch let error as RillError where error.code == .replicationDiverged {
             replicaDivergence.withLock { $0 = $0 ?? error }
             throw error
         }
@@ -123,10 +128,7 @@ extension Store {
     /// Applies commits of the replicated log, in order, in one transaction: those the store holds
     /// already are skipped. Returns the store's head after them.
     package func applyReplicated(_ entries: [(sequence: UInt64, entry: [UInt8])]) throws -> UInt64 {
-        do { return try apply(entries) } catch let error as RillError where error.code == .replicationDiverged {
-            replicaDivergence.withLock { $0 = $0 ?? error }
-            throw error
-        }
+        try keepingDivergence { try apply(entries) }
     }
 
     private func apply(_ entries: [(sequence: UInt64, entry: [UInt8])]) throws -> UInt64 {
