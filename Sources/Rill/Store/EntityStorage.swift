@@ -12,8 +12,11 @@ package struct EntityStorage: Sendable, Hashable {
         didSet {
             hasUniqueIndexes = indexes.contains { $0.uniqueness != nil }
             uniqueFields = indexes.reduce(into: []) { if $1.uniqueness != nil { $0.formUnion($1.topLevelFields) } }
+            indexedFields = indexes.reduce(into: []) { $0.formUnion($1.topLevelFields) }
         }
     }
+    /// The top-level fields the indexes read: all a save parses of a record to keep them.
+    private(set) var indexedFields: Set<String> = []
     /// Whether some index is unique: a save checks the unique indexes of an entity that has one,
     /// and of no other.
     package private(set) var hasUniqueIndexes = false

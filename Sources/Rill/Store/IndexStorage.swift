@@ -66,10 +66,8 @@ package struct IndexStorage: Sendable, Hashable {
         var values: [UInt8] = []
         values.reserveCapacity(32 + id.count)
         var cut = false
-        var sizes: [Int] = []
         let limit = payloadLimit
         for path in fieldPaths {
-            let start = values.count
             do {
                 if try IndexKey.append(QueryEvaluator.read(path, from: record), to: &values, payloadLimit: limit) {
                     cut = true
@@ -80,14 +78,20 @@ package struct IndexStorage: Sendable, Hashable {
                     "the index \(entity)(\(name)) cannot hold the value of `\(path.joined(separator: "."))`: \(error)",
                     underlyingError: error)
             }
-            sizes.append(values.count - start)
         }
         guard values.count < IndexEntry.maxKeySize else {
-            let record = id.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "with a damaged id"
+            let identifier =
+                id.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "with a damaged id"
+            // Each value's share of the key, for the message: the appends above, made again one by one.
+            let sizes = fieldPaths.map { path -> Int in
+                var alone: [UInt8] = []
+                _ = try? IndexKey.append(QueryEvaluator.read(path, from: record), to: &alone, payloadLimit: limit)
+                return alone.count
+            }
             let fields = zip(fieldPaths, sizes).map { "`\($0.joined(separator: "."))` \($1) bytes" }
             throw RillError(
                 .invalidRecord,
-                "\(entity) \(record) does not fit the index \(entity)(\(name)): its key would be "
+                "\(entity) \(identifier) does not fit the index \(entity)(\(name)): its key would be "
                     + "\(values.count + id.count) bytes (\(fields.joined(separator: ", ")), the identifier \(id.count)), "
                     + "and index keys hold at most \(IndexEntry.maxKeySize)")
         }
@@ -115,4 +119,9 @@ package struct IndexStorage: Sendable, Hashable {
 
     /// The top-level fields the index reads; a change to none of them leaves its key as it was.
     var topLevelFields: Set<String> { Set(fieldPaths.compactMap(\.first)) }
+
+    /// Whether the index reads one of the top-level `fields` (`topLevelFields`, without a set made).
+    func reads(anyOf fields: [String]) -> Bool {
+        fieldPaths.contains { path in path.first.map(fields.contains) ?? false }
+    }
 }

@@ -145,6 +145,8 @@ extension Store {
             var last: EntityStorage?
             var applied: [LogEntry.Change] = []
             var rules: RelationshipRules?
+            // Made anew for each run of the body (LMDB runs it again after growing the map).
+            let deferred = DeferredIndexPuts()
             for index in 0..<batch.chunkCount {
                 let chunk = try batch.chunk(index)
                 // Room for the chunk, growing geometrically: reserving exactly what each chunk needs
@@ -171,9 +173,11 @@ extension Store {
                     }
                     last = entity
                     do {
-                        if let effective = try Self.apply(change, to: entity, in: txn) {
+                        if let effective = try Self.apply(change, to: entity, in: txn, deferring: deferred) {
                             applied.append(effective)
                             if RelationshipRules.concern(entity) {
+                                // The rules read and change records and indexes of their own accord.
+                                try deferred.flush(in: txn)
                                 if rules == nil { rules = RelationshipRules(txn: txn, meta: meta) }
                                 try rules!.follow(effective, of: entity, into: &applied)
                             }
@@ -183,6 +187,7 @@ extension Store {
                     }
                 }
             }
+            try deferred.flush(in: txn)
             try rules?.finish()
             guard !applied.isEmpty else { return nil }
             let next = try log.next(in: txn)
@@ -209,7 +214,8 @@ extension Store {
     /// Applies one change to its projection and indexes; returns what the log records of it, or
     /// nil for a no-op.
     static func apply(
-        _ change: PreparedChange, to entity: EntityStorage, in txn: WriteTransaction
+        _ change: PreparedChange, to entity: EntityStorage, in txn: WriteTransaction,
+        deferring deferred: DeferredIndexPuts? = nil
     ) throws -> LogEntry.Change? {
         let database = entity.database
         let hasIndexes = !entity.indexes.isEmpty
@@ -243,7 +249,8 @@ extension Store {
                     guard let existing = try txn.insert(value, for: key, in: database) else {
                         if hasIndexes {
                             try updateIndexes(
-                                of: entity, id: id, old: nil, new: value, changedFields: nil, in: txn)
+                                of: entity, id: id, old: nil, new: value, changedFields: nil, in: txn,
+                                deferring: deferred)
                         }
                         return LogEntry.Change(
                             kind: .insert, entity: entity.name, key: id, changedFields: [], record: record,
@@ -255,7 +262,8 @@ extension Store {
                     let before = Array(existing)
                     if hasIndexes {
                         try updateIndexes(
-                            of: entity, id: id, old: existing, new: value, changedFields: fields, in: txn)
+                            of: entity, id: id, old: existing, new: value, changedFields: fields, in: txn,
+                            deferring: deferred)
                     }
                     try txn.put(value, for: key, in: database)
                     return LogEntry.Change(
@@ -268,7 +276,8 @@ extension Store {
             guard let old = try txn.get(change.key, in: database) else { return nil }
             let before = Array(old)
             if hasIndexes {
-                try updateIndexes(of: entity, id: change.key, old: old, new: nil, changedFields: nil, in: txn)
+                try updateIndexes(
+                    of: entity, id: change.key, old: old, new: nil, changedFields: nil, in: txn, deferring: deferred)
             }
             guard try txn.delete(change.key, in: database) else { return nil }
             return LogEntry.Change(

@@ -74,23 +74,32 @@ extension Store {
     ///   - old: the record before the change (nil for an insert).
     ///   - new: the record after it (nil for a delete).
     ///   - changedFields: for an update, the top-level fields that changed (indexes on none of them are skipped).
+    ///   - deferred: where the keys that can wait for the end of the save are held (see
+    ///     `DeferredIndexPuts`); nil to put every key at once.
     static func updateIndexes(
         of entity: EntityStorage, id: [UInt8], old: UnsafeRawBufferPointer?, new: UnsafeRawBufferPointer?,
-        changedFields: [String]?, in txn: WriteTransaction
+        changedFields: [String]?, in txn: WriteTransaction, deferring deferred: DeferredIndexPuts? = nil
     ) throws {
-        let affected = entity.indexes.filter { index in
-            guard let changedFields else { return true }
-            return changedFields.contains { index.topLevelFields.contains($0) }
-        }
-        guard !affected.isEmpty else { return }
-        let before = try old.map { try RecordValue(record: $0) }
-        let after = try new.map { try RecordValue(record: $0) }
-        for index in affected {
+        let fields = entity.indexedFields
+        if let changedFields, !changedFields.contains(where: fields.contains) { return }
+        // Only the fields the indexes read are parsed: the others' structure is still checked.
+        let before = try old.map { try RecordValue(record: $0, fields: fields) }
+        let after = try new.map { try RecordValue(record: $0, fields: fields) }
+        // A key removed must have been put first, should the save have added it. (After `old` is
+        // read: it may point into the map, where puts move pages.)
+        if old != nil, let deferred, !deferred.isEmpty { try deferred.flush(in: txn) }
+        for index in entity.indexes {
+            if let changedFields, !index.reads(anyOf: changedFields) { continue }
             let oldEntry = try before.map { try index.entry(for: $0, id: id, entity: entity.name) }
             let newEntry = try after.map { try index.entry(for: $0, id: id, entity: entity.name) }
             if oldEntry?.key == newEntry?.key { continue }
             if let oldEntry { try remove(oldEntry, from: index, in: txn) }
-            if let newEntry { try insert(newEntry, into: index, in: txn) }
+            guard let newEntry else { continue }
+            if let deferred, index.uniqueness == nil, newEntry.key.count < IndexEntry.maxKeySize {
+                deferred.hold(newEntry.key, for: index.database)
+            } else {
+                try insert(newEntry, into: index, in: txn)
+            }
         }
     }
 
