@@ -100,13 +100,23 @@ extension Store {
         let total = try txn.count(of: records)
         progress.report(0, of: total)
         var done = 0
+        // The index starts empty and nothing reads it before it is full: every key that stands
+        // alone waits, to be put in key order (see `DeferredIndexPuts`).
+        let deferred = DeferredIndexPuts()
+        let fields = index.topLevelFields
         try txn.forEachEntry(in: records) { key, value in
-            let record = try RecordValue(record: value)
-            try insert(try index.entry(for: record, id: Array(key), entity: entity), into: index, in: txn)
+            let record = try RecordValue(record: value, fields: fields)
+            let entry = try index.entry(for: record, id: Array(key), entity: entity)
+            if entry.key.count < IndexEntry.maxKeySize {
+                deferred.hold(entry.key, for: index.database)
+            } else {
+                try insert(entry, into: index, in: txn)
+            }
             done += 1
             if done & 1023 == 0, done < total { progress.report(done, of: total) }
             return true
         }
+        try deferred.flush(in: txn)
         progress.report(done, of: total)
     }
 }
