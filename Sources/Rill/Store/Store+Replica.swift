@@ -153,6 +153,8 @@ extension Store {
         let head = try withWriteTransaction { txn -> UInt64 in
             var head = try log.head(in: txn)
             var rules: RelationshipRules?
+            // The new records' index keys, put in key order at the end (see `DeferredIndexPuts`).
+            let deferred = DeferredIndexPuts()
             for entry in decoded where entry.sequence > head {
                 guard entry.sequence == head + 1 else {
                     throw RillError(
@@ -161,8 +163,9 @@ extension Store {
                 }
                 for change in entry.changes {
                     let entity = storages[change.entity]!
-                    try Self.applyReplicated(change, to: entity, in: txn)
+                    try Self.applyReplicated(change, to: entity, in: txn, deferring: deferred)
                     if RelationshipRules.concern(entity) {
+                        try deferred.flush(in: txn)
                         if rules == nil { rules = RelationshipRules(txn: txn, meta: meta) }
                         try rules!.keepReferences(for: change, of: entity)
                     }
@@ -171,6 +174,7 @@ extension Store {
                 try log.noteFlush(of: entry.sequence, flushed: flushesEachCommit, in: txn)
                 head = entry.sequence
             }
+            try deferred.flush(in: txn)
             return head
         }
         log.publishCommitted(through: head)
@@ -190,14 +194,17 @@ extension Store {
 
     /// Puts or deletes the record of one change of another node's commit, moving its index entries.
     private static func applyReplicated(
-        _ change: LogEntry.Change, to entity: EntityStorage, in txn: WriteTransaction
+        _ change: LogEntry.Change, to entity: EntityStorage, in txn: WriteTransaction,
+        deferring deferred: DeferredIndexPuts
     ) throws {
         let existing = try txn.get(change.key, in: entity.database).map { Array($0) }
         if let record = change.record {
             if !entity.indexes.isEmpty {
                 try record.withUnsafeBytes { new in
                     try Self.withOptionalBytes(existing) { old in
-                        try updateIndexes(of: entity, id: change.key, old: old, new: new, changedFields: nil, in: txn)
+                        try updateIndexes(
+                            of: entity, id: change.key, old: old, new: new, changedFields: nil, in: txn,
+                            deferring: deferred)
                     }
                 }
             }
@@ -205,7 +212,9 @@ extension Store {
         } else if let existing {
             if !entity.indexes.isEmpty {
                 try existing.withUnsafeBytes { old in
-                    try updateIndexes(of: entity, id: change.key, old: old, new: nil, changedFields: nil, in: txn)
+                    try updateIndexes(
+                        of: entity, id: change.key, old: old, new: nil, changedFields: nil, in: txn, deferring: deferred
+                    )
                 }
             }
             _ = try txn.delete(change.key, in: entity.database)
