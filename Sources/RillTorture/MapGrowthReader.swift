@@ -81,19 +81,31 @@ package enum MapGrowthReader {
         let applied: Copy
         let observation: LiveObservation
 
-        /// The results that the changes build, written on `queue`.
+        /// The results that the changes build, written on `queue`, and the commit they are at;
+        /// nil until the first copy is taken.
         final class Copy: Sendable {
-            let items: Lock<[TortureItem]>
-            init(_ items: [TortureItem]) { self.items = Lock(items) }
+            let state = Lock<(items: [TortureItem], sequence: UInt64)?>(nil)
+            var items: [TortureItem] { state.withLock { $0?.items ?? [] } }
         }
 
         init(query: LiveQuery<TortureItem>, descriptor: FetchDescriptor<TortureItem>) {
             self.query = query
             self.descriptor = descriptor
-            let applied = Copy(Array(query))
+            let applied = Copy()
             self.applied = applied
+            // Observed first, then copied under the copy's lock: a commit published between a
+            // copy and the observer's start would otherwise be in neither. A change the copy
+            // already holds (its commit at or before the copy's) is skipped; one delivered
+            // before the copy is taken was published before it, so the copy holds it.
             observation = query.observe(on: queue) { change in
-                applied.items.withLock { $0 = change.apply(to: $0) }
+                applied.state.withLock { state in
+                    guard let current = state, change.sequence > current.sequence else { return }
+                    state = (change.apply(to: current.items), change.sequence)
+                }
+            }
+            applied.state.withLock { state in
+                let results = query.results
+                state = (Array(results), results.sequence)
             }
         }
 
@@ -108,7 +120,7 @@ package enum MapGrowthReader {
                     queue.sync {}
                     let live = Array(query)
                     let fetched = try context.fetch(descriptor)
-                    let copy = applied.items.withLock { $0 }
+                    let copy = applied.items
                     if live != fetched {
                         problem = "a live query holds \(describe(live)), a fresh fetch \(describe(fetched))"
                     } else if copy != live {
