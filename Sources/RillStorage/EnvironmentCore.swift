@@ -35,6 +35,16 @@ final class EnvironmentCore: @unchecked Sendable {
     /// The file's last page in use when stale reader slots were last cleared (see
     /// `clearStaleReadersIfGrown`); only the writer thread touches it.
     private let lastPageAtReaderCheck = Atomic<Int>(0)
+    /// Read transactions of `handle` ended with `mdb_txn_reset`, for the next reads to renew.
+    ///
+    /// `mdb_txn_begin` allocates a transaction and zeroes its table of database slots (some
+    /// 14 KiB for 256 databases), then takes the reader table's lock to find a free slot: most of
+    /// the cost of a short read. A reset transaction keeps both, and `mdb_txn_renew` gives it the
+    /// newest snapshot without the lock. A reset transaction pins no pages (its slot reads no
+    /// snapshot), and with `MDB_NOTLS` it belongs to no thread. At most `idleReaderLimit` are kept;
+    /// they are freed before `handle` is closed or replaced.
+    private let idleReaders = Lock<[OpaquePointer]>([])
+    private static let idleReaderLimit = 8
     /// `lock.mdb`, held with a shared `flock` while the environment is open (-1 when it could
     /// not be opened): a rewrite of the file (`OpenLock`) takes it exclusively, so that it never
     /// replaces `data.mdb` under a process that has it mapped.
@@ -157,6 +167,7 @@ final class EnvironmentCore: @unchecked Sendable {
 
     func close() {
         writer.stop()
+        freeIdleReaders()
         if let handle { mdb_env_close(handle) }
         if openLock >= 0 { Glibc.close(openLock) }
     }
@@ -217,10 +228,37 @@ final class EnvironmentCore: @unchecked Sendable {
     func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
         let txn = try begin(readOnly: true)
         defer {
-            mdb_txn_abort(txn)
+            // Kept for the next read while the gate is still held: it belongs to this `handle`.
+            mdb_txn_reset(txn)
+            let kept = idleReaders.withLock { idle in
+                guard idle.count < Self.idleReaderLimit else { return false }
+                idle.append(txn)
+                return true
+            }
+            if !kept { mdb_txn_abort(txn) }
             gate.unlockShared()
         }
         return try body(ReadTransaction(pointer: txn, maxKeySize: maxKeySize))
+    }
+
+    /// A reset read transaction renewed to the newest snapshot, when one is kept and renews;
+    /// nil otherwise (one that fails to renew is freed: a new one reports why). With the gate
+    /// held shared.
+    private func renewedReader() -> OpaquePointer? {
+        guard let txn = idleReaders.withLock({ $0.popLast() }) else { return nil }
+        if mdb_txn_renew(txn) == 0 { return txn }
+        mdb_txn_abort(txn)
+        return nil
+    }
+
+    /// Frees the kept read transactions; before `handle` is closed, with no read running.
+    private func freeIdleReaders() {
+        let idle = idleReaders.withLock { idle in
+            let taken = idle
+            idle.removeAll()
+            return taken
+        }
+        for txn in idle { mdb_txn_abort(txn) }
     }
 
     /// Begins a transaction with the resize gate held shared (the caller releases it when the
@@ -238,6 +276,7 @@ final class EnvironmentCore: @unchecked Sendable {
                 gate.unlockShared()
                 throw failure!
             }
+            if readOnly, let renewed = renewedReader() { return renewed }
             var txn: OpaquePointer?
             let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
             if rc == MDB_MAP_RESIZED {
@@ -377,6 +416,7 @@ final class EnvironmentCore: @unchecked Sendable {
             let known = databases.withLock { $0.values.sorted { $0.handle < $1.handle } }
             var reopened = options
             reopened.createIfMissing = false
+            freeIdleReaders()
             if let old = handle {
                 var info = MDB_envinfo()
                 mdb_env_info(old, &info)
