@@ -226,10 +226,13 @@ public final class ModelContext: Sendable {
 
     /// The storage of `T`; nil when the container cannot write and the store has no such entity yet.
     func entity<T: PersistentModel>(for type: T.Type) throws -> EntityStorage? {
-        guard container.modelTypeNames.contains(T.entityName) else {
+        let name = T.entityName
+        // Every entity the container opened is of one of its model types: one lookup for a fetch.
+        if let entity = container.entitiesByName[name] { return entity }
+        guard container.modelTypeNames.contains(name) else {
             throw ModelContainer.unregisteredModelError("\(T.self)")
         }
-        return container.entitiesByName[T.entityName]
+        return nil
     }
 
     /// The context's unsaved changes to models of type `T`: identifier key → model, or nil for a deletion.

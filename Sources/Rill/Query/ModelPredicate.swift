@@ -77,12 +77,14 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     func bound(to predicate: Predicate<T>, leaves: [[RecordValue]]) -> ModelPredicate {
         var bound = self
         bound.predicate = predicate
-        if let node = translation?.node {
+        if let translation, let node = translation.node {
+            let boundNode = PreparedTranslation.bind(node, to: leaves)
             bound.translation = PredicateTranslation(
-                node: PreparedTranslation.bind(node, to: leaves), isComplete: translation!.isComplete,
-                untranslated: [])
+                node: boundNode, isComplete: translation.isComplete, untranslated: [])
+            // A complete translation is the exact test: its node, bound once.
+            bound.exact = exact == nil ? nil : translation.isComplete ? boundNode : nil
         }
-        bound.exact = exact.map { PreparedTranslation.bind($0, to: leaves) }
+        if bound.exact == nil, let exact { bound.exact = PreparedTranslation.bind(exact, to: leaves) }
         return bound
     }
 

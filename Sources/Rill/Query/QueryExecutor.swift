@@ -24,7 +24,7 @@ struct QueryExecutor<T: PersistentModel> {
     /// The relationships the descriptor prefetches: read on each model returned.
     let prefetched: [ModelRelationship<T>]
     /// Whether anything is read through relationships.
-    private var readsRelationships: Bool { !predicateRelationships.isEmpty || !prefetched.isEmpty }
+    private let readsRelationships: Bool
     /// Reads them, in the fetch's snapshot; set while the fetch runs.
     private var loader: RelationshipLoader?
 
@@ -44,9 +44,17 @@ struct QueryExecutor<T: PersistentModel> {
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             if let name = FieldPath.components(of: keyPath, root: T.self)?.first { prefetchedFields.insert(name) }
         }
-        let all = fields.isEmpty && prefetchedFields.isEmpty ? [] : T.relationships
-        predicateRelationships = all.filter { fields.contains($0.schema.field) }
-        prefetched = all.filter { prefetchedFields.contains($0.schema.field) }
+        if fields.isEmpty && prefetchedFields.isEmpty {
+            // The common case, kept clear of the arrays of a generic type (unspecialized here).
+            predicateRelationships = []
+            prefetched = []
+            readsRelationships = false
+        } else {
+            let all = T.relationships
+            predicateRelationships = all.filter { fields.contains($0.schema.field) }
+            prefetched = all.filter { prefetchedFields.contains($0.schema.field) }
+            readsRelationships = !predicateRelationships.isEmpty || !prefetched.isEmpty
+        }
     }
 
     /// Runs `body` with a loader of the relationships to read, in one snapshot with the fetch's
