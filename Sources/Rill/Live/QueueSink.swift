@@ -16,7 +16,7 @@ final class QueueSink<T: PersistentModel>: LiveSink, @unchecked Sendable {
     override func post(_ change: PendingChange) {
         let (flag, handler) = (self.flag, self.handler)
         queue.post {
-            if !flag.isCancelled { handler(change.results(T.self)) }
+            if !flag.isCancelled { change.lend(T.self, to: handler) }
         }
     }
 }
