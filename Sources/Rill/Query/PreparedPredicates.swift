@@ -24,12 +24,19 @@ enum PreparedPredicates {
     }
 
     private struct Entry: @unchecked Sendable {
-        // Sendable: `decision` is a `ModelPredicate` of the key's model type, immutable once made;
-        // its predicate's values are those of the first predicate of the signature.
+        // Sendable: `decision` holds a `ModelPredicate` of the key's model type, immutable once
+        // made; its predicate's values are those of the first predicate of the signature.
         var signature: PredicateSignature
         var translation: PreparedTranslation
-        /// The `ModelPredicate<T>` with stand-ins.
-        var decision: Any
+        /// A `Decision<T>`, `T` the key's model type: a reference, so that reading it back is a
+        /// cast of a class the key already names, not a dynamic cast from `Any`.
+        var decision: AnyObject
+    }
+
+    /// The `ModelPredicate<T>` with stand-ins.
+    private final class Decision<T: PersistentModel> {
+        let predicate: ModelPredicate<T>
+        init(_ predicate: ModelPredicate<T>) { self.predicate = predicate }
     }
 
     private struct Templates: @unchecked Sendable {
@@ -62,7 +69,8 @@ enum PreparedPredicates {
         else { return nil }
         for entry in templates?.entries ?? [] where entry.signature.hasSameStructure(as: signature) {
             guard let leaves = entry.translation.leaves(of: signature) else { continue }
-            return (entry.decision as! ModelPredicate<T>).bound(to: predicate, leaves: leaves)
+            // The key names `T`: every decision under it is a `Decision<T>`.
+            return unsafeDowncast(entry.decision, to: Decision<T>.self).predicate.bound(to: predicate, leaves: leaves)
         }
         guard signature.hasEveryLiteral,
             (templates?.entries.count ?? 0) < signaturesPerType, (templates?.failures ?? 0) < attemptsPerType
@@ -85,7 +93,7 @@ enum PreparedPredicates {
                 })
             else { return }
             table[key, default: Templates(preparable: preparable)].entries.append(
-                Entry(signature: signature, translation: translation, decision: decision))
+                Entry(signature: signature, translation: translation, decision: Decision(decision)))
         }
         return decision.bound(to: predicate, leaves: leaves)
     }

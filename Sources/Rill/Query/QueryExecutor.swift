@@ -28,16 +28,27 @@ struct QueryExecutor<T: PersistentModel> {
     /// Reads them, in the fetch's snapshot; set while the fetch runs.
     private var loader: RelationshipLoader?
 
+    /// A fetch of `descriptor`, its predicate decided as `ModelPredicate(descriptor.predicate)`.
     init(
         store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
-        transaction: StoreSnapshot? = nil, predicate: ModelPredicate<T>? = nil
+        transaction: StoreSnapshot? = nil
+    ) {
+        self.init(
+            store: store, entity: entity, descriptor: descriptor, staged: staged, transaction: transaction,
+            predicate: ModelPredicate(descriptor.predicate))
+    }
+
+    /// A fetch of `descriptor` whose predicate is decided as `predicate` says (made once by a
+    /// live query for all its fetches).
+    init(
+        store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
+        transaction: StoreSnapshot?, predicate: ModelPredicate<T>
     ) {
         self.store = store
         self.entity = entity
         self.descriptor = descriptor
         self.staged = staged
         self.transaction = transaction
-        let predicate = predicate ?? ModelPredicate(descriptor.predicate)
         self.predicate = predicate
         let fields = predicate.relationshipFields
         var prefetchedFields: Set<String> = []
