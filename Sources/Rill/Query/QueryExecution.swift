@@ -8,7 +8,10 @@ import Foundation
 /// schema-less records) and collects them with a `QueryRows`, which orders them and cuts the
 /// window. The storage is reached only through `Store.forEachCandidate` and
 /// `Store.countKeys` (see `Store+QueryCandidates.swift`).
-struct QueryExecution {
+///
+/// A class: a struct of this many fields is copied and destroyed through the value witnesses of
+/// its optional, field by field, several times a fetch (about a tenth of a one-row fetch).
+final class QueryExecution {
     let store: Store
     /// The entity as the store describes it now (with all its indexes).
     let entity: EntityStorage
