@@ -105,6 +105,15 @@ extension LiveBenchmark {
             return (percentile(latencies, 0.5), load)
         }
 
+        if onlyTypedSharing {
+            let typedOne = try round(queries: 1, subscribers: 1, sharing: true, typed: true)
+            let typedThousand = try round(queries: 1, subscribers: queryCount, sharing: true, typed: true)
+            print(
+                String(
+                    format: "p50, %d typed LiveQuery of 1 descriptor vs 1: %.2f ms vs %.2f ms, %.2f×", queryCount,
+                    typedThousand.p50 * 1000, typedOne.p50 * 1000, typedThousand.p50 / typedOne.p50))
+            return
+        }
         let one = try round(queries: 1, subscribers: 1, sharing: true)
         let thousand = try round(queries: 1, subscribers: queryCount, sharing: true)
         let thousandAlone = try round(queries: 1, subscribers: queryCount, sharing: false)

@@ -23,6 +23,8 @@ struct LiveBenchmark {
     var refetchSamples = 15
     /// Runs only the main measure (many live queries), without the smaller ones before it.
     var onlyMany = false
+    /// Only the rows of typed live queries that share a result (to profile them).
+    var onlyTypedSharing = false
 
     /// Each delivered change's arrival time, recorded on one serial queue.
     final class Arrivals: @unchecked Sendable {
@@ -47,6 +49,10 @@ struct LiveBenchmark {
             FileManager.default.fileExists(atPath: "/dev/shm")
             ? URL(fileURLWithPath: "/dev/shm").appendingPathComponent("rill-bench-\(UUID())") : scratch
         defer { try? FileManager.default.removeItem(at: flushFree) }
+        if onlyTypedSharing {
+            try sharing(directory: flushFree.appendingPathComponent("sharing"))
+            return
+        }
         if onlyMany {
             try manyQueries(directory: scratch.appendingPathComponent("many"))
             return

@@ -32,6 +32,10 @@ struct QueryBenchmark {
     var argumentCount = 1 << 17
     /// Which parts run after the loads: `indexed` (the indexed queries), `scans` (the full scans).
     var parts: Set<String> = ["indexed", "scans"]
+    /// An operation to repeat after the Rill load instead (see `loops`), and how many times (for
+    /// 15 seconds without).
+    var loop: String? = nil
+    var loopRuns: Int? = nil
 
     /// Record `index` of `records`, the same for Rill and SQLite.
     static func entry(_ index: Int, of records: Int) -> Entry {
@@ -64,6 +68,10 @@ struct QueryBenchmark {
         let rillLoad = try measure {
             for index in 0..<records { context.insert(Self.entry(index, of: records)) }
             try context.save()
+        }
+        if let loop {
+            try runLoop(loop, store: store, context: context)
+            return
         }
         let table = EntryTable(path: scratch.appendingPathComponent("peer.sqlite").path)
         let sqliteLoad = measure { table.load(records) { Self.entry($0, of: records) } }

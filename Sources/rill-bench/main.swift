@@ -24,20 +24,28 @@ case "save":
     try benchmark.run()
 case "query":
     // rill-bench query [records] [indexed] [scans] (parts after the loads; both by default)
+    // rill-bench query [records] [runs] loop-<fetch|text|range|read> (one operation repeated, to profile)
     var benchmark = QueryBenchmark()
     let arguments = CommandLine.arguments.dropFirst(2)
-    if let records = arguments.first.flatMap({ Int($0) }) { benchmark.records = records }
-    let parts = arguments.filter { Int($0) == nil }
+    let numbers = arguments.compactMap { Int($0) }
+    if let records = numbers.first { benchmark.records = records }
+    let parts = arguments.filter { Int($0) == nil && QueryBenchmark.loops[$0] == nil }
     if let unknown = parts.first(where: { !benchmark.parts.contains($0) }) {
-        FileHandle.standardError.write(Data("rill-bench query: no part \(unknown); parts: indexed, scans\n".utf8))
+        let loops = QueryBenchmark.loops.keys.sorted().joined(separator: ", ")
+        FileHandle.standardError.write(
+            Data("rill-bench query: no part \(unknown); parts: indexed, scans; loops: \(loops)\n".utf8))
         exit(64)
     }
     if !parts.isEmpty { benchmark.parts = Set(parts) }
+    benchmark.loop = arguments.first { QueryBenchmark.loops[$0] != nil }
+    if numbers.count > 1 { benchmark.loopRuns = numbers[1] }
     try benchmark.run()
 case "live":
     // rill-bench live [queries] [saves] [re-fetched saves] [many] (many: the main measure only)
+    // rill-bench live [queries] typed-sharing (only the typed live queries that share a result)
     var benchmark = LiveBenchmark()
     benchmark.onlyMany = CommandLine.arguments.dropFirst(2).contains("many")
+    benchmark.onlyTypedSharing = CommandLine.arguments.dropFirst(2).contains("typed-sharing")
     let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     if arguments.count > 0 { benchmark.queryCount = arguments[0] }
     if arguments.count > 1 { benchmark.saveCount = arguments[1] }

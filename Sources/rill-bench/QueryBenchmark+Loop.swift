@@ -1,0 +1,49 @@
+import Foundation
+import Rill
+import RillWorkloads
+
+extension QueryBenchmark {
+    /// The operations `rill-bench query [records] [runs] loop-<name>` repeats after the Rill load,
+    /// in place of the comparisons: one operation over and over, to profile (`perf record`, or
+    /// `valgrind --tool=callgrind` with a number of runs, whose count of instructions is the same
+    /// from one run to the next).
+    static let loops: [String: String] = [
+        "loop-fetch": "the one-row #Predicate fetch, code == x",
+        "loop-text": "the one-row text query, Entry where code == x",
+        "loop-range": "the #Predicate fetch amount > x sort by amount, limit 20",
+        "loop-read": "an empty read transaction",
+    ]
+
+    /// Runs `loop` over the arguments, `runs` times or for 15 seconds, and prints the rate.
+    func runLoop(_ loop: String, store: Store, context: ModelContext) throws {
+        var random = SeededGenerator(label: "query arguments")
+        let codes = (0..<argumentCount).map { _ in Int.random(in: 0..<records, using: &random) }
+        let amounts = (0..<argumentCount).map { _ in Double(Int.random(in: 0..<9_000_000, using: &random)) / 100 }
+        let limit = loopRuns ?? Int.max
+        let start = now()
+        var count = 0
+        while count < limit, loopRuns != nil || now() - start < 15 {
+            let code = codes[count % codes.count]
+            switch loop {
+            case "loop-fetch":
+                _ = try context.fetch(FetchDescriptor(predicate: #Predicate<Entry> { $0.code == code }))
+            case "loop-text":
+                _ = try store.run(QueryParser.parse("Entry where code == \(code)"))
+            case "loop-range":
+                let amount = amounts[count % amounts.count]
+                var descriptor = FetchDescriptor(
+                    predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
+                descriptor.fetchLimit = 20
+                _ = try context.fetch(descriptor)
+            default:
+                _ = try store.read { _ in 1 }
+            }
+            count += 1
+        }
+        let elapsed = now() - start
+        print(
+            String(
+                format: "rill-bench query %@ (%@): %d runs in %.2f s, %.0f a second", loop, Self.loops[loop] ?? "",
+                count, elapsed, Double(count) / elapsed))
+    }
+}
