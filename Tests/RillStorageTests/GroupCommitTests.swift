@@ -7,14 +7,8 @@ import Testing
 
 /// Group commit: grouped writes queued while the writer is busy share one transaction, each
 /// stays atomic, and a write that fails in a group fails alone.
-@Suite struct GroupCommitTests {
+@Suite struct GroupCommitTests: StorageTestSuite {
     let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-group-\(UUID())")
-
-    func open(mapSize: Int = 1 << 20) throws -> Environment {
-        try Environment(directory: directory.path, options: EnvironmentOptions(initialMapSize: mapSize))
-    }
-
-    static func key(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) } }
 
     /// Holds the writer thread in one write until `count` other threads have started their
     /// grouped writes, so that those queue up behind it; returns the writes' outcomes by thread.

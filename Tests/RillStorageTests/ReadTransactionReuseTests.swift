@@ -1,4 +1,6 @@
 import Foundation
+// RillLocks' `Lock` guards the threads' shared state: ThreadSanitizer sees it (`make tsan`).
+import RillLocks
 import Testing
 
 @testable import RillStorage
@@ -6,14 +8,8 @@ import Testing
 /// Read transactions are reset when a read ends and renewed by the next one: each read must still
 /// see every commit before it, a kept transaction must pin no snapshot, and the process must keep
 /// only a few reader slots however many threads read.
-@Suite struct ReadTransactionReuseTests {
+@Suite struct ReadTransactionReuseTests: StorageTestSuite {
     let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-reuse-\(UUID())")
-
-    func open(mapSize: Int = 1 << 20) throws -> Environment {
-        try Environment(directory: directory.path, options: EnvironmentOptions(initialMapSize: mapSize))
-    }
-
-    static func key(_ index: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) } }
 
     @Test func eachReadSeesEveryCommitBeforeIt() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -53,45 +49,28 @@ import Testing
         let environment = try open()
         let things = try environment.database(named: "things", create: true)!
         try environment.write { try $0.put(Self.key(0), for: [0], in: things) }
-        let failures = ManagedCounter()
+        let failures = Lock(0)
         DispatchQueue.concurrentPerform(iterations: 16) { thread in
             var last = -1
             for step in 0..<200 {
                 if thread == 0, step % 10 == 0 {
                     try? environment.write { try $0.put(Self.key(step), for: [0], in: things) }
                 }
-                let seen = (try? environment.read { txn in
-                    try txn.get([0], in: things).map { Int(UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self))) }
-                }) ?? nil
+                let seen =
+                    (try? environment.read { txn in
+                        try txn.get([0], in: things).map { Int(UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self))) }
+                    }) ?? nil
                 // Snapshots never go back in time on one thread.
                 guard let seen, seen >= last else {
-                    failures.add()
+                    failures.withLock { $0 += 1 }
                     continue
                 }
                 last = seen
             }
         }
-        #expect(failures.value == 0)
+        #expect(failures.withLock { $0 } == 0)
         #expect(environment.openReadTransactionCount() == 0)
         let slots = environment.readerSlots().filter { $0.pid == getpid() }
         #expect(slots.count <= 8, "\(slots.count) reader slots kept by this process")
-    }
-}
-
-/// A counter shared by threads.
-final class ManagedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-
-    func add() {
-        lock.lock()
-        count += 1
-        lock.unlock()
-    }
-
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
     }
 }
