@@ -3,12 +3,8 @@ import Testing
 
 @testable import RillStorage
 
-@Suite struct EnvironmentTests {
+@Suite struct EnvironmentTests: StorageTestSuite {
     let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("rill-storage-\(UUID())")
-
-    func open(mapSize: Int = 1 << 20) throws -> Environment {
-        try Environment(directory: directory.path, options: EnvironmentOptions(initialMapSize: mapSize))
-    }
 
     @Test func createsDirectoryWithOwnerOnlyPermissions() throws {
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -81,10 +81,9 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
             let boundNode = PreparedTranslation.bind(node, to: leaves)
             bound.translation = PredicateTranslation(
                 node: boundNode, isComplete: translation.isComplete, untranslated: [])
-            // A complete translation is the exact test: its node, bound once.
-            bound.exact = exact == nil ? nil : translation.isComplete ? boundNode : nil
+            // `exact` is the complete translation's node (see `init(translating:preparation:)`).
+            if exact != nil { bound.exact = boundNode }
         }
-        if bound.exact == nil, let exact { bound.exact = PreparedTranslation.bind(exact, to: leaves) }
         return bound
     }
 

@@ -23,7 +23,8 @@ struct QueryExecutor<T: PersistentModel> {
     let predicateRelationships: [ModelRelationship<T>]
     /// The relationships the descriptor prefetches: read on each model returned.
     let prefetched: [ModelRelationship<T>]
-    /// Whether anything is read through relationships.
+    /// Whether anything is read through relationships. Stored: computed, it read both arrays
+    /// (of a generic type, unspecialized here) at each use.
     private let readsRelationships: Bool
     /// Reads them, in the fetch's snapshot; set while the fetch runs.
     private var loader: RelationshipLoader?
