@@ -12,6 +12,9 @@ extension QueryBenchmark {
         "loop-text": "the one-row text query, Entry where code == x",
         "loop-range": "the #Predicate fetch amount > x sort by amount, limit 20",
         "loop-read": "an empty read transaction",
+        "loop-scan": "the full-scan text query, Entry where name contains \"99999\"",
+        "loop-scan-predicate": "the full-scan #Predicate fetch, name contains \"99999\"",
+        "loop-scan-amount": "the text query Entry where amount > 99990.0, forced to a full scan",
     ]
 
     /// Runs `loop` over the arguments, `runs` times or for 15 seconds, and prints the rate.
@@ -35,6 +38,12 @@ extension QueryBenchmark {
                     predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
                 descriptor.fetchLimit = 20
                 _ = try context.fetch(descriptor)
+            case "loop-scan":
+                _ = try store.run(QueryParser.parse("Entry where name contains \"99999\""), forceScan: true)
+            case "loop-scan-predicate":
+                _ = try context.fetch(FetchDescriptor(predicate: #Predicate<Entry> { $0.name.contains("99999") }))
+            case "loop-scan-amount":
+                _ = try store.run(QueryParser.parse("Entry where amount > 99990.0"), forceScan: true)
             default:
                 _ = try store.read { _ in 1 }
             }

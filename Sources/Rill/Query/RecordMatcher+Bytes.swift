@@ -22,9 +22,34 @@ extension RecordMatcher {
         case unknown
     }
 
+    /// What `locate` learned of the key at one ordinal of the records before: the first bytes
+    /// of its encoding (its tag, its one-byte length, its text: 16 bytes at most) and the slot
+    /// it names.
+    ///
+    /// The records of one model mostly have the same keys in the same order. A key with the
+    /// same bytes at the same ordinal is then known to be sound and known to name that slot,
+    /// after one or two word compares, where learning it validates its text and compares it
+    /// with every slot's name.
+    struct KeyMemo {
+        /// Bytes 0..<8 of the encoding, little-endian, those past its end zero.
+        var head: UInt64 = 0
+        /// Selects the bytes of `head` that belong to the encoding.
+        var mask: UInt64 = 0
+        /// Bytes `size - 8 ..< size` of the encoding when `size > 8`.
+        var tail: UInt64 = 0
+        /// The size of the encoding; 0 when nothing is known.
+        var size = 0
+        /// The slot the key names; -1 for none.
+        var slot = -1
+    }
+
+    /// How many keys of a record `locate` remembers.
+    static let memoCapacity = 32
+
     /// Sets `slots[i]` to the offset of the value of the top-level field `names[ranges[i]]`, or
     /// to `RecordReader.missingValue` when the record lacks it (`ranges` may hold more after the
-    /// slots' names).
+    /// slots' names). `memo` holds what the calls before learned of their records' keys (all
+    /// empty at first; see `KeyMemo`).
     ///
     /// Checks what `RecordValue(record:fields:)` checks, so that the matcher decides only the
     /// records the `RecordValue` path reads without an error: the structure of the whole record,
@@ -33,28 +58,65 @@ extension RecordMatcher {
     /// filter reads twice (both are read then).
     static func locate(
         names: UnsafeBufferPointer<UInt8>, ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader,
-        slots: UnsafeMutableBufferPointer<Int>
+        slots: UnsafeMutableBufferPointer<Int>, memo: UnsafeMutableBufferPointer<KeyMemo>
     ) -> Bool {
         let bytes = reader.bytes
         let count = bytes.count
         // The version byte, then a map.
-        guard count >= 3, bytes[0] == RecordFormat.version, bytes[1] == RecordFormat.Tag.mapBegin else {
+        guard count >= 3, let base = bytes.baseAddress, bytes[0] == RecordFormat.version,
+            bytes[1] == RecordFormat.Tag.mapBegin
+        else {
             return false
         }
-        for index in 0..<slots.count { slots[index] = RecordReader.missingValue }
+        // The 8 bytes at `offset`, little-endian (`offset + 8 <= count`).
+        @inline(__always)
+        func word(at offset: Int) -> UInt64 {
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        // One slot is the usual case: a store, not a call to `memset`.
+        if slots.count == 1 {
+            slots[0] = RecordReader.missingValue
+        } else {
+            for index in 0..<slots.count { slots[index] = RecordReader.missingValue }
+        }
         var position = 2
+        var ordinal = 0
         do {
             while true {
                 guard position < count else { return false }
                 let tag = bytes[position]
                 if tag == RecordFormat.Tag.end { break }
-                // A key: its tag, a one-byte length (names under 128 bytes), its text.
-                guard tag == RecordFormat.Tag.string, position + 1 < count else { return false }
-                let length = Int(bytes[position + 1])
-                let key = (position + 2)..<(position + 2 + length)
-                guard length < 0x80, key.upperBound <= count else { return false }
-                try reader.validateUTF8(in: key)
-                let value = key.upperBound
+                let value: Int
+                let slot: Int
+                // A key read with whole words: 8 bytes from it are in the record.
+                let wordFits = position &+ 8 <= count
+                if wordFits, ordinal < memo.count, case let known = memo[ordinal], known.size != 0,
+                    known.size <= count &- position, word(at: position) & known.mask == known.head,
+                    known.size <= 8 || word(at: position &+ known.size &- 8) == known.tail
+                {
+                    value = position &+ known.size
+                    slot = known.slot
+                } else {
+                    // A key: its tag, a one-byte length (names under 128 bytes), its text.
+                    guard tag == RecordFormat.Tag.string, position + 1 < count else { return false }
+                    let length = Int(bytes[position + 1])
+                    let key = (position + 2)..<(position + 2 + length)
+                    guard length < 0x80, key.upperBound <= count else { return false }
+                    try reader.validateUTF8(in: key)
+                    value = key.upperBound
+                    var named = -1
+                    for index in 0..<slots.count where ranges[index].count == length {
+                        if reader.bytes(in: key, equal: UnsafeBufferPointer(rebasing: names[ranges[index]])) {
+                            named = index
+                            break
+                        }
+                    }
+                    slot = named
+                    if wordFits, ordinal < memo.count {
+                        memo[ordinal] = learn(at: position, size: length &+ 2, slot: slot, word: word)
+                    }
+                }
+                ordinal &+= 1
                 // The value, skipped inline for the common scalars.
                 guard value < count else { return false }
                 switch bytes[value] {
@@ -71,26 +133,44 @@ extension RecordMatcher {
                 default:
                     position = try reader.skipValue(at: value, depth: 1)
                 }
-                for slot in 0..<slots.count where ranges[slot].count == length {
-                    guard reader.bytes(in: key, equal: UnsafeBufferPointer(rebasing: names[ranges[slot]])) else {
-                        continue
-                    }
-                    guard slots[slot] == RecordReader.missingValue else { return false }
-                    slots[slot] = value
-                    // Only text and containers hold anything more to check.
-                    switch bytes[value] {
-                    case RecordFormat.Tag.string, RecordFormat.Tag.url, RecordFormat.Tag.decimal,
-                        RecordFormat.Tag.mapBegin, RecordFormat.Tag.arrayBegin:
-                        _ = try validate(at: value, in: reader)
-                    default:
-                        break
-                    }
+                guard slot >= 0 else { continue }
+                guard slots[slot] == RecordReader.missingValue else { return false }
+                slots[slot] = value
+                // Only text and containers hold anything more to check; short ASCII text inline.
+                if bytes[value] == RecordFormat.Tag.string, value &+ 1 < count,
+                    case let length = Int(bytes[value &+ 1]),
+                    length <= 16, value &+ 2 &+ length <= count,
+                    RecordReader.isShortASCII(
+                        UnsafeBufferPointer(
+                            start: base.assumingMemoryBound(to: UInt8.self) + (value &+ 2), count: length))
+                {
+                    continue
+                }
+                switch bytes[value] {
+                case RecordFormat.Tag.string, RecordFormat.Tag.url, RecordFormat.Tag.decimal,
+                    RecordFormat.Tag.mapBegin, RecordFormat.Tag.arrayBegin:
+                    _ = try validate(at: value, in: reader)
+                default:
+                    break
                 }
             }
         } catch {
             return false
         }
         return position + 1 == count
+    }
+
+    /// The memo of the sound key whose encoding of `size` bytes starts at `offset`; an empty
+    /// one when it is longer than 16 bytes.
+    @inline(__always)
+    private static func learn(
+        at offset: Int, size: Int, slot: Int, word: (Int) -> UInt64
+    ) -> KeyMemo {
+        guard size <= 16 else { return KeyMemo() }
+        let mask: UInt64 = size >= 8 ? ~0 : (1 << UInt64(size &* 8)) &- 1
+        return KeyMemo(
+            head: word(offset) & mask, mask: mask, tail: size > 8 ? word(offset &+ size &- 8) : 0, size: size,
+            slot: slot)
     }
 
     /// The offset past the varint at `offset`; throws where `RecordReader.varint` would: more
@@ -255,9 +335,18 @@ extension RecordMatcher {
             let first = needle.load(as: UInt8.self)
             let last = text.count - count
             var start = 0
+            if !foldsCase {
+                // The candidates for the first byte found by `memchr`, which reads a word at a time.
+                while start <= last, let found = memchr(base + start, Int32(first), last &- start &+ 1) {
+                    let offset = UnsafeRawPointer(found) - base
+                    if matches(at: offset) { return true }
+                    start = offset &+ 1
+                }
+                return false
+            }
             while start <= last {
                 let byte = base.load(fromByteOffset: start, as: UInt8.self)
-                if (foldsCase ? lowercase(byte) : byte) == first, matches(at: start) { return true }
+                if lowercase(byte) == first, matches(at: start) { return true }
                 start &+= 1
             }
             return false

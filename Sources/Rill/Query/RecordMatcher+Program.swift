@@ -25,8 +25,8 @@ extension RecordMatcher {
     }
 
     /// A matcher's instructions, constants and byte strings, read through pointers that are valid
-    /// only inside `RecordMatcher.withProgram`, with its scratch offsets: deciding a record
-    /// allocates nothing and touches no reference counts.
+    /// only inside `RecordMatcher.withProgram`, with its scratch offsets and what it learned of
+    /// the records' keys: deciding a record allocates nothing and touches no reference counts.
     struct Program {
         /// A constant of the program: text as a range of `pool`.
         enum Constant {
@@ -42,12 +42,14 @@ extension RecordMatcher {
         let pool: UnsafeBufferPointer<UInt8>
         let strings: UnsafeBufferPointer<Range<Int>>
         let slots: UnsafeMutableBufferPointer<Int>
+        let memo: UnsafeMutableBufferPointer<KeyMemo>
 
         /// Decides `bytes`, a stored record.
         @inline(__always)
         func decide(_ bytes: UnsafeRawBufferPointer) -> Decision {
             let reader = RecordReader(bytes)
-            guard RecordMatcher.locate(names: pool, ranges: strings, in: reader, slots: slots) else {
+            guard RecordMatcher.locate(names: pool, ranges: strings, in: reader, slots: slots, memo: memo)
+            else {
                 return .unknown
             }
             return evaluate(0, reader)

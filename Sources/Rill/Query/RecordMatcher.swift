@@ -99,7 +99,7 @@ struct RecordMatcher {
     }
 
     /// Runs `body` with the matcher's program, readable through pointers for the length of the
-    /// call, and scratch space for the fields' offsets; nil when `matcher` is nil.
+    /// call, and scratch space for the fields' offsets and the keys' memo; nil when `matcher` is nil.
     @inline(__always)
     static func withProgram<R>(_ matcher: RecordMatcher?, _ body: (Program?) throws -> R) rethrows -> R {
         guard let matcher else { return try body(nil) }
@@ -108,10 +108,14 @@ struct RecordMatcher {
                 try matcher.pool.withUnsafeBufferPointer { pool in
                     try matcher.strings.withUnsafeBufferPointer { strings in
                         try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher.slotCount)) { slots in
-                            try body(
-                                Program(
-                                    code: code, constants: constants, pool: pool, strings: strings,
-                                    slots: UnsafeMutableBufferPointer(rebasing: slots[0..<matcher.slotCount])))
+                            try withUnsafeTemporaryAllocation(of: KeyMemo.self, capacity: memoCapacity) { memo in
+                                memo.initialize(repeating: KeyMemo())
+                                return try body(
+                                    Program(
+                                        code: code, constants: constants, pool: pool, strings: strings,
+                                        slots: UnsafeMutableBufferPointer(rebasing: slots[0..<matcher.slotCount]),
+                                        memo: memo))
+                            }
                         }
                     }
                 }

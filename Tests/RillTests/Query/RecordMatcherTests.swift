@@ -23,6 +23,8 @@ import Testing
             "cafe\u{301}", "CAFÉ", "Straße", "STRASSE", "K", "k", "\u{212A}", "e\u{301}", "\u{301}", "a\r\nb", "a\rb",
             "a\nb", "\r\n", "ﬀ", "ff", "ñ", "n", "zebra", "Zebra", "apple", "applé", " ", "a b", "~", "`", "^a",
             "ab\u{0}c", "日本", "🎉 party",
+            // A first byte met again before the match: the search goes on past a candidate.
+            "aab", "9a99999", "cacaf", "xbxab",
         ]
         static let patterns = [
             "", "a", "A", "b", "ab", "AB", "abc", "99999", "9", "e", "E", "é", "K", "k", "\u{212A}", "\r", "\n", "\r\n",
@@ -171,6 +173,34 @@ import Testing
         // The matcher means something only if it decides most records itself.
         #expect(decided > total / 2, "the matcher decided \(decided) of \(total)")
         print("[record matcher oracle] decided \(decided) of \(total) record tests on the bytes")
+    }
+
+    /// Every text against every pattern, for each string test and its options: the byte search
+    /// against the evaluator, exhaustively.
+    @Test func stringTestsOfEveryTextAndPatternEqualTheEvaluator() throws {
+        let options: [QueryStringOptions] = [[], .caseInsensitive, .diacriticInsensitive]
+        var decided = 0
+        for text in Generator.texts {
+            let bytes = RecordValue.map([RecordField(name: "s", value: .string(text))]).recordBytes()
+            let record = try bytes.withUnsafeBytes { try RecordValue(record: $0) }
+            for pattern in Generator.patterns {
+                for test in [QueryStringTest.contains, .beginsWith, .endsWith] {
+                    for option in options {
+                        let node = QueryNode.string(test, .field(["s"]), .literal(.string(pattern)), option)
+                        guard let matcher = RecordMatcher(node) else { continue }
+                        let decision = RecordMatcher.withProgram(matcher) { program in
+                            bytes.withUnsafeBytes { program!.decide($0) }
+                        }
+                        guard decision != .unknown else { continue }
+                        decided += 1
+                        #expect(
+                            (decision == .yes) == QueryEvaluator.matches(node, record),
+                            "\(test) \(pattern.debugDescription) in \(text.debugDescription), options \(option)")
+                    }
+                }
+            }
+        }
+        #expect(decided > 1000, "only \(decided) string tests decided on the bytes")
     }
 
     /// Malformed records are never decided: the `RecordValue` path reports them.
