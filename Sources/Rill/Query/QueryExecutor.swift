@@ -258,7 +258,9 @@ struct QueryExecutor<T: PersistentModel> {
     /// strings) nor decimals (keyed approximately); nil when some sort descriptor is not.
     static func orderPreservingSortKeys(_ sortBy: [SortDescriptor<T>]) -> [QuerySortKey]? {
         var keys: [QuerySortKey] = []
-        guard !sortBy.isEmpty else { return keys }
+        // `count`, not `isEmpty`: the array's header, where `isEmpty` is a call through the
+        // metadata of `[SortDescriptor<T>]`, looked up on every fetch.
+        guard sortBy.count != 0 else { return keys }
         // A field the evolution adds or renames sorts by the models, not by stored bytes.
         let evolved = T.evolvedFields
         for sort in sortBy {
