@@ -121,15 +121,15 @@ extension RecordMatcher {
                 guard value < count else { return false }
                 switch bytes[value] {
                 case RecordFormat.Tag.signed, RecordFormat.Tag.unsigned:
-                    position = try skipVarint(at: value + 1, in: reader)
+                    position = try skipVarint(at: value &+ 1, in: reader)
                 case RecordFormat.Tag.double, RecordFormat.Tag.date:
-                    position = value + 9
+                    position = value &+ 9
                     guard position <= count else { return false }
-                case RecordFormat.Tag.string where value + 1 < count && bytes[value + 1] < 0x80:
-                    position = value + 2 + Int(bytes[value + 1])
+                case RecordFormat.Tag.string where value &+ 1 < count && bytes[value &+ 1] < 0x80:
+                    position = value &+ 2 &+ Int(bytes[value &+ 1])
                     guard position <= count else { return false }
                 case RecordFormat.Tag.null, RecordFormat.Tag.falseValue, RecordFormat.Tag.trueValue:
-                    position = value + 1
+                    position = value &+ 1
                 default:
                     position = try reader.skipValue(at: value, depth: 1)
                 }
