@@ -185,20 +185,28 @@ extension PersistentModel {
         do {
             return try RecordCoder.decode(Self.self, from: bytes)
         } catch let error as DecodingError {
-            let evolution = self.evolution
-            var failure = error
-            if case .keyNotFound = error, let evolved = evolution.evolve(bytes) {
-                do {
-                    return try RecordCoder.decode(Self.self, from: evolved)
-                } catch let again as DecodingError {
-                    failure = again
-                }
-            }
-            for migration in evolution.migrations {
-                if let model = try? migration.migrate(bytes) { return model }
-            }
-            throw failure
+            return try decodeEvolved(from: bytes, failure: error)
         }
+    }
+
+    /// The record that did not decode as it is, through the evolution and the migrations. Apart:
+    /// a generic function finds the metadata of every generic type its body names when it is
+    /// called (`Self?` here), and decoding calls `decodeStored` for every record it reads.
+    @inline(never)
+    private static func decodeEvolved(from bytes: UnsafeRawBufferPointer, failure error: DecodingError) throws -> Self {
+        let evolution = self.evolution
+        var failure = error
+        if case .keyNotFound = error, let evolved = evolution.evolve(bytes) {
+            do {
+                return try RecordCoder.decode(Self.self, from: evolved)
+            } catch let again as DecodingError {
+                failure = again
+            }
+        }
+        for migration in evolution.migrations {
+            if let model = try? migration.migrate(bytes) { return model }
+        }
+        throw failure
     }
 
     static func decodeStored(from bytes: [UInt8]) throws -> Self {

@@ -10,7 +10,13 @@ import Foundation
 ///   subscript), which computes as Swift does except where Swift would fail, and there as the
 ///   evaluator does; by Foundation otherwise.
 struct ModelPredicate<T: PersistentModel>: Sendable {
+    /// The predicate, when it is evaluated on models: nil when there is none, and when its
+    /// translation is complete (which then decides alone). Not kept needlessly: a `Predicate` is
+    /// copied through the metadata of its variadic generic type, looked up at each copy, and a
+    /// fetch copies its `ModelPredicate` several times.
     private(set) var predicate: Predicate<T>?
+    /// Whether the descriptor has a predicate.
+    let hasPredicate: Bool
     /// The translation, when there is a predicate.
     private(set) var translation: PredicateTranslation?
     /// The complete translation: it decides alone whether a record matches.
@@ -40,6 +46,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// place of the captured values.
     init(translating predicate: Predicate<T>?, preparation: TranslationPreparation? = nil) {
         self.predicate = predicate
+        hasPredicate = predicate != nil
         var translation = predicate.map {
             PredicateTranslator.translate($0, family: nil, preparation: preparation)
         }
@@ -69,6 +76,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         relationshipFields =
             exact == nil && predicate != nil && !T.relationships.isEmpty
             ? RelationshipReads.fields(of: predicate!, in: T.self) : []
+        if exact != nil { self.predicate = nil }
     }
 
     /// This template's decision for `predicate`, a predicate of its signature: its stand-ins
@@ -76,7 +84,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// is left empty (its descriptions would show the template's values).
     func bound(to predicate: Predicate<T>, leaves: [[RecordValue]]) -> ModelPredicate {
         var bound = self
-        bound.predicate = predicate
+        if exact == nil { bound.predicate = predicate }
         if let translation, let node = translation.node {
             let boundNode = PreparedTranslation.bind(node, to: leaves)
             bound.translation = PredicateTranslation(
@@ -116,7 +124,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// - Throws: `RillError(.queryFailed)` naming the model when the predicate throws, or when
     ///   the model cannot be encoded to be tested.
     func matches(_ model: T) throws -> Bool {
-        guard predicate != nil else { return true }
+        guard hasPredicate else { return true }
         guard let exact else { return try evaluate(model) }
         let record: RecordValue
         do {
@@ -130,11 +138,11 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     }
 
     /// Whether `model` matches, by evaluating the predicate on it (for predicates without a
-    /// complete translation; with one, it answers the same).
+    /// complete translation; with one, which keeps no `Predicate`, as `matches(_:)` decides).
     ///
     /// - Throws: `RillError(.queryFailed)` naming the model when the predicate throws.
     func evaluate(_ model: T) throws -> Bool {
-        guard let predicate else { return true }
+        guard let predicate else { return exact == nil ? true : try matches(model) }
         do {
             return mayFail ? try TotalEvaluation.evaluate(predicate, model) : try predicate.evaluate(model)
         } catch {

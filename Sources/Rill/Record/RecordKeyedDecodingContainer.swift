@@ -115,14 +115,20 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        guard let offset = decoder.valueOffset(for: key) else {
-            // Never stored: read empty (see `UnstoredValue`).
-            if let unstored = T.self as? any UnstoredValue.Type, let value = unstored.unstoredValue as? T {
-                return value
-            }
-            return try decoder.decodeValue(T.self, at: self.offset(of: key), key: key)
-        }
+        guard let offset = decoder.valueOffset(for: key) else { return try decodeUnstored(T.self, forKey: key) }
         return try decoder.decodeValue(T.self, at: offset, key: key)
+    }
+
+    /// A value never stored: read empty (see `UnstoredValue`), or the error of a missing key.
+    /// Apart from `decode`: a generic function finds the metadata of every generic type its body
+    /// names when it is called (`T?` here), and a record's every field of a type of its own is
+    /// decoded through `decode`.
+    @inline(never)
+    private func decodeUnstored<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        if let unstored = T.self as? any UnstoredValue.Type, let value = unstored.unstoredValue as? T {
+            return value
+        }
+        return try decoder.decodeValue(T.self, at: self.offset(of: key), key: key)
     }
 
     // MARK: - decodeIfPresent
