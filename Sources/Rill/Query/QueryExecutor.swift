@@ -102,16 +102,18 @@ struct QueryExecutor<T: PersistentModel> {
             var models = QueryRows<T>(window: window)
             let hasStaged = !staged.isEmpty
             let testsModels = self.testsModels
-            // Not `collect(into:)`, no optional model, and the staged changes looked at in a
-            // function of their own: this code is not specialized for `T` (fetches are called
-            // from other modules), and each generic type it uses (`T?`, `[[UInt8]: T?]`) costs a
-            // lookup of the type for every row.
+            let prefetches = readsRelationships
+            // Not `collect(into:)`, no optional model, the staged changes looked at in a
+            // function of their own, and no method of `self` called for a row that needs none:
+            // this code is not specialized for `T` (fetches are called from other modules), and
+            // each generic type it uses (`T?`, `[[UInt8]: T?]`, `QueryExecutor<T>` for a
+            // method's `self`) costs a lookup of the type for every row.
             try execution.forEachMatch { key, bytes in
                 // A staged deletion removes the stored model.
                 if hasStaged, isStaged(key) { return true }
-                let model = try decode(bytes, key: key)
+                let model = try T.decodeFetched(bytes, key: key)
                 guard try !testsModels || evaluate(model) else { return true }
-                return models.add(try prefetching(model))
+                return models.add(prefetches ? try prefetching(model) : model)
             }
             return models.results()
         }
@@ -154,12 +156,12 @@ struct QueryExecutor<T: PersistentModel> {
         let decodesFirst = testsModels || !prefetched.isEmpty
         try execution.forEachMatch { key, bytes in
             if decodesFirst {
-                let model = try decode(bytes, key: key)
+                let model = try T.decodeFetched(bytes, key: key)
                 guard try !testsModels || evaluate(model) else { return true }
                 let prefetched = try prefetching(model)
                 try body(key, bytes) { prefetched }
             } else {
-                try body(key, bytes) { try decode(bytes, key: key) }
+                try body(key, bytes) { try T.decodeFetched(bytes, key: key) }
             }
             count += 1
             return window.keepsMore(afterKeeping: count)
@@ -308,7 +310,7 @@ struct QueryExecutor<T: PersistentModel> {
             try execution.forEachMatch { key, bytes in
                 // A staged change replaces or deletes the stored model.
                 if hasStaged, isStaged(key) { return true }
-                let model = try decode(bytes, key: key)
+                let model = try T.decodeFetched(bytes, key: key)
                 guard try !testsModels || evaluate(model) else { return true }
                 var row = Row(key: keepingKeys ? Array(key) : nil, model: try prefetching(model))
                 if let sort = orderKeys, let identifier = row.key {
@@ -356,18 +358,6 @@ struct QueryExecutor<T: PersistentModel> {
     @inline(never)
     private func isStaged(_ key: UnsafeRawBufferPointer) -> Bool { staged[Array(key)] != nil }
 
-    private func decode(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> T {
-        do {
-            return try T.decodeStored(from: bytes)
-        } catch {
-            let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
-            throw RillError(
-                .decodingFailed,
-                "the stored \(T.entityName) \(id) does not decode as \(T.self): \(ModelContext.describe(error))",
-                underlyingError: error)
-        }
-    }
-
     /// The descriptor's order: its sort descriptors, then the identifier key (rows carry keys).
     private func precedes(_ lhs: Row, _ rhs: Row) -> Bool {
         if let left = lhs.order, let right = rhs.order { return OrderKey.precedes(left, right) }
@@ -379,5 +369,23 @@ struct QueryExecutor<T: PersistentModel> {
             }
         }
         return (lhs.key ?? lhs.model.id.storageKey).lexicographicallyPrecedes(rhs.key ?? rhs.model.id.storageKey)
+    }
+}
+
+extension PersistentModel {
+    /// The stored record of a fetch's candidate as a model: a static method of the model type,
+    /// so that a fetch's row calls no method of the executor (see `QueryExecutor.models()`).
+    ///
+    /// - Throws: `RillError(.decodingFailed)` naming the record.
+    fileprivate static func decodeFetched(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> Self {
+        do {
+            return try decodeStored(from: bytes)
+        } catch {
+            let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
+            throw RillError(
+                .decodingFailed,
+                "the stored \(entityName) \(id) does not decode as \(Self.self): \(ModelContext.describe(error))",
+                underlyingError: error)
+        }
     }
 }
