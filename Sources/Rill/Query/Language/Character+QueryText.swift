@@ -34,6 +34,10 @@ extension Character {
 
 /// Source text as quoted in a message: on one line, and shortened when long.
 func sourceExcerpt(_ text: String) -> String {
+    // Short ASCII text on one line, the usual token, is quoted as it is: the parser quotes the
+    // tokens it reads for the messages it may need.
+    let utf8 = text.utf8
+    if utf8.count <= 24, utf8.allSatisfy({ $0 < 0x80 && !(0x0A...0x0D).contains($0) }) { return text }
     let line = String(text.map { $0.isNewline ? " " : $0 })
     return line.count > 24 ? line.prefix(20) + "…" : line
 }

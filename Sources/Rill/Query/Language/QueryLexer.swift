@@ -10,10 +10,12 @@ struct QueryLexer {
     var position = 0
     var tokens: [QueryToken] = []
 
-    init(_ text: String, _ characters: [Character]) {
+    /// A lexer of `text`, whose characters are `characters`; `plainASCII`, the text's bytes when
+    /// each is a character of its own (see `QueryText.plainASCII`).
+    init(_ text: String, _ characters: [Character], plainASCII: [UInt8]? = nil) {
         self.text = text
         self.characters = characters
-        ascii = characters.map { $0.asciiValue ?? Self.nonASCII }
+        ascii = plainASCII ?? characters.map { $0.asciiValue ?? Self.nonASCII }
     }
 
     /// Whether the character at `index` is an ASCII digit (false past the end).
@@ -49,8 +51,12 @@ struct QueryLexer {
     }
 
     mutating func tokenize() throws(QueryParseError) -> [QueryToken] {
-        while let current = character(position) {
-            if current.isSpace {
+        // Each character is told apart by its ASCII byte; only a character that is not ASCII (a
+        // letter, a space, a quote with a combining mark after it) is looked at as a `Character`.
+        while position < ascii.count {
+            let byte = ascii[position]
+            let isASCII = byte != Self.nonASCII
+            if isASCII ? byte == 0x20 || (0x09...0x0D).contains(byte) : characters[position].isSpace {
                 position += 1
                 continue
             }
@@ -60,18 +66,21 @@ struct QueryLexer {
                 emit(.uuid(uuid), from: start)
             } else if looksLikeDate(at: start) {
                 try lexDate()
-            } else if current.isASCIIDigit {
+            } else if isDigit(start) {
                 try lexNumber()
-            } else if current.startsName {
+            } else if isASCII ? Self.startsName(byte) : characters[start].startsName {
                 while continuesName(position) { position += 1 }
                 emit(.name(string(start, position), quoted: false), from: start)
-            } else if current == "`" {
+            } else if byte == UInt8(ascii: "`") {
                 try lexQuotedName()
-            } else if let first = current.unicodeScalars.first, first == "\"" || first == "'" {
+            } else if isASCII
+                ? byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+                : characters[start].unicodeScalars.first.map({ $0 == "\"" || $0 == "'" }) ?? false
+            {
                 // A quote and the combining mark after it are one Character: the string starts
                 // with the mark.
                 try lexString()
-            } else if current == "$" {
+            } else if byte == UInt8(ascii: "$") {
                 position += 1
                 emit(.dollar, from: start)
             } else {
@@ -82,16 +91,22 @@ struct QueryLexer {
         return tokens
     }
 
+    /// Whether an ASCII character starts a name: a letter or `_`.
+    static func startsName(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+    }
+
     /// A UUID in its 8-4-4-4-12 hex form, not running on into a name or number.
     func uuid(at start: Int) -> UUID? {
-        guard start + 36 <= characters.count else { return nil }
+        guard start + 36 <= ascii.count else { return nil }
         for offset in 0..<36 {
-            let character = characters[start + offset]
+            let byte = ascii[start + offset]
             switch offset {
             case 8, 13, 18, 23:
-                guard character == "-" else { return nil }
+                guard byte == UInt8(ascii: "-") else { return nil }
             default:
-                guard character.isASCIIHexDigit else { return nil }
+                guard (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+                else { return nil }
             }
         }
         if let next = character(start + 36), next.continuesName || next == "-" { return nil }

@@ -19,10 +19,16 @@ final class QueryParserState {
     /// Every path written in the text so far, in order, with its column (`QuerySource`).
     var paths: [QuerySource.Path] = []
 
-    init(_ text: String) throws(QueryParseError) {
+    /// The text's bytes when each is a character of its own (see `QueryText.plainASCII`).
+    let plainASCII: [UInt8]?
+
+    /// - Parameter readsBytes: whether plain ASCII text is read as its bytes; false to walk its
+    ///   characters as any other text's (for the tests that compare the two).
+    init(_ text: String, readsBytes: Bool = true) throws(QueryParseError) {
         self.text = text
-        characters = Array(text)
-        var lexer = QueryLexer(text, characters)
+        plainASCII = readsBytes ? QueryText.plainASCII(text) : nil
+        characters = QueryText.characters(of: text, plainASCII: plainASCII)
+        var lexer = QueryLexer(text, characters, plainASCII: plainASCII)
         tokens = try lexer.tokenize()
     }
 
@@ -42,6 +48,7 @@ final class QueryParserState {
     func source(from start: Int, through end: QueryToken) -> String {
         let lower = min(max(start - 1, 0), characters.count)
         let upper = min(max(end.column - 1 + end.length, lower), characters.count)
+        if let plainASCII { return String(decoding: plainASCII[lower..<upper], as: UTF8.self) }
         return String(characters[lower..<upper])
     }
 
