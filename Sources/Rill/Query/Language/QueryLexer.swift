@@ -3,6 +3,8 @@ import Foundation
 /// Splits a query's text into tokens, each with its column.
 struct QueryLexer {
     let text: String
+    /// The text's characters; empty for plain ASCII text, whose characters are its bytes (see
+    /// `character(_:)`).
     let characters: [Character]
     /// Each character's ASCII value, or `nonASCII`: the hot tests read these bytes.
     let ascii: [UInt8]
@@ -10,12 +12,17 @@ struct QueryLexer {
     var position = 0
     var tokens: [QueryToken] = []
 
-    /// A lexer of `text`, whose characters are `characters`; `plainASCII`, the text's bytes when
-    /// each is a character of its own (see `QueryText.plainASCII`).
+    /// A lexer of `text`: of `plainASCII`, the text's bytes when each is a character of its own
+    /// (see `QueryText.plainASCII`), else of `characters`, the text's characters.
     init(_ text: String, _ characters: [Character], plainASCII: [UInt8]? = nil) {
         self.text = text
-        self.characters = characters
-        ascii = plainASCII ?? characters.map { $0.asciiValue ?? Self.nonASCII }
+        if let plainASCII {
+            self.characters = []
+            ascii = plainASCII
+        } else {
+            self.characters = characters
+            ascii = characters.map { $0.asciiValue ?? Self.nonASCII }
+        }
     }
 
     /// Whether the character at `index` is an ASCII digit (false past the end).
@@ -41,7 +48,9 @@ struct QueryLexer {
     }
 
     func character(_ index: Int) -> Character? {
-        index < characters.count ? characters[index] : nil
+        guard index < ascii.count else { return nil }
+        // Plain ASCII text keeps no characters: each is its byte.
+        return characters.isEmpty ? Character(Unicode.Scalar(ascii[index])) : characters[index]
     }
 
     mutating func emit(_ kind: QueryToken.Kind, from start: Int) {
@@ -87,7 +96,7 @@ struct QueryLexer {
                 try lexSymbol()
             }
         }
-        tokens.append(QueryToken(kind: .end, keyword: nil, column: characters.count + 1, length: 0))
+        tokens.append(QueryToken(kind: .end, keyword: nil, column: ascii.count + 1, length: 0))
         return tokens
     }
 
@@ -110,12 +119,12 @@ struct QueryLexer {
             }
         }
         if let next = character(start + 36), next.continuesName || next == "-" { return nil }
-        return UUID(uuidString: String(characters[start..<start + 36]))
+        return UUID(uuidString: string(start, start + 36))
     }
 
     /// `dddd-dd-d…`: the start of a date literal.
     func looksLikeDate(at start: Int) -> Bool {
-        guard start + 9 <= characters.count else { return false }
+        guard start + 9 <= ascii.count else { return false }
         for offset in 0..<9 {
             switch offset {
             case 4, 7:
@@ -134,7 +143,7 @@ struct QueryLexer {
         {
             position += 1
         }
-        let literal = Array(characters[start..<position])
+        let literal = (start..<position).map { character($0)! }
         guard let date = QueryDateLiteral.parse(literal) else {
             throw failure("invalid date '\(sourceExcerpt(String(literal)))'", at: start)
         }
@@ -176,7 +185,7 @@ struct QueryLexer {
         position += 1
         while let next = character(position), next != "`", !next.isNewline { position += 1 }
         guard character(position) == "`" else { throw failure("unterminated backticked name", at: start) }
-        let name = String(characters[start + 1..<position])
+        let name = string(start + 1, position)
         guard !name.isEmpty else { throw failure("empty backticked name", at: start) }
         position += 1
         emit(.name(name, quoted: true), from: start)
@@ -184,7 +193,7 @@ struct QueryLexer {
 
     mutating func lexString() throws(QueryParseError) {
         let start = position
-        let opening = characters[start].unicodeScalars
+        let opening = character(start)!.unicodeScalars
         let quote = Character(opening.first!)
         var value = String(String.UnicodeScalarView(opening.dropFirst()))
         position += 1
@@ -230,7 +239,7 @@ struct QueryLexer {
         }
         end += 1
         while let next = character(end), next.isASCIIHexDigit { end += 1 }
-        let hex = String(characters[start + 3..<end])
+        let hex = string(start + 3, end)
         guard character(end) == "}" else {
             throw failure("expected '}' to close the unicode escape \\u{\(sourceExcerpt(hex))", at: start)
         }
@@ -244,7 +253,7 @@ struct QueryLexer {
 
     mutating func lexSymbol() throws(QueryParseError) {
         let start = position
-        let first = characters[start]
+        let first = character(start)!
         let second = character(start + 1)
         let symbol: QuerySymbol
         var length = 1

@@ -9,6 +9,7 @@ private let maximumDepth = 128
 /// recursive-descent parser, loosest construct first (see `QueryParser`).
 final class QueryParserState {
     let text: String
+    /// The text's characters; empty when it is plain ASCII (`plainASCII`).
     let characters: [Character]
     let tokens: [QueryToken]
     var index = 0
@@ -27,7 +28,8 @@ final class QueryParserState {
     init(_ text: String, readsBytes: Bool = true) throws(QueryParseError) {
         self.text = text
         plainASCII = readsBytes ? QueryText.plainASCII(text) : nil
-        characters = QueryText.characters(of: text, plainASCII: plainASCII)
+        // Plain ASCII text is read from its bytes alone.
+        characters = plainASCII == nil ? Array(text) : []
         var lexer = QueryLexer(text, characters, plainASCII: plainASCII)
         tokens = try lexer.tokenize()
     }
@@ -46,8 +48,9 @@ final class QueryParserState {
     }
 
     func source(from start: Int, through end: QueryToken) -> String {
-        let lower = min(max(start - 1, 0), characters.count)
-        let upper = min(max(end.column - 1 + end.length, lower), characters.count)
+        let count = plainASCII?.count ?? characters.count
+        let lower = min(max(start - 1, 0), count)
+        let upper = min(max(end.column - 1 + end.length, lower), count)
         if let plainASCII { return String(decoding: plainASCII[lower..<upper], as: UTF8.self) }
         return String(characters[lower..<upper])
     }

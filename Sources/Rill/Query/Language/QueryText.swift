@@ -8,10 +8,4 @@ enum QueryText {
         guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
         return Array(utf8)
     }
-
-    /// The text's characters, made from its bytes when it is plain ASCII.
-    static func characters(of text: String, plainASCII: [UInt8]?) -> [Character] {
-        guard let plainASCII else { return Array(text) }
-        return plainASCII.map { Character(Unicode.Scalar($0)) }
-    }
 }
