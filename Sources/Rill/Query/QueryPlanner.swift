@@ -290,15 +290,16 @@ package enum QueryPlanner {
     /// The tag range of the value's class in index keys: ordering comparisons never cross classes.
     /// Numbers end before NaN (`0x25`), which no ordering comparison holds for: an open range
     /// (`price > 10`) must not reach the NaNs that sort after +infinity.
-    private static func classBounds(_ value: RecordValue) -> (lower: [UInt8], upper: [UInt8]) {
+    /// The tags, not arrays of them: the planner runs for every query.
+    private static func classBounds(_ value: RecordValue) -> (lower: UInt8, upper: UInt8) {
         switch value {
-        case .null: ([0x05], [0x06])
-        case .bool: ([0x10], [0x12])
-        case .int, .uint, .float, .double, .decimal: ([0x20], [0x25])
-        case .string: ([0x30], [0x31])
-        case .date: ([0x50], [0x51])
-        case .uuid: ([0x60], [0x61])
-        default: ([0x00], [0xFF])
+        case .null: (0x05, 0x06)
+        case .bool: (0x10, 0x12)
+        case .int, .uint, .float, .double, .decimal: (0x20, 0x25)
+        case .string: (0x30, 0x31)
+        case .date: (0x50, 0x51)
+        case .uuid: (0x60, 0x61)
+        default: (0x00, 0xFF)
         }
     }
 
@@ -311,7 +312,9 @@ package enum QueryPlanner {
     /// ranges hold exactly the records that meet them: not when an equality's value is a long one,
     /// which keys keep only a prefix of (records with other values that share it are in the range).
     private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
+        // One prefix, the usual case (no `in` list), is extended in place.
         var prefixes: [[UInt8]] = [[]]
+        prefixes[0].reserveCapacity(32)
         var score = 0
         var used: [QueryNode] = []
         var exact = true
@@ -320,6 +323,15 @@ package enum QueryPlanner {
         let limit = index.payloadLimit
         for path in index.fieldPaths {
             if let equality = conditions.firstIndex(where: { $0.path == path && $0.values != nil }) {
+                if prefixes.count == 1, let values = conditions[equality].values, values.count == 1 {
+                    guard let cut = try? IndexKey.append(values[0], to: &prefixes[0], payloadLimit: limit) else {
+                        return nil
+                    }
+                    if cut { exact = false }
+                    score += 2
+                    used.append(conditions[equality].node)
+                    continue
+                }
                 var next: [[UInt8]] = []
                 for prefix in prefixes {
                     for value in conditions[equality].values! {
@@ -343,16 +355,16 @@ package enum QueryPlanner {
             // Fold every range condition on the field into one [lower, upper).
             let rangePath = conditions[range].path
             let bounds = classBounds((conditions[range].lower ?? conditions[range].upper)!.value)
-            var lowerSuffix = bounds.lower
-            var upperSuffix = bounds.upper
+            var lowerSuffix = [bounds.lower]
+            var upperSuffix = [bounds.upper]
             for condition in conditions where condition.path == rangePath && condition.values == nil {
                 guard classBounds((condition.lower ?? condition.upper)!.value) == bounds else { continue }
                 if let (value, inclusive) = condition.lower, let key = try? IndexKey.key(value) {
-                    let candidate = inclusive ? key : (IndexKey.successor(ofPrefix: key) ?? bounds.upper)
+                    let candidate = inclusive ? key : (IndexKey.successor(ofPrefix: key) ?? [bounds.upper])
                     if candidate.lexicographicallyPrecedes(lowerSuffix) == false { lowerSuffix = candidate }
                 }
                 if let (value, inclusive) = condition.upper, let key = try? IndexKey.key(value) {
-                    let candidate = inclusive ? (IndexKey.successor(ofPrefix: key) ?? bounds.upper) : key
+                    let candidate = inclusive ? (IndexKey.successor(ofPrefix: key) ?? [bounds.upper]) : key
                     if candidate.lexicographicallyPrecedes(upperSuffix) { upperSuffix = candidate }
                 }
                 used.append(condition.node)
