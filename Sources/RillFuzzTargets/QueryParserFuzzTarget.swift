@@ -4,6 +4,9 @@ import Rill
 /// query that parses prints (`Query.text`, `QueryNode.description`) as text that parses back to
 /// an equal query: parse(print(parse(s))) == parse(s). The same holds for a lone predicate.
 ///
+/// Plain ASCII text, read from its bytes, parses as it does read through its characters: to the
+/// same query, or to the same error.
+///
 /// Each input is checked twice: as the text of a query, and as the choices of a query written
 /// along the grammar (`QueryTextBuilder`), which random bytes seldom spell.
 package enum QueryParserFuzzTarget {
@@ -14,6 +17,12 @@ package enum QueryParserFuzzTarget {
     }
 
     private static func check(_ text: String) throws {
+        let viaBytes = Result { () throws(QueryParseError) in try QueryParser.parse(text, readsBytes: true) }
+        let viaCharacters = Result { () throws(QueryParseError) in try QueryParser.parse(text, readsBytes: false) }
+        guard viaBytes == viaCharacters else {
+            throw FuzzFailure(
+                "\(debug(text)) parses as \(viaBytes) from its bytes, as \(viaCharacters) through its characters")
+        }
         if let query = try? QueryParser.parse(text) {
             let printed = query.text
             let again: Query

@@ -74,6 +74,13 @@ package enum QueryParser {
         return try parser.parseQuery()
     }
 
+    /// `parse(_:)`, with plain ASCII text read through its characters as any other text is when
+    /// `readsBytes` is false: both ways must give the same answer (see `QueryText.plainASCII`).
+    package static func parse(_ text: String, readsBytes: Bool) throws(QueryParseError) -> Query {
+        let parser = try QueryParserState(text, readsBytes: readsBytes)
+        return try parser.parseQuery()
+    }
+
     /// Parses only a predicate (the part after `where`).
     package static func parsePredicate(_ text: String) throws(QueryParseError) -> QueryNode {
         let parser = try QueryParserState(text)
