@@ -105,7 +105,8 @@ struct RecordReader {
     /// Decodes `range` as UTF-8, rejecting invalid sequences rather than repairing them.
     func string(in range: Range<Int>) throws(RecordError) -> String {
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range]).assumingMemoryBound(to: UInt8.self)
-        guard Self.isValidUTF8(utf8) else {
+        // Short ASCII, most keys and many values, is valid without the full check.
+        guard Self.isShortASCII(utf8) || Self.isValidUTF8(utf8) else {
             throw RecordError(.invalidUTF8, "text is not valid UTF-8", offset: range.lowerBound)
         }
         return String(decoding: utf8, as: UTF8.self)

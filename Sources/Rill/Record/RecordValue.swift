@@ -202,6 +202,8 @@ package enum RecordValue: Hashable, Sendable {
         case RecordFormat.Tag.mapBegin:
             try reader.checkDepth(depth + 1, at: offset)
             var fields: [RecordField] = []
+            // A model's record has a few fields: one allocation, not one for each doubling.
+            fields.reserveCapacity(8)
             position = payload
             while try reader.byte(at: position) != RecordFormat.Tag.end {
                 let key = try reader.keyRange(at: position)
