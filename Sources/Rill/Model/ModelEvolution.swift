@@ -212,4 +212,21 @@ extension PersistentModel {
     static func decodeStored(from bytes: [UInt8]) throws -> Self {
         try bytes.withUnsafeBytes { try decodeStored(from: $0) }
     }
+
+    /// The stored record of the identifier key `key` as a model: `decodeStored(from:)`, its
+    /// failure naming the record. A static method of the model type, so that a fetch's row calls
+    /// no method of a generic executor (whose metadata each call looked up).
+    ///
+    /// - Throws: `RillError(.decodingFailed)` naming the entity, the identifier and the model type.
+    static func decodeStored(from bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> Self {
+        do {
+            return try decodeStored(from: bytes)
+        } catch {
+            let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
+            throw RillError(
+                .decodingFailed,
+                "the stored \(entityName) \(id) does not decode as \(Self.self): \(ModelContext.describe(error))",
+                underlyingError: error)
+        }
+    }
 }

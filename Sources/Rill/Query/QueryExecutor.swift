@@ -111,7 +111,7 @@ struct QueryExecutor<T: PersistentModel> {
             try execution.forEachMatch { key, bytes in
                 // A staged deletion removes the stored model.
                 if hasStaged, isStaged(key) { return true }
-                let model = try T.decodeFetched(bytes, key: key)
+                let model = try T.decodeStored(from: bytes, key: key)
                 guard try !testsModels || evaluate(model) else { return true }
                 return models.add(prefetches ? try prefetching(model) : model)
             }
@@ -156,12 +156,12 @@ struct QueryExecutor<T: PersistentModel> {
         let decodesFirst = testsModels || !prefetched.isEmpty
         try execution.forEachMatch { key, bytes in
             if decodesFirst {
-                let model = try T.decodeFetched(bytes, key: key)
+                let model = try T.decodeStored(from: bytes, key: key)
                 guard try !testsModels || evaluate(model) else { return true }
                 let prefetched = try prefetching(model)
                 try body(key, bytes) { prefetched }
             } else {
-                try body(key, bytes) { try T.decodeFetched(bytes, key: key) }
+                try body(key, bytes) { try T.decodeStored(from: bytes, key: key) }
             }
             count += 1
             return window.keepsMore(afterKeeping: count)
@@ -310,7 +310,7 @@ struct QueryExecutor<T: PersistentModel> {
             try execution.forEachMatch { key, bytes in
                 // A staged change replaces or deletes the stored model.
                 if hasStaged, isStaged(key) { return true }
-                let model = try T.decodeFetched(bytes, key: key)
+                let model = try T.decodeStored(from: bytes, key: key)
                 guard try !testsModels || evaluate(model) else { return true }
                 var row = Row(key: keepingKeys ? Array(key) : nil, model: try prefetching(model))
                 if let sort = orderKeys, let identifier = row.key {
@@ -369,23 +369,5 @@ struct QueryExecutor<T: PersistentModel> {
             }
         }
         return (lhs.key ?? lhs.model.id.storageKey).lexicographicallyPrecedes(rhs.key ?? rhs.model.id.storageKey)
-    }
-}
-
-extension PersistentModel {
-    /// The stored record of a fetch's candidate as a model: a static method of the model type,
-    /// so that a fetch's row calls no method of the executor (see `QueryExecutor.models()`).
-    ///
-    /// - Throws: `RillError(.decodingFailed)` naming the record.
-    fileprivate static func decodeFetched(_ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> Self {
-        do {
-            return try decodeStored(from: bytes)
-        } catch {
-            let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
-            throw RillError(
-                .decodingFailed,
-                "the stored \(entityName) \(id) does not decode as \(Self.self): \(ModelContext.describe(error))",
-                underlyingError: error)
-        }
     }
 }

@@ -289,8 +289,8 @@ package enum QueryPlanner {
 
     /// The tag range of the value's class in index keys: ordering comparisons never cross classes.
     /// Numbers end before NaN (`0x25`), which no ordering comparison holds for: an open range
-    /// (`price > 10`) must not reach the NaNs that sort after +infinity.
-    /// The tags, not arrays of them: the planner runs for every query.
+    /// (`price > 10`) must not reach the NaNs that sort after +infinity. Two tags rather than two
+    /// arrays: the planner runs for every query.
     private static func classBounds(_ value: RecordValue) -> (lower: UInt8, upper: UInt8) {
         switch value {
         case .null: (0x05, 0x06)

@@ -64,14 +64,8 @@ final class RelationshipLoader {
         if let known = models[T.entityName]?[key] { return known as? T }
         var found: T?
         if let entity = try entity(T.entityName), let bytes = try record(of: entity, key: key) {
-            do {
-                found = try T.decodeStored(from: bytes)
-            } catch {
-                let id = key.withUnsafeBytes { AnyIdentifier(storageKey: $0) }.map { "\($0)" } ?? "?"
-                throw RillError(
-                    .decodingFailed,
-                    "the stored \(T.entityName) \(id) does not decode as \(T.self): \(ModelContext.describe(error))",
-                    underlyingError: error)
+            found = try bytes.withUnsafeBytes { bytes in
+                try key.withUnsafeBytes { try T.decodeStored(from: bytes, key: $0) }
             }
         }
         models[T.entityName, default: [:]][key] = .some(found)
