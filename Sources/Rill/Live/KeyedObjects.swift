@@ -4,7 +4,7 @@ import Foundation
 @inline(__always)
 func sameBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
     guard lhs.count == rhs.count else { return false }
-    guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
+    guard let left = lhs.baseAddress, let right = rhs.baseAddress, left != right else { return true }
     return memcmp(left, right, lhs.count) == 0
 }
 
@@ -24,9 +24,9 @@ protocol KeyedObject: AnyObject {
 /// `Dictionary` compares the key of every occupied slot it passes: a read of the key's storage, a
 /// cache miss each, in tables of a live query's rows.
 ///
-/// Keys are hashed with `Hasher`, seeded for each process, so that keys written to collide
-/// cannot make a table slow. Removal shifts later entries back (no tombstones). Not
-/// thread-safe: the owner serializes access.
+/// Keys are hashed with SipHash-1-3 (`KeyHash`, the function `Hasher` uses), keyed for each
+/// process, so that keys written to collide cannot make a table slow. Removal shifts later
+/// entries back (no tombstones). Not thread-safe: the owner serializes access.
 final class KeyedObjects<Element: KeyedObject> {
     /// Tagged retained references; 0 for an empty slot.
     private var slots: UnsafeMutablePointer<UInt>
@@ -215,9 +215,7 @@ final class KeyedObjects<Element: KeyedObject> {
 
     @inline(__always)
     private static func hash(_ key: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: key)
-        return hasher.finalize()
+        KeyHash.hash(key)
     }
 
     /// The slot's tag of a key's hash: its top seven bits (the low ones pick the slot), and the

@@ -147,8 +147,14 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         var descriptor = self.descriptor
         descriptor.fetchOffset = nil
         descriptor.fetchLimit = limit
+        // A record another query's load read at this snapshot is not read again.
+        var snapshot = transaction
+        let readAt = transaction.snapshotID
+        if let variant = sharedVariant {
+            snapshot.knownRecords = store.sharedRows.known(entity: variant.entity, at: readAt)
+        }
         let executor = QueryExecutor(
-            store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: transaction,
+            store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: snapshot,
             predicate: predicate)
         guard let orderPaths else {
             // Rows compare by model: the executor orders them.
@@ -168,7 +174,9 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
             }
             if let shared {
                 // A row another query made of the same bytes is this one's too.
-                rows.append(try shared.rows.row(key: key, bytes: bytes, variant: shared.variant, make: make))
+                rows.append(
+                    try shared.rows.row(
+                        key: key, bytes: bytes, variant: shared.variant, snapshot: readAt, make: make))
             } else {
                 rows.append(try make(Array(key)))
             }

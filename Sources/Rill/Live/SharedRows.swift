@@ -10,8 +10,10 @@ import Synchronization
 /// takes that query's row instead of decoding the record again, whatever snapshot either read:
 /// the stored bytes are compared, so sharing is exact.
 ///
-/// The table keeps, for each record key, the last bytes it was given and the rows made of them.
-/// Its reference keeps rows alive; a sweep drops the rows nothing else holds any more. Sweeps
+/// The table keeps, for each record key, the last bytes it was given and the rows made of them,
+/// with the snapshot those bytes were read at when a load read them (`Known`): a later load at
+/// the same snapshot takes them from here instead of reading the record again. Its reference
+/// keeps rows alive; a sweep drops the rows nothing else holds any more. Sweeps
 /// are due once the rows added since the last one, or the rows queries let go of, reach half the
 /// table (amortized constant time a row), and run at the follower's next step.
 final class SharedRows: Sendable {
@@ -71,12 +73,17 @@ final class SharedRows: Sendable {
     /// A class, so that a sweep reaches each row in place (to ask whether it is the only owner).
     private final class Entry: KeyedObject {
         let key: [UInt8]
+        /// The record's bytes; set only with `readAt`.
         var bytes: [UInt8]
+        /// The snapshot (LMDB transaction) whose record `key` is `bytes`; 0 when none is known
+        /// (bytes of a commit's change).
+        var readAt: UInt64
         var rows: [(maker: Int32, row: LiveEntry)]
 
-        init(key: [UInt8], bytes: [UInt8], rows: [(maker: Int32, row: LiveEntry)]) {
+        init(key: [UInt8], bytes: [UInt8], readAt: UInt64, rows: [(maker: Int32, row: LiveEntry)]) {
             self.key = key
             self.bytes = bytes
+            self.readAt = readAt
             self.rows = rows
         }
 
@@ -93,16 +100,53 @@ final class SharedRows: Sendable {
     /// How many rows were taken from the table rather than made, since the last sweep.
     var reusedCount: Int { state.withLock { $0.reused } }
 
+    /// The records of one entity as one snapshot has them, as far as the table knows them: what a
+    /// load reads through (`StoreSnapshot.knownRecords`) before it reads the store.
+    ///
+    /// A snapshot is an LMDB read transaction's ID, which names one state of the file: bytes read
+    /// at it are the record at it for as long as the process has the file open. A snapshot of
+    /// 0 knows nothing.
+    struct Known {
+        let table: SharedRows
+        let entity: Int32
+        let snapshot: UInt64
+
+        /// The bytes of record `key` at the snapshot, when the table has them.
+        @inline(__always)
+        func bytes(of key: UnsafeRawBufferPointer) -> [UInt8]? {
+            guard snapshot != 0 else { return nil }
+            return table.bytes(of: key, entity: entity, readAt: snapshot)
+        }
+    }
+
+    /// What the table knows of `entity`'s records at `snapshot`.
+    func known(entity: Int32, at snapshot: UInt64) -> Known {
+        Known(table: self, entity: entity, snapshot: snapshot)
+    }
+
+    private func bytes(of key: UnsafeRawBufferPointer, entity: Int32, readAt snapshot: UInt64) -> [UInt8]? {
+        state.withLock { state in
+            let index = Int(entity)
+            guard index < state.records.count, let entry = state.records[index].object(for: key),
+                entry.readAt == snapshot
+            else { return nil }
+            return entry.bytes
+        }
+    }
+
     /// The row of the record `key` stored as `bytes`, as `variant` makes it: a shared one, or the
-    /// one `make` makes (given the key as an array), shared from now on.
+    /// one `make` makes (given the key as an array), shared from now on. `snapshot` is the
+    /// snapshot the bytes were read at, or 0 when they were not read from one (a commit's change).
     func row(
-        key: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer, variant: Variant,
+        key: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer, variant: Variant, snapshot: UInt64 = 0,
         make: ([UInt8]) throws -> LiveEntry
     ) rethrows -> LiveEntry {
         let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?) in
             guard let entry = state.table(variant.entity).object(for: key) else { return (nil, nil) }
             let keyBytes = entry.key
             guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, keyBytes) }
+            // The same bytes, so the record at this snapshot too.
+            if snapshot != 0 { entry.readAt = snapshot }
             guard let row = entry.rows.first(where: { $0.maker == variant.maker })?.row else { return (nil, keyBytes) }
             state.reused += 1
             return (row, keyBytes)
@@ -114,10 +158,12 @@ final class SharedRows: Sendable {
             state.added += 1
             let table = state.table(variant.entity)
             guard let entry = table.object(for: made.key) else {
-                table.insert(Entry(key: made.key, bytes: Array(bytes), rows: [(variant.maker, made)]))
+                table.insert(
+                    Entry(key: made.key, bytes: Array(bytes), readAt: snapshot, rows: [(variant.maker, made)]))
                 return made
             }
             if entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) {
+                if snapshot != 0 { entry.readAt = snapshot }
                 // Another thread may have shared one meanwhile: there is one row a variant.
                 if let other = entry.rows.first(where: { $0.maker == variant.maker }) { return other.row }
                 entry.rows.append((variant.maker, made))
@@ -125,6 +171,7 @@ final class SharedRows: Sendable {
                 // Other bytes: the record changed (or an older snapshot was read); the rows of
                 // the bytes before are no longer shared.
                 entry.bytes = Array(bytes)
+                entry.readAt = snapshot
                 entry.rows = [(variant.maker, made)]
             }
             return made

@@ -102,6 +102,9 @@ extension Store {
         }
         func emit(_ id: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer? = nil) throws -> Bool {
             if seen != nil, seen!.insert(Array(id)).inserted == false { return true }
+            if bytes == nil, let known = txn.knownRecords?.bytes(of: id) {
+                return try known.withUnsafeBytes { try body(id, $0) }
+            }
             return try body(id, try bytes ?? record(id))
         }
         // Records whose keys tie up to the end of a cut value, waiting to be sorted.

@@ -76,8 +76,13 @@ extension Store {
             }
             if runIDs.count > 1 { runIDs.sort { $0.lexicographicallyPrecedes($1) } }
             for id in runIDs {
-                let bytes = try record(id)
-                guard try id.withUnsafeBytes({ try body($0, bytes) }) else { return false }
+                let stopped = try id.withUnsafeBytes { key in
+                    if let known = txn.knownRecords?.bytes(of: key) {
+                        return try !known.withUnsafeBytes { try body(key, $0) }
+                    }
+                    return try !body(key, try record(id))
+                }
+                if stopped { return false }
             }
             return true
         }

@@ -8,8 +8,14 @@ import RillStorage
 /// the call that hands them out.
 package struct StoreSnapshot {
     let transaction: ReadTransaction
+    /// Records of one entity as this snapshot has them, which a live query's load takes instead
+    /// of reading them again when an index walk lists them (see `SharedRows.Known`).
+    var knownRecords: SharedRows.Known?
 
     init(_ transaction: ReadTransaction) { self.transaction = transaction }
+
+    /// The LMDB transaction's ID: the same for every read of the same state of the file.
+    var snapshotID: UInt64 { transaction.transactionID }
 
     // MARK: - Records
 

@@ -10,6 +10,15 @@ import Testing
 @Suite struct SharedRowsTests {
     let directory = TemporaryDirectory()
 
+    /// A model with an index, so that live queries load through index walks.
+    struct Scored: PersistentModel, Equatable {
+        var id: Int
+        var score: Int
+        var note: String = ""
+
+        static let indexes: [ModelIndex<Scored>] = [ModelIndex(\.score)]
+    }
+
     final class Probe: LiveEntry, @unchecked Sendable {
         let label: String
         init(key: [UInt8], label: String) {
@@ -56,6 +65,110 @@ import Testing
         // Empty bytes are bytes like any others.
         let empty = Self.row(table, key: [7], bytes: [], variant: sorted, label: "empty")
         #expect(Self.row(table, key: [7], bytes: [], variant: sorted, label: "empty again") === empty)
+    }
+
+    /// A load takes a record's bytes from the table only at the snapshot they were read at.
+    @Test func knownBytesAreThoseReadAtTheSameSnapshot() {
+        let table = SharedRows()
+        let variant = SharedRows.variant(entity: "Counter", model: Counter.self, orderPaths: nil)
+        func row(_ bytes: [UInt8], snapshot: UInt64) {
+            ([1, 2] as [UInt8]).withUnsafeBytes { key in
+                bytes.withUnsafeBytes { bytes in
+                    _ = table.row(key: key, bytes: bytes, variant: variant, snapshot: snapshot) {
+                        Probe(key: $0, label: "")
+                    }
+                }
+            }
+        }
+        func known(at snapshot: UInt64, key: [UInt8] = [1, 2]) -> [UInt8]? {
+            key.withUnsafeBytes { table.known(entity: variant.entity, at: snapshot).bytes(of: $0) }
+        }
+        row([9, 9], snapshot: 5)
+        #expect(known(at: 5) == [9, 9])
+        #expect(known(at: 6) == nil)
+        #expect(known(at: 5, key: [1, 3]) == nil)
+        #expect(
+            table.known(entity: variant.entity + 1, at: 5).bytes(of: UnsafeRawBufferPointer(start: nil, count: 0))
+                == nil)
+        // The same bytes read at a later snapshot: known there.
+        row([9, 9], snapshot: 6)
+        #expect(known(at: 6) == [9, 9])
+        // A commit's bytes (snapshot 0) are known at no snapshot.
+        row([9, 8], snapshot: 0)
+        #expect(known(at: 6) == nil)
+        #expect(known(at: 0) == nil)
+        // Other bytes read at an older snapshot are known at that one only.
+        row([9, 7], snapshot: 3)
+        #expect(known(at: 3) == [9, 7])
+        #expect(known(at: 6) == nil)
+    }
+
+    /// Many live queries loaded at each snapshot through index walks (forward and backward),
+    /// with saves between the snapshots that change records the queries hold (their notes,
+    /// which no predicate reads, and their scores): every query's results equal a fresh fetch
+    /// as loaded and after the saves.
+    @Test func loadsAtOneSnapshotReadEachRecordOnce() throws {
+        var random = SeededGenerator(label: "known records")
+        let container = try ModelContainer(
+            for: Scored.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("known")))
+        let context = ModelContext(container)
+        for id in 0..<300 { context.insert(Scored(id: id, score: Int.random(in: -50...50, using: &random))) }
+        try context.save()
+        var queries: [(LiveQuery<Scored>, FetchDescriptor<Scored>)] = []
+        for round in 0..<8 {
+            for query in 0..<6 {
+                let low = Int.random(in: -60...40, using: &random)
+                let high = low + Int.random(in: 0...60, using: &random)
+                let sort =
+                    query.isMultiple(of: 2) ? SortDescriptor(\Scored.score) : SortDescriptor(\.score, order: .reverse)
+                let descriptor = FetchDescriptor<Scored>(
+                    predicate: #Predicate { $0.score >= low && $0.score <= high }, sortBy: [sort])
+                let live = try LiveQuery(descriptor, in: container, sharing: false)
+                // As loaded: no save since.
+                #expect(Array(live.results) == (try context.fetch(descriptor)), "loaded \(descriptor)")
+                queries.append((live, descriptor))
+            }
+            for _ in 0..<Int.random(in: 1...20, using: &random) {
+                let id = Int.random(in: 0..<320, using: &random)
+                let score = Int.random(in: -50...50, using: &random)
+                context.insert(Scored(id: id, score: score, note: "round \(round)"))
+            }
+            try context.save()
+        }
+        for (query, descriptor) in queries {
+            try query.catchUp()
+            #expect(Array(query.results) == (try context.fetch(descriptor)), "results of \(descriptor)")
+        }
+        #expect(container.store.sharedRows.reusedCount > 0)
+    }
+
+    /// A record that leaves every live query, then changes while none holds it, is read again by
+    /// the next load: the bytes the table kept of it were read at an older snapshot.
+    @Test(arguments: [SortOrder.forward, .reverse])
+    func aRecordChangedWhileNoQueryHoldsItIsReadAgain(order: SortOrder) throws {
+        let container = try ModelContainer(
+            for: Scored.self,
+            configurations: ModelConfiguration(url: directory.url.appendingPathComponent("left-\(order)")))
+        let context = ModelContext(container)
+        for id in 0..<10 { context.insert(Scored(id: id, score: id)) }
+        try context.save()
+        let low = try LiveQuery(
+            FetchDescriptor<Scored>(
+                predicate: #Predicate { $0.score < 5 }, sortBy: [SortDescriptor(\.score, order: order)]),
+            in: container)
+        // Record 3 leaves the only query that held it, then changes again while no query holds it.
+        context.insert(Scored(id: 3, score: 50, note: "left"))
+        try context.save()
+        context.insert(Scored(id: 3, score: 7, note: "changed unheld"))
+        try context.save()
+        try low.catchUp()
+        // A load at the first snapshot's bytes would show record 3 with score 3.
+        let descriptor = FetchDescriptor<Scored>(
+            predicate: #Predicate { $0.score >= 0 }, sortBy: [SortDescriptor(\.score, order: order)])
+        let all = try LiveQuery(descriptor, in: container)
+        #expect(Array(all.results) == (try context.fetch(descriptor)))
+        #expect(all.results.first { $0.id == 3 } == Scored(id: 3, score: 7, note: "changed unheld"))
+        withExtendedLifetime(low) {}
     }
 
     @Test func aSweepFreesOnlyRowsNothingElseHolds() {
