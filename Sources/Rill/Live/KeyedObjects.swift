@@ -17,12 +17,17 @@ protocol KeyedObject: AnyObject {
 /// An open-addressing table of objects found by their byte keys, searched by linear probing.
 ///
 /// Each slot is one word: a retained reference in its low 56 bits and, in its top byte, seven bits
-/// of the key's hash with the high bit set (0 for an empty slot). Heap addresses on the 64-bit
+/// of the key's hash (its lowest) with the high bit set (0 for an empty slot). Heap addresses on the 64-bit
 /// platforms Rill runs on leave the top byte zero (Swift's own layout of references counts on it).
 /// A search compares those bytes first and reads an object, and its key, only where they agree —
 /// about once in 128 for another key — so a probe costs no memory read outside the slots. A
 /// `Dictionary` compares the key of every occupied slot it passes: a read of the key's storage, a
 /// cache miss each, in tables of a live query's rows.
+///
+/// The table has any number of slots, not only a power of two: a hash picks its home slot by
+/// its high bits, scaled to the number of slots (a multiplication, not a division). A table
+/// sized for its objects (``reserveCapacity(_:)``, as a live query's held rows are at a load) is
+/// then three-quarters full whatever their number, rather than three-eighths to three-quarters.
 ///
 /// Keys are hashed with SipHash-1-3 (`KeyHash`, the function `Hasher` uses), keyed for each
 /// process, so that keys written to collide cannot make a table slow. Removal shifts later
@@ -30,7 +35,7 @@ protocol KeyedObject: AnyObject {
 final class KeyedObjects<Element: KeyedObject> {
     /// Tagged retained references; 0 for an empty slot.
     private var slots: UnsafeMutablePointer<UInt>
-    /// A power of two (0 before the first object).
+    /// The number of slots (0 before the first object).
     private(set) var capacity = 0
     private(set) var count = 0
 
@@ -60,7 +65,7 @@ final class KeyedObjects<Element: KeyedObject> {
     /// Holds `object` in place of the object with its key, which is returned.
     @discardableResult
     func insert(_ object: Element) -> Element? {
-        if (count + 1) * 4 > capacity * 3 { resize(to: max(16, capacity * 2)) }
+        if (count + 1) * 4 > capacity * 3 { resize(to: max(16, capacity + capacity / 2)) }
         let key = object.tableKey
         let hash = key.withUnsafeBytes { Self.hash($0) }
         let (slot, found) = key.withUnsafeBytes { find($0, hash: hash) }
@@ -87,17 +92,16 @@ final class KeyedObjects<Element: KeyedObject> {
         count -= 1
         // Moves back the objects after the hole whose search would pass over it, so that no
         // search stops early at an empty slot.
-        let mask = capacity - 1
-        var next = (hole + 1) & mask
+        var next = self.next(hole)
         while slots[next] != 0 {
-            let home = Self.hash(of: slots[next]) & mask
+            let home = self.home(Self.hash(of: slots[next]))
             // The object may move to the hole when the hole lies between its home and its slot.
-            if (next - home) & mask >= (next - hole) & mask {
+            if distance(from: home, to: next) >= distance(from: hole, to: next) {
                 slots[hole] = slots[next]
                 slots[next] = 0
                 hole = next
             }
-            next = (next + 1) & mask
+            next = self.next(next)
         }
         if capacity > 64, count * 8 < capacity { resize(to: capacity / 2) }
         return object
@@ -109,10 +113,10 @@ final class KeyedObjects<Element: KeyedObject> {
         key.withUnsafeBytes { remove($0) }
     }
 
-    /// Makes room for `count` objects in all without growing again.
+    /// Makes room for `count` objects in all without growing again: as few slots as keep the
+    /// table at most three-quarters full.
     func reserveCapacity(_ count: Int) {
-        var wanted = max(16, capacity)
-        while count * 4 > wanted * 3 { wanted *= 2 }
+        let wanted = max(16, (count * 4 + 2) / 3)
         if wanted > capacity { resize(to: wanted) }
     }
 
@@ -154,9 +158,8 @@ final class KeyedObjects<Element: KeyedObject> {
     /// has at least one slot.
     @inline(__always)
     private func find(_ key: UnsafeRawBufferPointer, hash: Int) -> (slot: Int, found: Bool) {
-        let mask = capacity - 1
         let tag = Self.tag(hash)
-        var slot = hash & mask
+        var slot = home(hash)
         while true {
             let word = slots[slot]
             if word == 0 { return (slot, false) }
@@ -166,8 +169,27 @@ final class KeyedObjects<Element: KeyedObject> {
                 }
                 if equal { return (slot, true) }
             }
-            slot = (slot + 1) & mask
+            slot = next(slot)
         }
+    }
+
+    /// The slot where the search for a key of hash `hash` starts: its high bits, scaled to the
+    /// number of slots.
+    @inline(__always)
+    private func home(_ hash: Int) -> Int {
+        Int(truncatingIfNeeded: UInt(bitPattern: hash).multipliedFullWidth(by: UInt(capacity)).high)
+    }
+
+    /// The slot after `slot`, the first after the last.
+    @inline(__always)
+    private func next(_ slot: Int) -> Int {
+        slot &+ 1 == capacity ? 0 : slot &+ 1
+    }
+
+    /// How many slots a search passes from `start` to reach `slot`.
+    @inline(__always)
+    private func distance(from start: Int, to slot: Int) -> Int {
+        slot >= start ? slot &- start : slot &+ capacity &- start
     }
 
     private func resize(to newCapacity: Int) {
@@ -175,11 +197,10 @@ final class KeyedObjects<Element: KeyedObject> {
         slots = .allocate(capacity: newCapacity)
         slots.initialize(repeating: 0, count: newCapacity)
         capacity = newCapacity
-        let mask = newCapacity - 1
         for index in 0..<old.capacity where old.slots[index] != 0 {
             // The tag is the hash's: only the slot is new.
-            var slot = Self.hash(of: old.slots[index]) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            var slot = home(Self.hash(of: old.slots[index]))
+            while slots[slot] != 0 { slot = next(slot) }
             slots[slot] = old.slots[index]
         }
         if old.capacity > 0 { old.slots.deallocate() }
@@ -218,11 +239,11 @@ final class KeyedObjects<Element: KeyedObject> {
         KeyHash.hash(key)
     }
 
-    /// The slot's tag of a key's hash: its top seven bits (the low ones pick the slot), and the
-    /// high bit that marks the slot used.
+    /// The slot's tag of a key's hash: its lowest seven bits (the high ones pick the slot), and
+    /// the high bit that marks the slot used.
     @inline(__always)
     private static func tag(_ hash: Int) -> UInt8 {
-        UInt8(truncatingIfNeeded: UInt(bitPattern: hash) >> 57) | 0x80
+        UInt8(truncatingIfNeeded: hash) | 0x80
     }
 
     /// Placeholders for a table without slots (never read: `count` is 0 and inserting allocates).
