@@ -27,7 +27,8 @@ protocol KeyedObject: AnyObject {
 /// The table has any number of slots, not only a power of two: a hash picks its home slot by
 /// its high bits, scaled to the number of slots (a multiplication, not a division). A table
 /// sized for its objects (``reserveCapacity(_:)``, as a live query's held rows are at a load) is
-/// then three-quarters full whatever their number, rather than three-eighths to three-quarters.
+/// then as full as asked whatever their number (at most three-quarters), rather than three-eighths
+/// to three-quarters.
 ///
 /// Keys are hashed with SipHash-1-3 (`KeyHash`, the function `Hasher` uses), keyed for each
 /// process, so that keys written to collide cannot make a table slow. Removal shifts later

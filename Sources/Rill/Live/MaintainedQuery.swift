@@ -202,7 +202,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
         version.retired.append(contentsOf: released)
         rows.retireAll(into: version)
         rows = RowList(loaded)
-        held.reserveCapacity(loaded.count)
+        // Room for a sixteenth more, so that the first rows commits add do not make the table
+        // grow at once (a pass over every row held, a commit's cost).
+        held.reserveCapacity(loaded.count + loaded.count / 16)
         for row in loaded { hold(row) }
     }
 
