@@ -66,7 +66,7 @@ final class KeyedObjects<Element: KeyedObject> {
     /// Holds `object` in place of the object with its key, which is returned.
     @discardableResult
     func insert(_ object: Element) -> Element? {
-        if (count + 1) * 4 > capacity * 3 { resize(to: max(16, capacity + capacity / 2)) }
+        if (count + 1) * 4 > capacity * 3 { resize(to: max(16, capacity * 2)) }
         let key = object.tableKey
         let hash = key.withUnsafeBytes { Self.hash($0) }
         let (slot, found) = key.withUnsafeBytes { find($0, hash: hash) }

@@ -56,6 +56,10 @@ final class SharedRows: Sendable {
         var reused = 0
         var released = 0
         var keptBySweep = 0
+        /// The entry `Known` found last, and its entity's number: the row of that record is
+        /// usually asked for next, by the load that read it (an entry leaves its table only in
+        /// a sweep, which forgets it).
+        var lastKnown: (entity: Int32, entry: Entry)?
         var isDue: Bool {
             let bound = max(Self.minimumSweep, keptBySweep / 2)
             return added >= bound || released >= bound
@@ -130,6 +134,7 @@ final class SharedRows: Sendable {
             guard index < state.records.count, let entry = state.records[index].object(for: key),
                 entry.readAt == snapshot
             else { return nil }
+            state.lastKnown = (entity, entry)
             return entry.bytes
         }
     }
@@ -142,7 +147,15 @@ final class SharedRows: Sendable {
         make: ([UInt8]) throws -> LiveEntry
     ) rethrows -> LiveEntry {
         let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?) in
-            guard let entry = state.table(variant.entity).object(for: key) else { return (nil, nil) }
+            let entry: Entry
+            if let last = state.lastKnown, last.entity == variant.entity,
+                last.entry.key.withUnsafeBytes({ sameBytes($0, key) })
+            {
+                entry = last.entry
+            } else {
+                guard let found = state.table(variant.entity).object(for: key) else { return (nil, nil) }
+                entry = found
+            }
             let keyBytes = entry.key
             guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, keyBytes) }
             // The same bytes, so the record at this snapshot too.
@@ -198,6 +211,7 @@ final class SharedRows: Sendable {
     }
 
     private static func sweep(_ state: inout State) {
+        state.lastKnown = nil
         var kept = 0
         for table in state.records {
             table.removeAll { entry in
