@@ -151,7 +151,8 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         var snapshot = transaction
         let readAt = transaction.snapshotID
         if let variant = sharedVariant {
-            snapshot.knownRecords = store.sharedRows.known(entity: variant.entity, at: readAt)
+            snapshot.knownRecords = store.sharedRows.known(
+                entity: variant.entity, records: entity.recordsHandle, at: readAt)
         }
         let executor = QueryExecutor(
             store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: snapshot,

@@ -113,19 +113,24 @@ final class SharedRows: Sendable {
     struct Known {
         let table: SharedRows
         let entity: Int32
+        /// The handle of the entity's database of records: a walk of another entity's records
+        /// (a relationship's) through the same snapshot knows none of them.
+        let records: UInt32
         let snapshot: UInt64
 
-        /// The bytes of record `key` at the snapshot, when the table has them.
+        /// The bytes of record `key` of the database of records with handle `records` at the
+        /// snapshot, when the table has them.
         @inline(__always)
-        func bytes(of key: UnsafeRawBufferPointer) -> [UInt8]? {
-            guard snapshot != 0 else { return nil }
+        func bytes(of key: UnsafeRawBufferPointer, in records: UInt32) -> [UInt8]? {
+            guard snapshot != 0, records == self.records else { return nil }
             return table.bytes(of: key, entity: entity, readAt: snapshot)
         }
     }
 
-    /// What the table knows of `entity`'s records at `snapshot`.
-    func known(entity: Int32, at snapshot: UInt64) -> Known {
-        Known(table: self, entity: entity, snapshot: snapshot)
+    /// What the table knows at `snapshot` of the records of `entity`, stored in the database
+    /// with handle `records`.
+    func known(entity: Int32, records: UInt32, at snapshot: UInt64) -> Known {
+        Known(table: self, entity: entity, records: records, snapshot: snapshot)
     }
 
     private func bytes(of key: UnsafeRawBufferPointer, entity: Int32, readAt snapshot: UInt64) -> [UInt8]? {

@@ -102,7 +102,7 @@ extension Store {
         }
         func emit(_ id: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer? = nil) throws -> Bool {
             if seen != nil, seen!.insert(Array(id)).inserted == false { return true }
-            if bytes == nil, let known = txn.knownRecords?.bytes(of: id) {
+            if bytes == nil, let known = txn.knownRecords?.bytes(of: id, in: entity.recordsHandle) {
                 return try known.withUnsafeBytes { try body(id, $0) }
             }
             return try body(id, try bytes ?? record(id))

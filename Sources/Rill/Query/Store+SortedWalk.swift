@@ -77,7 +77,7 @@ extension Store {
             if runIDs.count > 1 { runIDs.sort { $0.lexicographicallyPrecedes($1) } }
             for id in runIDs {
                 let stopped = try id.withUnsafeBytes { key in
-                    if let known = txn.knownRecords?.bytes(of: key) {
+                    if let known = txn.knownRecords?.bytes(of: key, in: entity.recordsHandle) {
                         return try !known.withUnsafeBytes { try body(key, $0) }
                     }
                     return try !body(key, try record(id))

@@ -59,6 +59,9 @@ package struct EntityStorage: Sendable, Hashable {
     package var identifierKind: IdentifierKind { fields.identifierKind }
     /// The projection: identifier key → current record.
     var database: Database { fields.database }
+    /// The LMDB handle of the database of its records: what tells two entities' records apart
+    /// in one snapshot (`SharedRows.Known`).
+    var recordsHandle: UInt32 { fields.database.handle }
     /// Every index of the entity in the store (not only those a model type declares): each save
     /// maintains all of them.
     package var indexes: [IndexStorage] {

@@ -68,8 +68,20 @@ import Testing
     }
 
     /// A load takes a record's bytes from the table only at the snapshot they were read at.
-    @Test func knownBytesAreThoseReadAtTheSameSnapshot() {
+    @Test func knownBytesAreThoseReadAtTheSameSnapshot() throws {
         let table = SharedRows()
+        // Two entities' databases of records, of a store.
+        let container = try ModelContainer(
+            for: Counter.self, Gadget.self,
+            configurations: ModelConfiguration(url: directory.url.appendingPathComponent("databases")))
+        let context = ModelContext(container)
+        context.insert(Counter(id: 1, value: 1))
+        var random = SeededGenerator(label: "known databases")
+        context.insert(Gadget.random(id: 1, using: &random))
+        try context.save()
+        let records = try #require(try container.store.entity(named: "Counter")).recordsHandle
+        let other = try #require(try container.store.entity(named: "Gadget")).recordsHandle
+        #expect(records != other)
         let variant = SharedRows.variant(entity: "Counter", model: Counter.self, orderPaths: nil)
         func row(_ bytes: [UInt8], snapshot: UInt64) {
             ([1, 2] as [UInt8]).withUnsafeBytes { key in
@@ -80,16 +92,21 @@ import Testing
                 }
             }
         }
-        func known(at snapshot: UInt64, key: [UInt8] = [1, 2]) -> [UInt8]? {
-            key.withUnsafeBytes { table.known(entity: variant.entity, at: snapshot).bytes(of: $0) }
+        func known(at snapshot: UInt64, key: [UInt8] = [1, 2], in database: UInt32? = nil) -> [UInt8]? {
+            key.withUnsafeBytes {
+                table.known(entity: variant.entity, records: records, at: snapshot).bytes(
+                    of: $0, in: database ?? records)
+            }
         }
         row([9, 9], snapshot: 5)
         #expect(known(at: 5) == [9, 9])
         #expect(known(at: 6) == nil)
         #expect(known(at: 5, key: [1, 3]) == nil)
         #expect(
-            table.known(entity: variant.entity + 1, at: 5).bytes(of: UnsafeRawBufferPointer(start: nil, count: 0))
-                == nil)
+            table.known(entity: variant.entity + 1, records: records, at: 5).bytes(
+                of: UnsafeRawBufferPointer(start: nil, count: 0), in: records) == nil)
+        // A walk of another database (another entity's records) knows none of them.
+        #expect(known(at: 5, in: other) == nil)
         // The same bytes read at a later snapshot: known there.
         row([9, 9], snapshot: 6)
         #expect(known(at: 6) == [9, 9])
