@@ -59,6 +59,7 @@ extension RecordMatcher {
             let instruction = code[index]
             switch instruction.kind {
             case .compare:
+                if let decision = compareStoredDouble(instruction, reader) { return decision }
                 return compare(
                     instruction.comparison, value(instruction, reader), constants[instruction.constants.lowerBound],
                     reader, reversed: instruction.reversed)
@@ -148,6 +149,12 @@ extension RecordMatcher {
             default:
                 order = nil
             }
+            return Self.decide(comparison, order)
+        }
+
+        /// Whether `comparison` holds of two values in `order` (nil: unordered, as NaN is).
+        @inline(__always)
+        private static func decide(_ comparison: QueryComparison, _ order: ComparisonResult?) -> Decision {
             let holds: Bool
             switch comparison {
             case .equal: holds = order == .orderedSame
@@ -158,6 +165,27 @@ extension RecordMatcher {
             case .greaterOrEqual: holds = order == .orderedDescending || order == .orderedSame
             }
             return holds ? .yes : .no
+        }
+
+        /// The common numeric comparison decided without making a `StoredValue`: a top-level
+        /// field stored as a Double compared with a Double constant, neither NaN; nil for any
+        /// other case (which `compare` decides, as it would have this one).
+        @inline(__always)
+        private func compareStoredDouble(_ instruction: Instruction, _ reader: RecordReader) -> Decision? {
+            guard instruction.path.isEmpty,
+                case .number(.double(let constant)) = constants[instruction.constants.lowerBound], !constant.isNaN
+            else { return nil }
+            let offset = slots[instruction.slot]
+            let bytes = reader.bytes
+            guard offset != RecordReader.missingValue, offset &+ 9 <= bytes.count,
+                bytes[offset] == RecordFormat.Tag.double, let base = bytes.baseAddress
+            else { return nil }
+            let stored = Double(
+                bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset &+ 1, as: UInt64.self)))
+            guard !stored.isNaN else { return nil }
+            let order: ComparisonResult =
+                stored == constant ? .orderedSame : (stored < constant ? .orderedAscending : .orderedDescending)
+            return Self.decide(instruction.comparison, order)
         }
 
         /// A comparison with null on one side at least: only equality has an answer other than false.
