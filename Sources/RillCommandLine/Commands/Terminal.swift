@@ -57,13 +57,29 @@ enum Terminal {
         signal(SIGTERM, onInterrupt)
     }
 
-    /// Only async-signal-safe work: an atomic exchange, write(2), tcsetattr(3), _exit(2).
+    /// Only async-signal-safe work: atomic exchanges, write(2), tcsetattr(3), _exit(2).
+    ///
+    /// With no write under way, the state is marked interrupted before the screen is left, so
+    /// that no write can start on another thread meanwhile (it finds the state not idle and
+    /// ends the process too): a frame drawn after the screen was left would land on the normal
+    /// screen.
     private static let onInterrupt: @convention(c) (Int32) -> Void = { _ in
-        let (marked, _) = Terminal.state.compareExchange(
-            expected: Terminal.writing, desired: Terminal.interrupted, ordering: .sequentiallyConsistent)
-        guard marked else { Terminal.end() }
-        var byte: UInt8 = 0
-        _ = Glibc.write(Terminal.wakeUp.write, &byte, 1)
+        while true {
+            if Terminal.state.compareExchange(
+                expected: Terminal.writing, desired: Terminal.interrupted, ordering: .sequentiallyConsistent
+            ).exchanged {
+                var byte: UInt8 = 0
+                _ = Glibc.write(Terminal.wakeUp.write, &byte, 1)
+                return
+            }
+            if Terminal.state.compareExchange(
+                expected: Terminal.idle, desired: Terminal.interrupted, ordering: .sequentiallyConsistent
+            ).exchanged {
+                Terminal.end()
+            }
+            // Interrupted already (a second signal while a line is finished): at once.
+            if Terminal.state.load(ordering: .sequentiallyConsistent) == Terminal.interrupted { Terminal.end() }
+        }
     }
 
     /// Ends the process at once with status 0, the full screen left first (async-signal-safe).
