@@ -102,10 +102,8 @@ extension Store {
         }
         func emit(_ id: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer? = nil) throws -> Bool {
             if seen != nil, seen!.insert(Array(id)).inserted == false { return true }
-            if bytes == nil, let known = txn.knownRecords?.bytes(of: id, in: entity.recordsHandle) {
-                return try known.withUnsafeBytes { try body(id, $0) }
-            }
-            return try body(id, try bytes ?? record(id))
+            if let bytes { return try body(id, bytes) }
+            return try Self.withRecord(id, of: entity, in: txn, stored: { try record(id) }) { try body(id, $0) }
         }
         // Records whose keys tie up to the end of a cut value, waiting to be sorted.
         var tied: (prefix: [UInt8], ids: [[UInt8]])?
@@ -193,6 +191,19 @@ extension Store {
     }
 
     /// The bytes of the record of `entity` whose identifier key is `id`, or nil.
+    /// Calls `body` with the bytes of record `id` of `entity` that an index walk listed: those a
+    /// live query's load knows at this snapshot (`StoreSnapshot.knownRecords`), else `stored()`.
+    @inline(__always)
+    static func withRecord<R>(
+        _ id: UnsafeRawBufferPointer, of entity: EntityStorage, in txn: StoreSnapshot,
+        stored: () throws -> UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        if let known = txn.knownRecords?.bytes(of: id, in: entity.recordsHandle) {
+            return try known.withUnsafeBytes(body)
+        }
+        return try body(try stored())
+    }
+
     static func storedRecord(
         _ id: UnsafeRawBufferPointer, of entity: EntityStorage, in txn: StoreSnapshot
     ) throws -> UnsafeRawBufferPointer? {

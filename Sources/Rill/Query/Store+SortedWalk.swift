@@ -76,13 +76,10 @@ extension Store {
             }
             if runIDs.count > 1 { runIDs.sort { $0.lexicographicallyPrecedes($1) } }
             for id in runIDs {
-                let stopped = try id.withUnsafeBytes { key in
-                    if let known = txn.knownRecords?.bytes(of: key, in: entity.recordsHandle) {
-                        return try !known.withUnsafeBytes { try body(key, $0) }
-                    }
-                    return try !body(key, try record(id))
+                let goesOn = try id.withUnsafeBytes { key in
+                    try Self.withRecord(key, of: entity, in: txn, stored: { try record(id) }) { try body(key, $0) }
                 }
-                if stopped { return false }
+                guard goesOn else { return false }
             }
             return true
         }

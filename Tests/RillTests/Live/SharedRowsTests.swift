@@ -124,7 +124,7 @@ import Testing
     /// with saves between the snapshots that change records the queries hold (their notes,
     /// which no predicate reads, and their scores): every query's results equal a fresh fetch
     /// as loaded and after the saves.
-    @Test func loadsAtOneSnapshotReadEachRecordOnce() throws {
+    @Test func loadsAtEachSnapshotEqualFreshFetches() throws {
         var random = SeededGenerator(label: "known records")
         let container = try ModelContainer(
             for: Scored.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("known")))
