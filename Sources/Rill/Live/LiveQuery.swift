@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Observation
 import RillLocks
+import Synchronization
 
 /// The results of a fetch, kept current: after every save to the store — from this process or
 /// another — that changes them, a live query holds the new results and tells its observers how
@@ -54,17 +55,23 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     let follower: LogFollower
     /// The query's place in the maintained result it follows (`Link`), which it shares with the
     /// live queries of the same descriptor when their sameness can be decided (see `sharingKey`).
-    private let owner = Link.Owner()
+    private let owner = LinkOwner()
     /// Whether it may share a maintained result.
     private let sharing: Bool
     private let registrar = ObservationRegistrar()
+    /// Whether the query was ever read through what the registrar tracks. Until it is, nothing
+    /// can be observing it through Observation (`withObservationTracking` learns what to observe
+    /// from those reads), and a commit skips the registrar: a live query followed through
+    /// `observe(on:_:)` or ``changes`` alone costs a commit no Observation work.
+    private let tracked = Atomic(false)
     /// `\.results`, made once: a generic key path is costly to form on every read.
     private let resultsKeyPath: KeyPath<LiveQuery<T>, LiveResults<T>> = \.results
+    /// Where the published results are: the results of the maintained result the query
+    /// follows, shared with every live query that follows it too, so that a commit publishes
+    /// them once for all of them.
+    private var published = PublishedRows()
     /// The published results.
-    private var snapshot = RowSnapshot.empty
-    /// How many results this query has published (under the publication lock): a change is
-    /// posted only to the observers added before its results were published.
-    private var publications = 0
+    private var snapshot: RowSnapshot { published.snapshot }
     /// For a query resumed from a token, until its first observer: the results at the token.
     private let resumePoint = Lock<ResumePoint?>(nil)
     private var state: State
@@ -188,22 +195,32 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         let owner = self.owner
         follower.schedule { _, _ in
             // The last live query out stops the maintained result.
-            if let link = owner.link, link.leave(owner) { follower.unfollow(link) }
+            if let link = Link.of(owner), link.leave(owner) { follower.unfollow(link) }
             return nil
         }
-        LogFollowers.release(follower)
         let sinks = observers.withLock { observers in
             observers.finished = true
             return observers.sinks
         }
+        follower.observersChanged()
+        LogFollowers.release(follower)
         for (_, sink, _) in sinks { sink.finish() }
     }
 
     // MARK: - Contents
 
+    /// A read of the results, as Observation tracks it.
+    private func access() {
+        if !tracked.load(ordering: .acquiring) {
+            tracked.store(true, ordering: .releasing)
+            follower.observersChanged()
+        }
+        registrar.access(self, keyPath: resultsKeyPath)
+    }
+
     /// The current results: an immutable snapshot, which costs nothing to take.
     public var results: LiveResults<T> {
-        registrar.access(self, keyPath: resultsKeyPath)
+        access()
         return follower.publication.withShared {
             LiveResults<T>(snapshot, sequence: follower.publishedSequenceHoldingLock)
         }
@@ -211,13 +228,13 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
 
     /// The sequence number of the commit the results reflect.
     public var sequence: UInt64 {
-        registrar.access(self, keyPath: resultsKeyPath)
+        access()
         return follower.publishedSequence
     }
 
     /// The descriptor the results follow; change it with ``setDescriptor(_:)``.
     public var descriptor: FetchDescriptor<T> {
-        registrar.access(self, keyPath: resultsKeyPath)
+        access()
         return follower.publication.withShared { state.descriptor }
     }
 
@@ -232,7 +249,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
     /// the last results to the current ones. Any other failure (a damaged store) stops it for
     /// good, and its change streams end.
     public var error: RillError? {
-        registrar.access(self, keyPath: resultsKeyPath)
+        access()
         return follower.publication.withShared { state.error }
     }
 
@@ -246,11 +263,11 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         try follower.perform { [self] txn, sequence in
             // The results as of the follower's last commit (this job runs before that commit's
             // results are published, and its change is delivered before this one).
-            let maintained = owner.link?.query.results()
+            let maintained = Link.of(owner)?.query.results()
             let previous = maintained.map { ($0.keys, $0.map(ModelRowSource<T>.element)) } ?? publishedRows
             // The new descriptor's result, shared or loaded, before the query lets go of its own.
             let link = try Link.following(ModelRowSource(descriptor), sharing: sharing, in: txn, follower: follower)
-            if let current = owner.link, current !== link, current.leave(owner) { follower.unfollow(current) }
+            if let current = Link.of(owner), current !== link, current.leave(owner) { follower.unfollow(current) }
             owner.link = link
             let results = link.query.results()
             let change = ResultsDiff.between(
@@ -338,12 +355,15 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         }
         let id: Int? = observers.withLock { observers in
             guard !observers.finished else { return nil }
+            // Before the round is read: a commit's delivery that finds the links' gathered
+            // observers current finds them so before this observer's round (see `LinkAudience`).
+            follower.observersChanged()
             let id = observers.nextID
             observers.nextID += 1
             // A change is posted to the observers its publication found (`deliver`, which waits
-            // for this lock): one added now hears of the publications after `after`.
+            // for this lock): one added now hears of the publications after round `after`.
             let (current, sequence, after) = follower.publication.withShared {
-                (snapshot, follower.publishedSequenceHoldingLock, publications)
+                (snapshot, follower.publishedSequenceHoldingLock, follower.publicationRoundHoldingLock)
             }
             if let resume {
                 // The records written after the commits the query was loaded at, up to the results now.
@@ -380,22 +400,47 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
                 guard let index = observers.sinks.firstIndex(where: { $0.id == id }) else { return nil }
                 return observers.sinks.remove(at: index).sink
             }
-            removed?.finish()
+            guard let removed, let self else { return }
+            follower.observersChanged()
+            // The link's gathered observers let go of this one now, not at the next change.
+            let owner = self.owner
+            follower.schedule { _, _ in
+                Link.of(owner)?.forgetAudience()
+                return nil
+            }
+            removed.finish()
         }
     }
 
     // MARK: - Publishing (follower thread)
 
     func willPublish() {
-        registrar.willSet(self, keyPath: resultsKeyPath)
+        if tracked.load(ordering: .acquiring) { registrar.willSet(self, keyPath: resultsKeyPath) }
     }
 
-    /// Under the follower's publication lock. The results published before are handed back in
-    /// `snapshot`, so that they are released later, after every observer has been notified.
-    func publish(_ snapshot: inout RowSnapshot) -> Int {
-        swap(&self.snapshot, &snapshot)
-        publications += 1
-        return publications
+    /// After the follower's publication lock: Observation's did-change.
+    func didPublish() {
+        if tracked.load(ordering: .acquiring) { registrar.didSet(self, keyPath: resultsKeyPath) }
+    }
+
+    /// Whether the query was read through what Observation tracks.
+    var isTracked: Bool { tracked.load(ordering: .acquiring) }
+
+    /// Adds the query's observers to `audience` (on the follower's thread).
+    func gatherObservers(into audience: inout LinkAudience) {
+        observers.withLock { observers in
+            guard !observers.finished else { return }
+            for (_, sink, after) in observers.sinks { audience.add(sink, after: after) }
+        }
+    }
+
+    /// Under the follower's publication lock: the query shows `rows` from now on, which show
+    /// `snapshot`. The results they showed before are handed back in `snapshot`, so that they are
+    /// released later, after every observer has been notified. Returns the publication round.
+    func publish(_ snapshot: inout RowSnapshot, to rows: PublishedRows) -> Int {
+        published = rows
+        swap(&rows.snapshot, &snapshot)
+        return follower.publicationRoundHoldingLock
     }
 
     /// Under the follower's publication lock, with the results of a new descriptor.
@@ -403,11 +448,17 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
         state.descriptor = descriptor
     }
 
-    func deliver(_ change: PendingChange?, publication number: Int) {
-        registrar.didSet(self, keyPath: resultsKeyPath)
+    /// After the follower's publication lock: Observation's did-change, and `change` (of round
+    /// `number`) to the observers added before that round; those on queues go into `batch`,
+    /// which the caller posts.
+    func deliver(_ change: PendingChange?, publication number: Int, batch: inout DeliveryBatch) {
+        didPublish()
         guard let change else { return }
-        let sinks = observers.withLock { $0.sinks }
-        for (_, sink, after) in sinks where after < number { sink.post(change) }
+        // Under the lock: a sink's `post` only queues the change (or yields it to a stream),
+        // and takes no lock of the query's.
+        observers.withLock { observers in
+            for (_, sink, after) in observers.sinks where after < number { sink.post(change, batch: &batch) }
+        }
     }
 
     /// A record the query cannot read (decode, or test with its predicate) suspends it: the
@@ -435,6 +486,7 @@ public final class LiveQuery<T: PersistentModel>: @unchecked Sendable {
             observers.finished = true
             return observers.sinks
         }
+        follower.observersChanged()
         for (_, sink, _) in sinks { sink.finish() }
     }
 

@@ -35,6 +35,24 @@ final class LogFollower: @unchecked Sendable {
     /// `publishedSequence`, for a caller that holds `publication` already.
     var publishedSequenceHoldingLock: UInt64 { publishedSequenceStorage }
 
+    /// How many times results were published (under `publication`): a live query's observer
+    /// added after a round is not told of that round's change.
+    private var publicationRounds = 0
+
+    /// The number of the last round of publications, for a caller that holds `publication`.
+    var publicationRoundHoldingLock: Int { publicationRounds }
+
+    /// Advanced whenever a live query's observers change (one added, cancelled or finished, the
+    /// query released, or first read through what Observation tracks): the links' gathered
+    /// observers (`LinkAudience`) are current while it stays.
+    private let observerGenerationStorage = Atomic(0)
+
+    var observerGeneration: Int { observerGenerationStorage.load(ordering: .acquiring) }
+
+    /// A live query's observers changed. A query adding an observer calls this before it reads
+    /// the publication round the observer starts after.
+    func observersChanged() { observerGenerationStorage.wrappingAdd(1, ordering: .acquiringAndReleasing) }
+
     /// Handed from the asking thread to the follower thread, which alone runs it.
     private struct Job: @unchecked Sendable {
         /// Runs on the follower thread, in its read transaction, after it caught up.
@@ -357,6 +375,7 @@ final class LogFollower: @unchecked Sendable {
     private func publish(_ publications: [LivePublication], sequence: UInt64?) {
         for publication in publications { publication.willPublish() }
         publication.withExclusive {
+            publicationRounds += 1
             for publication in publications { publication.publish() }
             if let sequence { publishedSequenceStorage = max(publishedSequenceStorage, sequence) }
         }

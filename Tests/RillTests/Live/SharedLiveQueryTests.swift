@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
+import Observation
 import RillLocks
 import RillTestSupport
 import RillWorkloads
+import Synchronization
 import Testing
 
 @testable import Rill
@@ -17,17 +19,42 @@ import Testing
     /// What one observer was told, as text (guarded by the collecting queue).
     final class Told: @unchecked Sendable {
         var changes: [String] = []
+        /// The results when the observer started, with every change it was told of applied.
+        var results: [Gadget] = []
     }
 
     /// A live query that may share and one of its own, started and changed together.
     struct Pair {
         var shared: LiveQuery<Gadget>
-        var sharedTold: Told
         var own: LiveQuery<Gadget>
-        var ownTold: Told
-        var observations: [LiveObservation]
+        /// Observers added to both at the same moment, and what each was told.
+        var observers: [Observers]
         var base: Int
         var label: String
+    }
+
+    /// An observer of a pair's live query that may share, and one of its live query of its own.
+    struct Observers {
+        var sharedTold = Told()
+        var ownTold = Told()
+        var observations: [LiveObservation] = []
+
+        /// No commit is published meanwhile (the caller saves nothing).
+        init(_ shared: LiveQuery<Gadget>, _ own: LiveQuery<Gadget>, on queue: DispatchQueue) {
+            let (sharedTold, ownTold) = (self.sharedTold, self.ownTold)
+            sharedTold.results = Array(shared)
+            ownTold.results = Array(own)
+            observations = [
+                shared.observe(on: queue) { change in
+                    sharedTold.changes.append(SharedLiveQueryTests.describe(change))
+                    change.apply(to: &sharedTold.results)
+                },
+                own.observe(on: queue) { change in
+                    ownTold.changes.append(SharedLiveQueryTests.describe(change))
+                    change.apply(to: &ownTold.results)
+                },
+            ]
+        }
     }
 
     static func describe(_ change: ResultsChange<Gadget>) -> String {
@@ -51,20 +78,15 @@ import Testing
         let collector = DispatchQueue(label: "shared live queries")
 
         func start(_ base: Int, label: String) throws -> Pair {
-            let sharedTold = Told()
-            let ownTold = Told()
             let shared = try LiveQuery(bases[base].0, in: container)
             let own = try LiveQuery(bases[base].0, in: container, sharing: false)
-            let observations = [
-                shared.observe(on: collector) { sharedTold.changes.append(Self.describe($0)) },
-                own.observe(on: collector) { ownTold.changes.append(Self.describe($0)) },
-            ]
             return Pair(
-                shared: shared, sharedTold: sharedTold, own: own, ownTold: ownTold, observations: observations,
-                base: base, label: label)
+                shared: shared, own: own, observers: [Observers(shared, own, on: collector)], base: base, label: label)
         }
 
         var pairs: [Pair] = []
+        /// Observers cancelled: told nothing after.
+        var cancelled: [(observers: Observers, label: String)] = []
         for base in bases.indices {
             for copy in 0..<2 { pairs.append(try start(base, label: "#\(base).\(copy) \(bases[base].3)")) }
         }
@@ -75,8 +97,9 @@ import Testing
                 try TextQueryOracleTests.stageRandomGadgetChange(in: context, idSpace: idSpace, using: &random)
             }
             try context.save()
-            // Live queries start, change their descriptor and are released meanwhile.
-            switch Int.random(in: 0..<6, using: &random) {
+            // Live queries start, change their descriptor and are released meanwhile; observers
+            // are added to them and cancelled.
+            switch Int.random(in: 0..<8, using: &random) {
             case 0, 1:
                 let base = Int.random(in: 0..<bases.count, using: &random)
                 pairs.append(try start(base, label: "#\(base) from round \(round) \(bases[base].3)"))
@@ -89,25 +112,57 @@ import Testing
                 try pairs[index].own.setDescriptor(bases[base].0)
                 pairs[index].base = base
                 pairs[index].label += ", then #\(base) in round \(round)"
+            case 4:
+                // Both observers start after the commit just saved.
+                let index = Int.random(in: 0..<pairs.count, using: &random)
+                try pairs[index].shared.catchUp()
+                pairs[index].observers.append(Observers(pairs[index].shared, pairs[index].own, on: collector))
+                pairs[index].label += ", observer added in round \(round)"
+            case 5:
+                let index = Int.random(in: 0..<pairs.count, using: &random)
+                guard !pairs[index].observers.isEmpty else { break }
+                try pairs[index].shared.catchUp()
+                let removed = pairs[index].observers.remove(
+                    at: Int.random(in: 0..<pairs[index].observers.count, using: &random))
+                for observation in removed.observations { observation.cancel() }
+                collector.sync {
+                    removed.sharedTold.changes = []
+                    removed.ownTold.changes = []
+                }
+                cancelled.append((removed, "\(pairs[index].label), cancelled in round \(round)"))
+                pairs[index].label += ", observer cancelled in round \(round)"
             default: break
             }
             for pair in pairs { try pair.shared.catchUp() }
             collector.sync {}
+            for (observers, label) in cancelled {
+                let told = collector.sync { observers.sharedTold.changes + observers.ownTold.changes }
+                #expect(told.isEmpty, "round \(round), \(label): told after its cancellation")
+            }
             for pair in pairs {
-                let (told, alone) = collector.sync {
-                    defer {
-                        pair.sharedTold.changes = []
-                        pair.ownTold.changes = []
+                for observers in pair.observers {
+                    let (told, alone) = collector.sync {
+                        defer {
+                            observers.sharedTold.changes = []
+                            observers.ownTold.changes = []
+                        }
+                        return (observers.sharedTold.changes, observers.ownTold.changes)
                     }
-                    return (pair.sharedTold.changes, pair.ownTold.changes)
+                    #expect(
+                        told == alone,
+                        "round \(round), \(pair.label): shared\n\(told.map { $0.prefix(300) })\nalone\n\(alone.map { $0.prefix(300) })"
+                    )
+                    // Each observer's changes, applied to the results it started from, give the
+                    // results now.
+                    let (sharedResults, ownResults) = collector.sync {
+                        (observers.sharedTold.results, observers.ownTold.results)
+                    }
+                    #expect(sharedResults == Array(pair.shared), "round \(round), \(pair.label): changes applied")
+                    #expect(ownResults == Array(pair.own), "round \(round), \(pair.label): changes applied (alone)")
+                    changes += told.count
                 }
-                #expect(
-                    told == alone,
-                    "round \(round), \(pair.label): shared\n\(told.map { $0.prefix(300) })\nalone\n\(alone.map { $0.prefix(300) })"
-                )
                 #expect(Array(pair.shared) == Array(pair.own), "round \(round), \(pair.label): results")
                 #expect(pair.shared.sequence == pair.own.sequence)
-                changes += told.count
             }
             // The live queries of one descriptor that can be compared follow one result; one of
             // its own shares with none.
@@ -123,6 +178,68 @@ import Testing
         }
         #expect(changes > 50, "too few changes told (\(changes))")
         #expect(sharedPairs > 0, "no live queries shared a result")
+    }
+
+    /// Live queries that share a result are told of a commit's change together; one first read
+    /// through Observation after its sharers were told of a change is tracked from then on, and
+    /// one never read costs its observers nothing they miss.
+    @Test func observationTracksASharerReadAfterItsSharersWereTold() throws {
+        let container = try ModelContainer(
+            for: Gadget.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+        let context = ModelContext(container)
+        var random = SeededGenerator(seed: 11, label: "")
+        for id in 0..<20 { context.insert(Gadget.random(id: id, using: &random)) }
+        try context.save()
+        let low = 50
+        let descriptor = FetchDescriptor<Gadget>(
+            predicate: #Predicate { $0.stock >= low }, sortBy: [SortDescriptor(\.stock), SortDescriptor(\.id)])
+        let queries = try (0..<3).map { _ in try LiveQuery(descriptor, in: container) }
+        #expect(try queries[0].sharesResult(with: queries[1]))
+        #expect(try queries[0].sharesResult(with: queries[2]))
+        let queue = DispatchQueue(label: "shared observers")
+        let told = Lock<[Int: [UInt64]]>([:])
+        let observations = queries.indices.map { index in
+            queries[index].observe(on: queue) { change in
+                told.withLock { $0[index, default: []].append(change.sequence) }
+            }
+        }
+        var next = 100
+        func saveOneInRange() throws -> UInt64 {
+            var gadget = Gadget.random(id: next, using: &random)
+            gadget.stock = 60 + next
+            next += 1
+            context.insert(gadget)
+            let sequence = try #require(try context.save())
+            for query in queries { try query.catchUp() }
+            queue.sync {}
+            return sequence
+        }
+        let first = try saveOneInRange()
+        let fired = Atomic(0)
+        withObservationTracking {
+            _ = queries[1].count
+        } onChange: {
+            fired.add(1, ordering: .relaxed)
+        }
+        let second = try saveOneInRange()
+        #expect(fired.load(ordering: .relaxed) == 1)
+        #expect(told.withLock { $0 } == [0: [first, second], 1: [first, second], 2: [first, second]])
+        // An observer added once the sharers' observers were gathered is told of the next change.
+        let late = queries[2].observe(on: queue) { change in
+            told.withLock { $0[3, default: []].append(change.sequence) }
+        }
+        let third = try saveOneInRange()
+        #expect(
+            told.withLock { $0 } == [
+                0: [first, second, third], 1: [first, second, third], 2: [first, second, third], 3: [third],
+            ])
+        // A cancelled one is told nothing more.
+        observations[0].cancel()
+        let fourth = try saveOneInRange()
+        #expect(told.withLock { $0[0] } == [first, second, third])
+        #expect(told.withLock { $0[3] } == [third, fourth])
+        for query in queries { #expect(Array(query) == (try context.fetch(descriptor))) }
+        withExtendedLifetime((observations, late)) {}
     }
 
     @Test func theLastLiveQueryOutStopsTheSharedResult() throws {
