@@ -393,13 +393,16 @@ final class LogFollower: @unchecked Sendable {
         // delete). The holder index is as it was before the commit, so the later change also
         // goes to every query an earlier change of the record went to.
         var routed: [String: [[UInt8]: [Int32]]] = [:]
-        // Once the commit is known to reach enough queries, the helper that may apply some of
-        // them is woken, while the rest are found.
+        // Once the commit is known to reach enough queries that the helper may apply (those
+        // that apply without reading the store), the helper is woken, while the rest are found.
+        // Only those count: woken for a commit it gets no part of, the helper would watch for a
+        // round that never comes, taking a core from the threads that have work.
         var reached = 0
         var prepared = false
-        func reach(_ count: Int) {
-            reached += count
-            if !prepared, reached >= CommitApplier.parallelThreshold {
+        func reach(_ id: Int32) {
+            guard !prepared, queries[id]?.appliesWithoutReading == true else { return }
+            reached += 1
+            if reached >= CommitApplier.parallelThreshold {
                 prepared = true
                 applier.prepare()
             }
@@ -411,7 +414,7 @@ final class LogFollower: @unchecked Sendable {
             let table = fieldTables[change.entity] ?? FieldTable()
             let decoded = DecodedChange(change, fields: table, sharedRows: store.sharedRows)
             var targets = index.holders(of: change.key)
-            reach(targets.count)
+            for id in targets { reach(id) }
             if let earlier = routed[change.entity]?[change.key] {
                 for id in earlier where !targets.contains(id) { targets.append(id) }
             }
@@ -431,7 +434,7 @@ final class LogFollower: @unchecked Sendable {
                             // Through the pointer, the test is run in place, not copied.
                             if try ScreenTest.admits(base + index, decoded) {
                                 targets.append(id)
-                                reach(1)
+                                reach(id)
                             }
                         } catch {
                             failed.append((id, error))

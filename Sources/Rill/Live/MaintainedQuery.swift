@@ -250,10 +250,10 @@ final class MaintainedQuery<Source: LiveRowSource> {
         }
 
         let before = rows.share()
-        var oldRows: [[UInt8]: LiveEntry] = [:]
+        var oldRows: [RecordKey: LiveEntry] = [:]
         for (key, row) in relevant {
             if let old = letGo(key) {
-                if oldRows[key] == nil { oldRows[key] = old }
+                if oldRows[RecordKey(key)] == nil { oldRows[RecordKey(key)] = old }
                 if let position = position(of: old, in: rows) { rows.remove(at: position, retiring: version) }
             }
             if let row, complete || (rows.last.map { precedes(row, $0) } ?? false) {
@@ -383,13 +383,13 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// at most `touched.count` positions, so only the touched rows and the rows that many
     /// positions from either edge of the old and new windows can enter, leave or move.
     private func windowChange(
-        from before: RowList, touched: [[UInt8]], oldRows: [[UInt8]: LiveEntry], sequence: UInt64
+        from before: RowList, touched: [[UInt8]], oldRows: [RecordKey: LiveEntry], sequence: UInt64
     ) -> RowChange {
         let window = self.window
         let band = touched.count + 1
-        let touchedSet = Set(touched)
+        let touchedSet = Set(touched.map(RecordKey.init))
 
-        var candidates: [[UInt8]: WindowCandidate] = [:]
+        var candidates: [RecordKey: WindowCandidate] = [:]
         func offsetInWindow(_ position: Int?) -> Int? { position.flatMap { window.offset(ofPosition: $0) } }
         // Rows near the edges of both windows.
         func edgePositions(count: Int) -> [Int] { window.edgePositions(in: count, width: band) }
@@ -398,7 +398,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
         var insertedAt: [Int] = []  // positions in `rows`, of touched rows held now
         for key in touchedSet {
             let oldRow = oldRows[key]
-            let newRow = held[key]
+            let newRow = held[key.bytes]
             let oldPosition = oldRow.flatMap { position(of: $0, in: before) }
             let newPosition = newRow.flatMap { position(of: $0, in: rows) }
             if let oldPosition { removedAt.append(oldPosition) }
@@ -421,18 +421,18 @@ final class MaintainedQuery<Source: LiveRowSource> {
             }
             return position < count ? position : nil
         }
-        for position in edgePositions(count: before.count) where !touchedSet.contains(before[position].key) {
+        for position in edgePositions(count: before.count) where !touchedSet.contains(RecordKey(before[position].key)) {
             let row = before[position]
             let newPosition = mapped(rank: rank(position, skipping: removedAt), around: insertedAt, count: rows.count)
-            candidates[row.key] = WindowCandidate(
+            candidates[RecordKey(row.key)] = WindowCandidate(
                 oldOffset: window.offset(ofPosition: position)!, newOffset: offsetInWindow(newPosition), old: row,
                 new: newPosition == nil ? nil : row, touched: false)
         }
-        for position in edgePositions(count: rows.count) where !touchedSet.contains(rows[position].key) {
+        for position in edgePositions(count: rows.count) where !touchedSet.contains(RecordKey(rows[position].key)) {
             let row = rows[position]
-            guard candidates[row.key] == nil else { continue }
+            guard candidates[RecordKey(row.key)] == nil else { continue }
             let oldPosition = mapped(rank: rank(position, skipping: insertedAt), around: removedAt, count: before.count)
-            candidates[row.key] = WindowCandidate(
+            candidates[RecordKey(row.key)] = WindowCandidate(
                 oldOffset: offsetInWindow(oldPosition), newOffset: window.offset(ofPosition: position)!,
                 old: oldPosition == nil ? nil : row, new: row, touched: false)
         }
