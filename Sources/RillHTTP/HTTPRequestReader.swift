@@ -57,13 +57,33 @@ package struct HTTPRequestReader {
             }
             return nil
         }
-        guard let head = String(validating: buffer[0..<headerEnd], as: UTF8.self) else {
-            throw malformed("the request head is not UTF-8")
+        let (request, length) = try Self.parseHead(buffer[0..<headerEnd], limits: limits)
+        return (request, headerEnd + 4, length)
+    }
+
+    /// The request of `head`, the bytes before the blank line, and the length of its body.
+    ///
+    /// A head of ASCII bytes (nearly every one) is read from its bytes; any other as text, where
+    /// Swift's `Character`s decide (`readingText` reads every head so, for the tests' reference).
+    /// Both read the same requests and throw the same errors for the same bytes: in ASCII a byte
+    /// is a `Character`, but for CR LF, which both take as the end of a line.
+    static func parseHead(
+        _ head: ArraySlice<UInt8>, limits: HTTPLimits, readingText: Bool = false
+    ) throws(HTTPError) -> (request: HTTPRequest, length: Int) {
+        if !readingText, let parsed = try parseASCIIHead(head, limits: limits) { return parsed }
+        return try parseTextHead(head, limits: limits)
+    }
+
+    private static func parseTextHead(
+        _ bytes: ArraySlice<UInt8>, limits: HTTPLimits
+    ) throws(HTTPError) -> (request: HTTPRequest, length: Int) {
+        guard let head = String(validating: bytes, as: UTF8.self) else {
+            throw Self.malformed("the request head is not UTF-8")
         }
         var lines = head.components(separatedBy: "\r\n")
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
         guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].hasPrefix("/") else {
-            throw malformed("a request line must be METHOD /path HTTP/1.1")
+            throw Self.malformed("a request line must be METHOD /path HTTP/1.1")
         }
         let version = requestLine[2]
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
@@ -75,7 +95,7 @@ package struct HTTPRequestReader {
         for line in lines {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
                 !line[..<colon].contains(where: { $0 == " " || $0 == "\t" })
-            else { throw malformed("a header line must be Name: value") }
+            else { throw Self.malformed("a header line must be Name: value") }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers[name] = value
@@ -87,7 +107,9 @@ package struct HTTPRequestReader {
         }
         var length = 0
         if let text = headers["content-length"] {
-            guard let value = Int(text), value >= 0 else { throw malformed("Content-Length must be a whole number") }
+            guard let value = Int(text), value >= 0 else {
+                throw Self.malformed("Content-Length must be a whole number")
+            }
             length = value
         }
         guard length <= limits.bodyBytes else {
@@ -100,13 +122,15 @@ package struct HTTPRequestReader {
         let (rawPath, query) =
             target.firstIndex(of: "?").map { (String(target[..<$0]), String(target[target.index(after: $0)...])) }
             ?? (target, "")
-        guard let path = rawPath.removingPercentEncoding else { throw malformed("the path has bad percent-encoding") }
+        guard let path = rawPath.removingPercentEncoding else {
+            throw Self.malformed("the path has bad percent-encoding")
+        }
         var parameters: [String: String] = [:]
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decodeComponent(parts[0]),
                 let value = Self.decodeComponent(parts.count > 1 ? parts[1] : "")
-            else { throw malformed("the query string has bad percent-encoding") }
+            else { throw Self.malformed("the query string has bad percent-encoding") }
             parameters[name] = value
         }
         let connection = headers["connection"]?.lowercased() ?? ""
@@ -114,10 +138,133 @@ package struct HTTPRequestReader {
         let request = HTTPRequest(
             method: String(requestLine[0]), path: path, parameters: parameters, headers: headers, body: [],
             keepAlive: keepAlive)
-        return (request, headerEnd + 4, length)
+        return (request, length)
     }
 
-    private func malformed(_ message: String) -> HTTPError {
+    /// `parseTextHead` for a head of ASCII bytes, read from the bytes; nil when a byte is not
+    /// ASCII. Each step is the text reading's, in its order, so that a head gives the same
+    /// request or the same error.
+    private static func parseASCIIHead(
+        _ head: ArraySlice<UInt8>, limits: HTTPLimits
+    ) throws(HTTPError) -> (request: HTTPRequest, length: Int)? {
+        guard !head.contains(where: { $0 >= 0x80 }) else { return nil }
+        let bytes = Array(head)
+        let count = bytes.count
+        // A `String` of ASCII bytes: no check of the UTF-8 is needed.
+        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+        // The lines, split at CR LF.
+        var lines: [Range<Int>] = []
+        var start = 0
+        var index = 0
+        while index + 1 < count {
+            if bytes[index] == 13, bytes[index + 1] == 10 {
+                lines.append(start..<index)
+                index += 2
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        lines.append(start..<count)
+
+        // The request line: three parts split at spaces, empty ones kept.
+        let requestLine = lines[0]
+        var parts: [Range<Int>] = []
+        var partStart = requestLine.lowerBound
+        for position in requestLine where bytes[position] == 0x20 {
+            parts.append(partStart..<position)
+            partStart = position + 1
+        }
+        parts.append(partStart..<requestLine.upperBound)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, bytes[parts[1].lowerBound] == 0x2F else {
+            throw malformed("a request line must be METHOD /path HTTP/1.1")
+        }
+        let version = text(parts[2])
+        guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
+            throw HTTPError(
+                status: 505, code: "httpVersionNotSupported", message: "only HTTP/1.1 and HTTP/1.0 are served",
+                closesConnection: true)
+        }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.first(where: { bytes[$0] == 0x3A }), colon != line.lowerBound,
+                !(line.lowerBound..<colon).contains(where: { bytes[$0] == 0x20 || bytes[$0] == 0x09 })
+            else { throw malformed("a header line must be Name: value") }
+            var name = Array(bytes[line.lowerBound..<colon])
+            for position in name.indices where name[position] >= 0x41 && name[position] <= 0x5A {
+                name[position] += 0x20
+            }
+            // The value without the spaces and tabs around it (`CharacterSet.whitespaces` in ASCII).
+            var valueStart = colon + 1
+            var valueEnd = line.upperBound
+            while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+            while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            headers[String(decoding: name, as: UTF8.self)] = text(valueStart..<valueEnd)
+        }
+        if headers["transfer-encoding"] != nil {
+            throw HTTPError(
+                status: 411, code: "lengthRequired", message: "send the body with Content-Length, not chunked",
+                closesConnection: true)
+        }
+        var length = 0
+        if let value = headers["content-length"] {
+            guard let parsed = Int(value), parsed >= 0 else { throw malformed("Content-Length must be a whole number") }
+            length = parsed
+        }
+        guard length <= limits.bodyBytes else {
+            throw HTTPError(
+                status: 413, code: "bodyTooLarge", message: "the body exceeds \(limits.bodyBytes) bytes",
+                closesConnection: true)
+        }
+
+        // The target: the path, then the query string after the first `?`.
+        let target = parts[1]
+        let question = target.first(where: { bytes[$0] == 0x3F })
+        let rawPath = text(target.lowerBound..<(question ?? target.upperBound))
+        // Without a `%`, percent-decoding leaves the text as it is.
+        let percentFree = { (range: Range<Int>) in !range.contains(where: { bytes[$0] == 0x25 }) }
+        let path: String
+        if percentFree(target.lowerBound..<(question ?? target.upperBound)) {
+            path = rawPath
+        } else {
+            guard let decoded = rawPath.removingPercentEncoding else {
+                throw malformed("the path has bad percent-encoding")
+            }
+            path = decoded
+        }
+        var parameters: [String: String] = [:]
+        if let question {
+            // Pairs split at `&`, empty ones skipped; each split at its first `=`.
+            var pairStart = question + 1
+            for position in (question + 1)...target.upperBound
+            where position == target.upperBound || bytes[position] == 0x26 {
+                let pair = pairStart..<position
+                pairStart = position + 1
+                guard !pair.isEmpty else { continue }
+                let equals = pair.first(where: { bytes[$0] == 0x3D })
+                let nameRange = pair.lowerBound..<(equals ?? pair.upperBound)
+                let valueRange = equals.map { ($0 + 1)..<pair.upperBound } ?? pair.upperBound..<pair.upperBound
+                func decode(_ range: Range<Int>) -> String? {
+                    var component = Array(bytes[range])
+                    for position in component.indices where component[position] == 0x2B { component[position] = 0x20 }
+                    let decoded = String(decoding: component, as: UTF8.self)
+                    return percentFree(range) ? decoded : decoded.removingPercentEncoding
+                }
+                guard let name = decode(nameRange), let value = decode(valueRange) else {
+                    throw malformed("the query string has bad percent-encoding")
+                }
+                parameters[name] = value
+            }
+        }
+        let connection = headers["connection"]?.lowercased() ?? ""
+        let keepAlive = version == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
+        let request = HTTPRequest(
+            method: text(parts[0]), path: path, parameters: parameters, headers: headers, body: [],
+            keepAlive: keepAlive)
+        return (request, length)
+    }
+
+    private static func malformed(_ message: String) -> HTTPError {
         HTTPError(status: 400, code: "malformedRequest", message: message, closesConnection: true)
     }
 

@@ -55,6 +55,73 @@ import Testing
         }
     }
 
+    /// A head of ASCII bytes is read from its bytes, any other as text: the byte reading gives
+    /// the request or the error the text reading gives (`parseHead(readingText:)`), for random
+    /// heads of the pieces that matter to it, ASCII or not.
+    @Test func headsReadFromTheirBytesAsFromTheirText() throws {
+        var random = SeededGenerator(label: "http heads")
+        let requestPieces = [
+            "GET", "POST", "get", " ", "  ", "/", "/v1/save", "/a%20b", "/a%2", "/%zz", "/caf%C3%A9", "/%FF", "?",
+            "?x=1", "&", "&&", "=", "y=a+b%2B", "q", "%41", "+", "HTTP/1.1", "HTTP/1.0", "HTTP/2", "\r", "\t", "é",
+        ]
+        let targetPieces = [
+            "v1", "/save", "%20", "%2", "%zz", "%C3%A9", "%FF", "?", "?x=1", "&", "&&", "=", "y=a+b%2B", "q", "%41",
+            "+", "é", "%", "x=%", "==",
+        ]
+        let headerPieces = [
+            "Host", "Content-Length", "content-length", "CONNECTION", "Connection", "Transfer-Encoding", ":", ": ",
+            "\t", " ", "close", "keep-alive", "Keep-Alive, Upgrade", "5", "+5", "-1", " 7 ", "99999999999999999999",
+            "x", "X-Pad", "\r", "\n", "é", "\u{0B}", "\u{A0}",
+        ]
+        var read = 0
+        var refused = 0
+        for _ in 0..<20_000 {
+            var head = ""
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                for _ in 0..<Int.random(in: 0...7, using: &random) {
+                    head += requestPieces.randomElement(using: &random)!
+                }
+            } else {
+                // Method, target and version, mostly well formed.
+                head = ["GET", "POST", "get", ""].randomElement(using: &random)! + " /"
+                for _ in 0..<Int.random(in: 0...4, using: &random) {
+                    head += targetPieces.randomElement(using: &random)!
+                }
+                head += " " + ["HTTP/1.1", "HTTP/1.1", "HTTP/1.0", "HTTP/2"].randomElement(using: &random)!
+            }
+            for _ in 0..<Int.random(in: 0...4, using: &random) {
+                head += "\r\n"
+                for _ in 0..<Int.random(in: 0...5, using: &random) {
+                    head += headerPieces.randomElement(using: &random)!
+                }
+            }
+            let bytes = ArraySlice(Array(head.utf8))
+            let limits = HTTPLimits(headerBytes: 1 << 10, bodyBytes: 100)
+            let fromBytes = Result { () throws(HTTPError) in try HTTPRequestReader.parseHead(bytes, limits: limits) }
+            let fromText = Result { () throws(HTTPError) in
+                try HTTPRequestReader.parseHead(bytes, limits: limits, readingText: true)
+            }
+            switch (fromBytes, fromText) {
+            case (.success(let a), .success(let b)):
+                read += 1
+                #expect(a.length == b.length, "\(head.debugDescription)")
+                #expect(a.request.method == b.request.method, "\(head.debugDescription)")
+                #expect(a.request.path == b.request.path, "\(head.debugDescription)")
+                #expect(a.request.parameters == b.request.parameters, "\(head.debugDescription)")
+                #expect(a.request.headers == b.request.headers, "\(head.debugDescription)")
+                #expect(a.request.keepAlive == b.request.keepAlive, "\(head.debugDescription)")
+            case (.failure(let a), .failure(let b)):
+                refused += 1
+                #expect(
+                    a.status == b.status && a.code == b.code && a.message == b.message
+                        && a.closesConnection == b.closesConnection, "\(head.debugDescription)")
+            default:
+                Issue.record("\(head.debugDescription): bytes \(fromBytes), text \(fromText)")
+            }
+        }
+        #expect(read > 1_000 && refused > 1_000, "read \(read), refused \(refused)")
+    }
+
     @Test func randomBytesNeverCrash() {
         var random = SeededGenerator(label: "http fuzz")
         let pieces = [
