@@ -125,7 +125,16 @@ struct PowerCut {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let data = try? Data(contentsOf: output), data.contains(UInt8(ascii: "\n")) { return }
-            guard process.isRunning else { throw TortureUsage("rill watch exited before printing its results") }
+            guard process.isRunning else {
+                // Its output may have been written between the read above and its exit.
+                if let data = try? Data(contentsOf: output), data.contains(UInt8(ascii: "\n")) { return }
+                let errors =
+                    (try? String(contentsOf: URL(fileURLWithPath: output.path + ".err"), encoding: .utf8)) ?? ""
+                let ending =
+                    process.terminationReason == .uncaughtSignal
+                    ? "signal \(process.terminationStatus)" : "status \(process.terminationStatus)"
+                throw TortureUsage("rill watch exited (\(ending)) before printing its results: \(errors.prefix(500))")
+            }
             usleep(5_000)
         }
         throw TortureUsage("rill watch printed nothing in 30 s")

@@ -9,6 +9,7 @@ import Testing
     @Test func survivesPowerCuts() throws {
         let work = TemporaryDirectory("rill-power-cut")
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))
+        print("power-cut seed \(seed) (replay with rill-torture power-cut --scale test --seed \(seed))")
         let report = try PowerCutSuite.run(
             TortureOptions(
                 scale: .test, seed: seed, workDirectory: work.url, productsDirectory: buildProductsDirectory))
