@@ -87,9 +87,7 @@ package struct HTTPRequestReader {
         }
         let version = requestLine[2]
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-            throw HTTPError(
-                status: 505, code: "httpVersionNotSupported", message: "only HTTP/1.1 and HTTP/1.0 are served",
-                closesConnection: true)
+            throw versionNotSupported
         }
         var headers: [String: String] = [:]
         for line in lines {
@@ -101,9 +99,7 @@ package struct HTTPRequestReader {
             headers[name] = value
         }
         if headers["transfer-encoding"] != nil {
-            throw HTTPError(
-                status: 411, code: "lengthRequired", message: "send the body with Content-Length, not chunked",
-                closesConnection: true)
+            throw chunkedBody
         }
         var length = 0
         if let text = headers["content-length"] {
@@ -113,9 +109,7 @@ package struct HTTPRequestReader {
             length = value
         }
         guard length <= limits.bodyBytes else {
-            throw HTTPError(
-                status: 413, code: "bodyTooLarge", message: "the body exceeds \(limits.bodyBytes) bytes",
-                closesConnection: true)
+            throw bodyTooLarge(limits)
         }
 
         let target = String(requestLine[1])
@@ -181,9 +175,7 @@ package struct HTTPRequestReader {
         }
         let version = text(parts[2])
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-            throw HTTPError(
-                status: 505, code: "httpVersionNotSupported", message: "only HTTP/1.1 and HTTP/1.0 are served",
-                closesConnection: true)
+            throw versionNotSupported
         }
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
@@ -202,9 +194,7 @@ package struct HTTPRequestReader {
             headers[String(decoding: name, as: UTF8.self)] = text(valueStart..<valueEnd)
         }
         if headers["transfer-encoding"] != nil {
-            throw HTTPError(
-                status: 411, code: "lengthRequired", message: "send the body with Content-Length, not chunked",
-                closesConnection: true)
+            throw chunkedBody
         }
         var length = 0
         if let value = headers["content-length"] {
@@ -212,9 +202,7 @@ package struct HTTPRequestReader {
             length = parsed
         }
         guard length <= limits.bodyBytes else {
-            throw HTTPError(
-                status: 413, code: "bodyTooLarge", message: "the body exceeds \(limits.bodyBytes) bytes",
-                closesConnection: true)
+            throw bodyTooLarge(limits)
         }
 
         // The target: the path, then the query string after the first `?`.
@@ -262,6 +250,20 @@ package struct HTTPRequestReader {
             method: text(parts[0]), path: path, parameters: parameters, headers: headers, body: [],
             keepAlive: keepAlive)
         return (request, length)
+    }
+
+    private static let versionNotSupported = HTTPError(
+        status: 505, code: "httpVersionNotSupported", message: "only HTTP/1.1 and HTTP/1.0 are served",
+        closesConnection: true)
+
+    private static let chunkedBody = HTTPError(
+        status: 411, code: "lengthRequired", message: "send the body with Content-Length, not chunked",
+        closesConnection: true)
+
+    private static func bodyTooLarge(_ limits: HTTPLimits) -> HTTPError {
+        HTTPError(
+            status: 413, code: "bodyTooLarge", message: "the body exceeds \(limits.bodyBytes) bytes",
+            closesConnection: true)
     }
 
     private static func malformed(_ message: String) -> HTTPError {
