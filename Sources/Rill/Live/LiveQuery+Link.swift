@@ -24,7 +24,11 @@ extension LiveQuery {
         let published = PublishedRows()
         /// The live queries it publishes to, in the order they joined.
         private var owners: [LinkOwner] = [] {
-            didSet { ownersVersion &+= 1 }
+            didSet {
+                ownersVersion &+= 1
+                // What was gathered lets go of the observers of a query that left now.
+                gathered = nil
+            }
         }
         /// Advanced whenever `owners` changes.
         private var ownersVersion = 0
