@@ -98,19 +98,7 @@ package struct HTTPRequestReader {
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             headers[name] = value
         }
-        if headers["transfer-encoding"] != nil {
-            throw chunkedBody
-        }
-        var length = 0
-        if let text = headers["content-length"] {
-            guard let value = Int(text), value >= 0 else {
-                throw Self.malformed("Content-Length must be a whole number")
-            }
-            length = value
-        }
-        guard length <= limits.bodyBytes else {
-            throw bodyTooLarge(limits)
-        }
+        let length = try bodyLength(headers, limits: limits)
 
         let target = String(requestLine[1])
         let (rawPath, query) =
@@ -127,11 +115,9 @@ package struct HTTPRequestReader {
             else { throw Self.malformed("the query string has bad percent-encoding") }
             parameters[name] = value
         }
-        let connection = headers["connection"]?.lowercased() ?? ""
-        let keepAlive = version == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
-        let request = HTTPRequest(
-            method: String(requestLine[0]), path: path, parameters: parameters, headers: headers, body: [],
-            keepAlive: keepAlive)
+        let request = Self.request(
+            method: String(requestLine[0]), path: path, parameters: parameters, headers: headers,
+            version: String(version))
         return (request, length)
     }
 
@@ -193,17 +179,7 @@ package struct HTTPRequestReader {
             while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
             headers[String(decoding: name, as: UTF8.self)] = text(valueStart..<valueEnd)
         }
-        if headers["transfer-encoding"] != nil {
-            throw chunkedBody
-        }
-        var length = 0
-        if let value = headers["content-length"] {
-            guard let parsed = Int(value), parsed >= 0 else { throw malformed("Content-Length must be a whole number") }
-            length = parsed
-        }
-        guard length <= limits.bodyBytes else {
-            throw bodyTooLarge(limits)
-        }
+        let length = try bodyLength(headers, limits: limits)
 
         // The target: the path, then the query string after the first `?`.
         let target = parts[1]
@@ -244,12 +220,32 @@ package struct HTTPRequestReader {
                 parameters[name] = value
             }
         }
+        let request = Self.request(
+            method: text(parts[0]), path: path, parameters: parameters, headers: headers, version: version)
+        return (request, length)
+    }
+
+    /// The body's length as the headers give it; throws for a chunked body, a bad length or one
+    /// past the limit.
+    private static func bodyLength(_ headers: [String: String], limits: HTTPLimits) throws(HTTPError) -> Int {
+        if headers["transfer-encoding"] != nil { throw chunkedBody }
+        var length = 0
+        if let text = headers["content-length"] {
+            guard let value = Int(text), value >= 0 else { throw malformed("Content-Length must be a whole number") }
+            length = value
+        }
+        guard length <= limits.bodyBytes else { throw bodyTooLarge(limits) }
+        return length
+    }
+
+    /// The request of a head's parts, kept alive as `version` and the `Connection` header say.
+    private static func request(
+        method: String, path: String, parameters: [String: String], headers: [String: String], version: String
+    ) -> HTTPRequest {
         let connection = headers["connection"]?.lowercased() ?? ""
         let keepAlive = version == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
-        let request = HTTPRequest(
-            method: text(parts[0]), path: path, parameters: parameters, headers: headers, body: [],
-            keepAlive: keepAlive)
-        return (request, length)
+        return HTTPRequest(
+            method: method, path: path, parameters: parameters, headers: headers, body: [], keepAlive: keepAlive)
     }
 
     private static let versionNotSupported = HTTPError(
