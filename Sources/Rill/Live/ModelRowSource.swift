@@ -115,7 +115,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
             // The row other queries take of the record's new bytes (see `SharedRows`).
             return try change.key.withUnsafeBytes { key in
                 try record.withUnsafeBytes { bytes in
-                    try table.row(key: key, bytes: bytes, variant: variant, make: make)
+                    try table.row(key: key, bytes: bytes, variant: variant) { key, _ in try make(key) }
                 }
             }
         }
@@ -168,10 +168,16 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         let fields = Set(orderPaths.compactMap { $0.path.first })
         var rows: [LiveEntry] = []
         let shared = sharedVariant.map { (rows: store.sharedRows, variant: $0) }
+        let entityName = T.entityName
         let sorted = try executor.forEachStoredMatch(limit: limit) { key, bytes, model in
-            func make(_ keyArray: [UInt8]) throws -> LiveEntry {
-                let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: fields)
-                return LiveRow(key: keyArray, model: try model(), order: try order(record, keyArray))
+            // A row of the same bytes ordered another way has the model already: it is not
+            // decoded again.
+            func make(_ keyArray: [UInt8], sameModel: LiveEntry?) throws -> LiveEntry {
+                let record = try Store.recordValue(bytes, key: key, entity: entityName, fields: fields)
+                // Not `Optional.map`: unspecialized here, it costs more than the copy.
+                let decoded: T
+                if let sameModel { decoded = LiveRow<T>.model(sameModel) } else { decoded = try model() }
+                return LiveRow(key: keyArray, model: decoded, order: try order(record, keyArray))
             }
             if let shared {
                 // A row another query made of the same bytes is this one's too.
@@ -179,7 +185,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
                     try shared.rows.row(
                         key: key, bytes: bytes, variant: shared.variant, snapshot: readAt, make: make))
             } else {
-                rows.append(try make(Array(key)))
+                rows.append(try make(Array(key), sameModel: nil))
             }
         }
         // The order keys are the descriptor's order. A walk in index order gave the first

@@ -23,11 +23,15 @@ final class SharedRows: Sendable {
         var entity: Int32
         /// The model type's and the sort's number.
         var maker: Int32
+        /// The model type's number: rows of two variants of one model type hold equal models
+        /// when made of equal bytes, whatever their sorts.
+        var model: Int32
     }
 
     private struct Registry {
         var entities: [String: Int32] = [:]
         var makers: [Maker: Int32] = [:]
+        var models: [ObjectIdentifier: Int32] = [:]
     }
 
     private struct Maker: Hashable {
@@ -45,7 +49,9 @@ final class SharedRows: Sendable {
             let maker = Maker(model: ObjectIdentifier(model), orderPaths: orderPaths)
             let makerNumber = registry.makers[maker] ?? Int32(registry.makers.count)
             registry.makers[maker] = makerNumber
-            return Variant(entity: entityNumber, maker: makerNumber)
+            let modelNumber = registry.models[maker.model] ?? Int32(registry.models.count)
+            registry.models[maker.model] = modelNumber
+            return Variant(entity: entityNumber, maker: makerNumber, model: modelNumber)
         }
     }
 
@@ -82,9 +88,9 @@ final class SharedRows: Sendable {
         /// The snapshot (LMDB transaction) whose record `key` is `bytes`; 0 when none is known
         /// (bytes of a commit's change).
         var readAt: UInt64
-        var rows: [(maker: Int32, row: LiveEntry)]
+        var rows: [(maker: Int32, model: Int32, row: LiveEntry)]
 
-        init(key: [UInt8], bytes: [UInt8], readAt: UInt64, rows: [(maker: Int32, row: LiveEntry)]) {
+        init(key: [UInt8], bytes: [UInt8], readAt: UInt64, rows: [(maker: Int32, model: Int32, row: LiveEntry)]) {
             self.key = key
             self.bytes = bytes
             self.readAt = readAt
@@ -145,52 +151,63 @@ final class SharedRows: Sendable {
     }
 
     /// The row of the record `key` stored as `bytes`, as `variant` makes it: a shared one, or the
-    /// one `make` makes (given the key as an array), shared from now on. `snapshot` is the
-    /// snapshot the bytes were read at, or 0 when they were not read from one (a commit's change).
+    /// one `make` makes, shared from now on. `make` is given the key as an array and, when the
+    /// table has one, a row of the same bytes made by another variant of the same model type:
+    /// its model is the one decoding the bytes would give, only the order key differs.
+    /// `snapshot` is the snapshot the bytes were read at, or 0 when they were not read from one
+    /// (a commit's change).
     func row(
         key: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer, variant: Variant, snapshot: UInt64 = 0,
-        make: ([UInt8]) throws -> LiveEntry
+        make: (_ key: [UInt8], _ sameModel: LiveEntry?) throws -> LiveEntry
     ) rethrows -> LiveEntry {
-        let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?) in
+        let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?, sameModel: LiveEntry?) in
             let entry: Entry
             if let last = state.lastKnown, last.entity == variant.entity,
                 last.entry.key.withUnsafeBytes({ sameBytes($0, key) })
             {
                 entry = last.entry
             } else {
-                guard let found = state.table(variant.entity).object(for: key) else { return (nil, nil) }
+                guard let found = state.table(variant.entity).object(for: key) else { return (nil, nil, nil) }
                 entry = found
             }
             let keyBytes = entry.key
-            guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, keyBytes) }
+            guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, keyBytes, nil) }
             // The same bytes, so the record at this snapshot too.
             if snapshot != 0 { entry.readAt = snapshot }
-            guard let row = entry.rows.first(where: { $0.maker == variant.maker })?.row else { return (nil, keyBytes) }
-            state.reused += 1
-            return (row, keyBytes)
+            var sameModel: LiveEntry?
+            for shared in entry.rows {
+                if shared.maker == variant.maker {
+                    state.reused += 1
+                    return (shared.row, keyBytes, nil)
+                }
+                if shared.model == variant.model { sameModel = shared.row }
+            }
+            return (nil, keyBytes, sameModel)
         }
         if let row = found.row { return row }
         // Made outside the lock: decoding may take a while, and other threads share the table.
-        let made = try make(found.key ?? Array(key))
+        let made = try make(found.key ?? Array(key), found.sameModel)
         return state.withLock { state -> LiveEntry in
             state.added += 1
             let table = state.table(variant.entity)
             guard let entry = table.object(for: made.key) else {
                 table.insert(
-                    Entry(key: made.key, bytes: Array(bytes), readAt: snapshot, rows: [(variant.maker, made)]))
+                    Entry(
+                        key: made.key, bytes: Array(bytes), readAt: snapshot,
+                        rows: [(variant.maker, variant.model, made)]))
                 return made
             }
             if entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) {
                 if snapshot != 0 { entry.readAt = snapshot }
                 // Another thread may have shared one meanwhile: there is one row a variant.
                 if let other = entry.rows.first(where: { $0.maker == variant.maker }) { return other.row }
-                entry.rows.append((variant.maker, made))
+                entry.rows.append((variant.maker, variant.model, made))
             } else {
                 // Other bytes: the record changed (or an older snapshot was read); the rows of
                 // the bytes before are no longer shared.
                 entry.bytes = Array(bytes)
                 entry.readAt = snapshot
-                entry.rows = [(variant.maker, made)]
+                entry.rows = [(variant.maker, variant.model, made)]
             }
             return made
         }

@@ -32,7 +32,7 @@ import Testing
     ) -> LiveEntry {
         key.withUnsafeBytes { key in
             bytes.withUnsafeBytes { bytes in
-                table.row(key: key, bytes: bytes, variant: variant) { Probe(key: $0, label: label) }
+                table.row(key: key, bytes: bytes, variant: variant) { key, _ in Probe(key: key, label: label) }
             }
         }
     }
@@ -67,6 +67,44 @@ import Testing
         #expect(Self.row(table, key: [7], bytes: [], variant: sorted, label: "empty again") === empty)
     }
 
+    /// A row made for one order of a model type is given the row of the same bytes that another
+    /// order of that type made, whose model it can take; never one of other bytes or of another
+    /// model type.
+    @Test func aRowOfTheSameBytesAndModelTypeIsOfferedToAnotherOrder() {
+        let table = SharedRows()
+        let ascending = SharedRows.variant(
+            entity: "Counter", model: Counter.self, orderPaths: [QuerySortKey(path: ["value"])])
+        let descending = SharedRows.variant(
+            entity: "Counter", model: Counter.self, orderPaths: [QuerySortKey(path: ["value"], ascending: false)])
+        let unsorted = SharedRows.variant(entity: "Counter", model: Counter.self, orderPaths: nil)
+        let otherModel = SharedRows.variant(entity: "Counter", model: Gadget.self, orderPaths: nil)
+        #expect(ascending.model == descending.model && ascending.model == unsorted.model)
+        #expect(otherModel.model != ascending.model)
+        func row(_ bytes: [UInt8], _ variant: SharedRows.Variant, label: String) -> (LiveEntry, offered: LiveEntry?) {
+            var offered: LiveEntry?
+            let made = ([1, 2] as [UInt8]).withUnsafeBytes { key in
+                bytes.withUnsafeBytes { bytes in
+                    table.row(key: key, bytes: bytes, variant: variant) { key, sameModel in
+                        offered = sameModel
+                        return Probe(key: key, label: label)
+                    }
+                }
+            }
+            return (made, offered)
+        }
+        let first = row([9, 9], ascending, label: "ascending")
+        #expect(first.offered == nil)
+        let second = row([9, 9], descending, label: "descending")
+        #expect(second.offered === first.0)
+        #expect(row([9, 9], unsorted, label: "unsorted").offered != nil)
+        // Another model type decodes the bytes otherwise: nothing offered.
+        #expect(row([9, 9], otherModel, label: "other model").offered == nil)
+        // Other bytes: the rows of the bytes before are gone, nothing offered.
+        let changed = row([9, 8], descending, label: "changed")
+        #expect(changed.offered == nil)
+        #expect(row([9, 8], ascending, label: "changed ascending").offered === changed.0)
+    }
+
     /// A load takes a record's bytes from the table only at the snapshot they were read at.
     @Test func knownBytesAreThoseReadAtTheSameSnapshot() throws {
         let table = SharedRows()
@@ -86,8 +124,8 @@ import Testing
         func row(_ bytes: [UInt8], snapshot: UInt64) {
             ([1, 2] as [UInt8]).withUnsafeBytes { key in
                 bytes.withUnsafeBytes { bytes in
-                    _ = table.row(key: key, bytes: bytes, variant: variant, snapshot: snapshot) {
-                        Probe(key: $0, label: "")
+                    _ = table.row(key: key, bytes: bytes, variant: variant, snapshot: snapshot) { key, _ in
+                        Probe(key: key, label: "")
                     }
                 }
             }
