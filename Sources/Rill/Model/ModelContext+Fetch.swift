@@ -67,7 +67,9 @@ extension ModelContext {
     }
 
     private func executor<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryExecutor<T> {
-        QueryExecutor(
-            store: store, entity: try entity(for: T.self), descriptor: descriptor, staged: stagedChanges(of: T.self))
+        let name = T.entityName
+        return QueryExecutor(
+            store: store, entity: try entity(for: T.self, named: name), descriptor: descriptor,
+            staged: stagedChanges(ofEntity: name, as: T.self))
     }
 }

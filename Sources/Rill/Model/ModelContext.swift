@@ -226,7 +226,12 @@ public final class ModelContext: Sendable {
 
     /// The storage of `T`; nil when the container cannot write and the store has no such entity yet.
     func entity<T: PersistentModel>(for type: T.Type) throws -> EntityStorage? {
-        let name = T.entityName
+        try entity(for: T.self, named: T.entityName)
+    }
+
+    /// `entity(for:)` with `T.entityName` read already (a call through the model's conformance,
+    /// which looks its name up under a lock).
+    func entity<T: PersistentModel>(for type: T.Type, named name: String) throws -> EntityStorage? {
         // Every entity the container opened is of one of its model types: one lookup for a fetch.
         if let entity = container.entitiesByName[name] { return entity }
         guard container.modelTypeNames.contains(name) else {
