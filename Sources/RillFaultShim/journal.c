@@ -11,8 +11,9 @@
 // NAME.journal is a header of 64 bytes followed by records:
 //
 //   header:  "RILLJNL1", end (u64: where the committed records end), folding (u64: nonzero while a
-//            fold of the records up to that offset runs), generation (u64: how many folds ended),
-//            then zeros
+//            fold of the records up to that offset runs), generation (u64: how many times the
+//            journal was emptied), start (u64: where the records not yet folded begin; 0 for
+//            right after the header), then zeros
 //   record:  offset (u64: where the write lands in the file), length (u32), flags (u32), then the
 //            bytes. Flags: 1 durable (a write to an O_DSYNC/O_SYNC descriptor: on disk when it
 //            returns), 2 in flight (journaled before the call, cleared when it returns: a process
@@ -25,17 +26,27 @@
 // - an append writes its record past `end`, then moves `end` with one pwrite: a record cut short
 //   by a kill lies past `end` and is never read; its write had not started;
 // - a write is journaled before it runs (in flight), and its flags are set when it returned;
-// - a fold sets `folding` to `end`, applies the records to the synced image, then resets `end`
-//   and `folding` (and counts a generation) with one pwrite. A fold cut short leaves `folding` set, and whoever
+// - a fold sets `folding` to where it stops, applies the records from `start` up to there to the
+//   synced image, then with one pwrite either empties the journal (`end` back to the header,
+//   `folding` and `start` cleared, a generation counted) when it folded every record, or moves
+//   `start` to `folding` and clears `folding`. A fold cut short leaves `folding` set, and whoever
 //   takes the lock next (a process or the harness) applies the same records again first:
 //   applying writes in order is idempotent, so the synced image ends as a finished fold leaves it.
 //
 // A flush (fsync, fdatasync) flushes the whole file, whichever descriptor or process wrote it,
-// so it folds the whole journal. A write through an O_DSYNC descriptor makes only its own bytes
+// so it folds the journal. A write through an O_DSYNC descriptor makes only its own bytes
 // durable (Linux flushes the written range), so its record is kept, marked durable: the harness
-// always applies it, in its place among the others. A fold applies the writes in flight too: a
-// flush running while another process writes may catch its write (for LMDB, only pages of a
-// commit not yet made).
+// always applies it, in its place among the others.
+//
+// A fold stops at the first write still in flight (another process's or thread's, or that of a
+// process killed in the middle of it), which stays in the journal with every record after it,
+// at the same place: the flush may or may not have caught that write, and its process may be
+// killed before the write is made, or in the middle of it. Folding it would put into the synced
+// image bytes the file may never get: the harness would then find that the synced image and
+// the journal differ from the file, and build images holding a write no disk saw. Its process
+// settles its flags where it lies when the call returns, and a later flush folds it. (With
+// LMDB, a write in flight during another process's flush is a page of a commit not yet made,
+// and nothing follows it: one process writes at a time.)
 #define _GNU_SOURCE
 #include "RillFaultShim.h"
 
@@ -68,6 +79,7 @@ struct header {
     uint64_t end;
     uint64_t folding;
     uint64_t generation;
+    uint64_t start;
 };
 
 static const char *directory;
@@ -198,12 +210,43 @@ static void apply(struct journal *journal, uint64_t from, uint64_t to) {
     }
 }
 
-/// Empties the journal after a fold: `end`, `folding` and `generation` change in one write.
+/// Where the records not yet folded begin.
+static uint64_t first_record(const struct header *header) { return header->start ? header->start : HEADER_SIZE; }
+
+/// Where the first record still in flight lies between `from` and `to`; `to` when there is none.
+static uint64_t first_in_flight(struct journal *journal, uint64_t from, uint64_t to) {
+    uint64_t position = from;
+    while (position < to) {
+        uint64_t record[2];
+        read_fully(journal->journal_fd, record, RECORD_SIZE, (off_t)position, journal->name);
+        if ((uint32_t)(record[1] >> 32) & RECORD_IN_FLIGHT) return position;
+        position += RECORD_SIZE + (uint32_t)record[1];
+    }
+    return to;
+}
+
+/// Empties the journal after a fold of every record: `end`, `folding`, `generation` and `start`
+/// change in one write.
 static void reset(struct journal *journal, struct header *header) {
-    struct header empty = {HEADER_SIZE, 0, header->generation + 1};
+    struct header empty = {HEADER_SIZE, 0, header->generation + 1, 0};
     write_fully(journal->journal_fd, &empty, sizeof empty, 8, journal->name);
     *header = empty;
     if (ftruncate(journal->journal_fd, HEADER_SIZE) != 0) fail("truncate", journal->name);
+}
+
+/// Applies the records from `start` up to `folding` (set), then empties the journal when that
+/// was all of them, or else moves `start` past them (`folding`, `generation` and `start` in one
+/// write: the records left keep their places, for the processes whose writes are in flight).
+static void finish_fold(struct journal *journal, struct header *header) {
+    apply(journal, first_record(header), header->folding);
+    if (header->folding >= header->end) {
+        reset(journal, header);
+        return;
+    }
+    uint64_t moved[3] = {0, header->generation, header->folding};
+    write_fully(journal->journal_fd, moved, sizeof moved, 16, journal->name);
+    header->start = header->folding;
+    header->folding = 0;
 }
 
 /// The header, once any fold a killed process left unfinished is finished; called under the flock.
@@ -223,10 +266,7 @@ static struct header settled_header(struct journal *journal) {
     }
     struct header header;
     memcpy(&header, bytes + 8, sizeof header);
-    if (header.folding) {
-        apply(journal, HEADER_SIZE, header.folding);
-        reset(journal, &header);
-    }
+    if (header.folding) finish_fold(journal, &header);
     return header;
 }
 
@@ -298,8 +338,10 @@ void rill_journal_wrote(int fd, const struct iovec *iov, int iovcnt, off_t offse
     if (journal) {
         take(journal);
         struct header header = settled_header(journal);
-        // A fold since the write began has applied it already: it is on disk either way.
-        if (header.generation == pending.generation && pending.position < header.end) {
+        // A fold leaves a record in flight where it is, so it is still there; the journal is
+        // emptied only once no record is in flight.
+        if (header.generation == pending.generation && pending.position >= first_record(&header) &&
+            pending.position < header.end) {
             uint32_t settled = whole ? flags : RECORD_FAILED;
             write_fully(journal->journal_fd, &settled, 4, (off_t)(pending.position + 12), journal->name);
         }
@@ -328,10 +370,13 @@ void rill_journal_synced(int fd) {
     if (journal) {
         take(journal);
         struct header header = settled_header(journal);
-        if (header.end > HEADER_SIZE) {
-            write_fully(journal->journal_fd, &header.end, 8, 16, journal->name);
-            apply(journal, HEADER_SIZE, header.end);
-            reset(journal, &header);
+        // Up to the first write in flight: the flush may not have caught it, and its process
+        // may yet be killed before it is made.
+        uint64_t to = first_in_flight(journal, first_record(&header), header.end);
+        if (to > first_record(&header)) {
+            write_fully(journal->journal_fd, &to, 8, 16, journal->name);
+            header.folding = to;
+            finish_fold(journal, &header);
         }
         release(journal);
     }

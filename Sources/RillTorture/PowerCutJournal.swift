@@ -51,8 +51,10 @@ package struct PowerCutJournal: Sendable {
     }
 
     /// Reads the synced image and the journal of the file named `name` in the shim's journal
-    /// directory. A fold a killed process left unfinished is finished here (its flush had
-    /// returned: the disk holds those writes).
+    /// directory: the records from `start` (those before it are folded) to `end`. A fold a killed
+    /// process left unfinished is finished here: the records it was folding, up to `folding`, go
+    /// into the synced image (its flush had returned: the disk holds those writes); those after
+    /// it, from the first write that was in flight, stay writes.
     package init(directory: URL, name: String) throws {
         let syncedURL = directory.appendingPathComponent("\(name).synced")
         var synced = (try? Data(contentsOf: syncedURL)).map { [UInt8]($0) } ?? []
@@ -64,8 +66,10 @@ package struct PowerCutJournal: Sendable {
             }
             let end = Int(Self.integer(journal, at: 8, size: 8))
             let folding = Int(Self.integer(journal, at: 16, size: 8))
-            var position = 64
-            let limit = min(folding != 0 ? folding : end, journal.count)
+            let start = max(64, Int(Self.integer(journal, at: 32, size: 8)))
+            var folded: [Write] = []
+            var position = start
+            let limit = min(end, journal.count)
             while position + 16 <= limit {
                 let offset = Int(Self.integer(journal, at: position, size: 8))
                 let length = Int(Self.integer(journal, at: position + 8, size: 4))
@@ -73,17 +77,14 @@ package struct PowerCutJournal: Sendable {
                 guard position + 16 + length <= limit else { break }
                 // A failed call's record (flag 4) wrote nothing; what it wrote follows it.
                 if flags & 4 == 0 {
-                    writes.append(
-                        Write(
-                            offset: offset, bytes: Array(journal[(position + 16)..<(position + 16 + length)]),
-                            isDurable: flags & 1 != 0, isInFlight: flags & 2 != 0))
+                    let write = Write(
+                        offset: offset, bytes: Array(journal[(position + 16)..<(position + 16 + length)]),
+                        isDurable: flags & 1 != 0, isInFlight: flags & 2 != 0)
+                    if position < folding { folded.append(write) } else { writes.append(write) }
                 }
                 position += 16 + length
             }
-            if folding != 0 {
-                Self.apply(writes, to: &synced)
-                writes = []
-            }
+            Self.apply(folded, to: &synced)
         }
         self.init(synced: synced, writes: writes)
     }

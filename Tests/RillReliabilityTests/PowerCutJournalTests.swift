@@ -184,4 +184,82 @@ import Testing
         #expect(journaled.accounts(for: Self.bytes(10, 6)))
         #expect(!journaled.accounts(for: Self.bytes(10, 5)))
     }
+
+    /// A flush while a write is in flight (another process's, which may be killed before it is
+    /// made) folds the records before it only: that write and those after it stay in the journal,
+    /// in their places, so that synced + journal is still the file whether or not the write is
+    /// made. A fold cut short there is finished the same way.
+    @Test func aFlushStopsAtAWriteInFlight() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.path("data.bin")
+        let journal = directory.url.appendingPathComponent("journal")
+        try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
+        func little(_ value: Int, _ size: Int) -> [UInt8] {
+            (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
+        // Written, then in flight (its process killed before it wrote), then written.
+        let records = [(0, Self.bytes(100, 2), 0), (50, Self.bytes(100, 3), 2), (200, Self.bytes(10, 4), 0)]
+        var body: [UInt8] = []
+        var positions: [Int] = []
+        for (offset, bytes, flags) in records {
+            positions.append(64 + body.count)
+            body += little(offset, 8) + little(bytes.count, 4) + little(flags, 4) + bytes
+        }
+        let end = 64 + body.count
+        let synced = Self.bytes(8192, 1)
+        var first = synced
+        first.replaceSubrange(0..<100, with: Self.bytes(100, 2))
+        let inFlight = PowerCutJournal.Write(offset: 50, bytes: Self.bytes(100, 3), isDurable: false, isInFlight: true)
+        let written = PowerCutJournal.Write(offset: 200, bytes: Self.bytes(10, 4), isDurable: false)
+        let header = Array("RILLJNL1".utf8) + little(end, 8) + Self.bytes(48, 0)
+        try Data(synced).write(to: journal.appendingPathComponent("data.bin.synced"))
+        try Data(header + body).write(to: journal.appendingPathComponent("data.bin.journal"))
+        try Data(first).write(to: URL(fileURLWithPath: file))
+
+        let flush = try Self.probe(file, journal: journal, ["s"])
+        flush.waitUntilExit()
+        #expect(flush.terminationStatus == 0)
+        let after = try PowerCutJournal(directory: journal, name: "data.bin")
+        #expect(after.synced == first)
+        #expect(after.writes == [inFlight, written])
+        // The file without the write in flight, and with it (wholly or its first page).
+        var made = first
+        made.replaceSubrange(50..<150, with: Self.bytes(100, 3))
+        made.replaceSubrange(200..<210, with: Self.bytes(10, 4))
+        var notMade = first
+        notMade.replaceSubrange(200..<210, with: Self.bytes(10, 4))
+        #expect(after.accounts(for: made))
+        #expect(after.accounts(for: notMade))
+        let raw = [UInt8](try Data(contentsOf: journal.appendingPathComponent("data.bin.journal")))
+        #expect(Array(raw[8..<40]) == little(end, 8) + little(0, 8) + little(0, 8) + little(positions[1], 8))
+
+        // The next write goes after them; the next flush stops at the same place.
+        let more = try Self.probe(file, journal: journal, ["w9000+10=5", "s"])
+        more.waitUntilExit()
+        #expect(more.terminationStatus == 0)
+        let later = try PowerCutJournal(directory: journal, name: "data.bin")
+        #expect(later.synced == first)
+        #expect(
+            later.writes == [
+                inFlight, written, PowerCutJournal.Write(offset: 9000, bytes: Self.bytes(10, 5), isDurable: false),
+            ])
+
+        // A fold killed while it folded the first record only: the harness, and the next
+        // process, finish it up to the write in flight.
+        let unfinished = Array("RILLJNL1".utf8) + little(end, 8) + little(positions[1], 8) + Self.bytes(40, 0)
+        try Data(synced).write(to: journal.appendingPathComponent("data.bin.synced"))
+        try Data(unfinished + body).write(to: journal.appendingPathComponent("data.bin.journal"))
+        let read = try PowerCutJournal(directory: journal, name: "data.bin")
+        #expect(read.synced == first)
+        #expect(read.writes == [inFlight, written])
+        let finish = try Self.probe(file, journal: journal, ["w9000+10=5"])
+        finish.waitUntilExit()
+        #expect(finish.terminationStatus == 0)
+        let finished = try PowerCutJournal(directory: journal, name: "data.bin")
+        #expect((try [UInt8](Data(contentsOf: journal.appendingPathComponent("data.bin.synced")))) == first)
+        #expect(
+            finished.writes == [
+                inFlight, written, PowerCutJournal.Write(offset: 9000, bytes: Self.bytes(10, 5), isDurable: false),
+            ])
+    }
 }
