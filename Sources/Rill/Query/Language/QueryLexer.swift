@@ -62,6 +62,9 @@ struct QueryLexer {
     mutating func tokenize() throws(QueryParseError) -> [QueryToken] {
         // Each character is told apart by its ASCII byte; only a character that is not ASCII (a
         // letter, a space, a quote with a combining mark after it) is looked at as a `Character`.
+        // Room for the tokens of a short query: growing the array a token at a time copies it
+        // three or four times.
+        tokens.reserveCapacity(min(ascii.count / 2 + 2, 64))
         while position < ascii.count {
             let byte = ascii[position]
             let isASCII = byte != Self.nonASCII
@@ -253,49 +256,51 @@ struct QueryLexer {
 
     mutating func lexSymbol() throws(QueryParseError) {
         let start = position
-        let first = character(start)!
-        let second = character(start + 1)
+        // The characters as their ASCII bytes (`nonASCII` for any other, and past the end): a
+        // symbol is one or two ASCII characters, and a `Character` is made only for a message.
+        let first = ascii[start]
+        let second = start + 1 < ascii.count ? ascii[start + 1] : Self.nonASCII
         let symbol: QuerySymbol
         var length = 1
         switch first {
-        case "=":
+        case UInt8(ascii: "="):
             symbol = .equal
-            if second == "=" { length = 2 }
-        case "!":
-            symbol = second == "=" ? .notEqual : .bang
-            if second == "=" { length = 2 }
-        case "<":
+            if second == UInt8(ascii: "=") { length = 2 }
+        case UInt8(ascii: "!"):
+            symbol = second == UInt8(ascii: "=") ? .notEqual : .bang
+            if second == UInt8(ascii: "=") { length = 2 }
+        case UInt8(ascii: "<"):
             switch second {
-            case "=": (symbol, length) = (.lessOrEqual, 2)
-            case ">": (symbol, length) = (.notEqual, 2)
+            case UInt8(ascii: "="): (symbol, length) = (.lessOrEqual, 2)
+            case UInt8(ascii: ">"): (symbol, length) = (.notEqual, 2)
             default: symbol = .less
             }
-        case ">":
-            symbol = second == "=" ? .greaterOrEqual : .greater
-            if second == "=" { length = 2 }
-        case "&" where second == "&": (symbol, length) = (.and, 2)
-        case "|" where second == "|": (symbol, length) = (.or, 2)
-        case "?" where second == "?": (symbol, length) = (.coalesce, 2)
-        case "+": symbol = .plus
-        case "-": symbol = .minus
-        case "*": symbol = .star
-        case "/": symbol = .slash
-        case "%": symbol = .percent
-        case "(": symbol = .leftParen
-        case ")": symbol = .rightParen
-        case "[": symbol = .leftBracket
-        case "]": symbol = .rightBracket
-        case ",": symbol = .comma
-        case ".": symbol = .dot
+        case UInt8(ascii: ">"):
+            symbol = second == UInt8(ascii: "=") ? .greaterOrEqual : .greater
+            if second == UInt8(ascii: "=") { length = 2 }
+        case UInt8(ascii: "&") where second == UInt8(ascii: "&"): (symbol, length) = (.and, 2)
+        case UInt8(ascii: "|") where second == UInt8(ascii: "|"): (symbol, length) = (.or, 2)
+        case UInt8(ascii: "?") where second == UInt8(ascii: "?"): (symbol, length) = (.coalesce, 2)
+        case UInt8(ascii: "+"): symbol = .plus
+        case UInt8(ascii: "-"): symbol = .minus
+        case UInt8(ascii: "*"): symbol = .star
+        case UInt8(ascii: "/"): symbol = .slash
+        case UInt8(ascii: "%"): symbol = .percent
+        case UInt8(ascii: "("): symbol = .leftParen
+        case UInt8(ascii: ")"): symbol = .rightParen
+        case UInt8(ascii: "["): symbol = .leftBracket
+        case UInt8(ascii: "]"): symbol = .rightBracket
+        case UInt8(ascii: ","): symbol = .comma
+        case UInt8(ascii: "."): symbol = .dot
         default:
             let hint: String =
                 switch first {
-                case "&": "; use '&&' or and"
-                case "|": "; use '||' or or"
-                case "?": "; only '??' is an operator"
+                case UInt8(ascii: "&"): "; use '&&' or and"
+                case UInt8(ascii: "|"): "; use '||' or or"
+                case UInt8(ascii: "?"): "; only '??' is an operator"
                 default: ""
                 }
-            throw failure("unexpected character '\(Self.visible(first))'\(hint)", at: start)
+            throw failure("unexpected character '\(Self.visible(character(start)!))'\(hint)", at: start)
         }
         position += length
         emit(.symbol(symbol), from: start)
