@@ -71,7 +71,7 @@ struct FamilyRowSource<Base: Sendable>: LiveRowSource {
     func compare(_ lhs: LiveEntry, _ rhs: LiveEntry) -> ComparisonResult {
         let (left, right) = (FamilyRow<Base>.model(lhs), FamilyRow<Base>.model(rhs))
         for sort in descriptor.sortBy {
-            let order = sort.compare(left, right)
+            let order = sort.totalCompare(left, right)
             if order != .orderedSame { return order }
         }
         return .orderedSame

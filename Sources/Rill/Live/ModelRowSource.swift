@@ -199,7 +199,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
     func compare(_ lhs: LiveEntry, _ rhs: LiveEntry) -> ComparisonResult {
         let (leftModel, rightModel) = (LiveRow<T>.model(lhs), LiveRow<T>.model(rhs))
         for sort in descriptor.sortBy {
-            let order = sort.compare(leftModel, rightModel)
+            let order = sort.totalCompare(leftModel, rightModel)
             if order != .orderedSame { return order }
         }
         return .orderedSame

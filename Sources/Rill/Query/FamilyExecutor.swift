@@ -145,7 +145,7 @@ struct FamilyExecutor<Base> {
 
     private func precedes(_ lhs: (key: [UInt8], model: Base), _ rhs: (key: [UInt8], model: Base)) -> Bool {
         for sort in descriptor.sortBy {
-            switch sort.compare(lhs.model, rhs.model) {
+            switch sort.totalCompare(lhs.model, rhs.model) {
             case .orderedAscending: return true
             case .orderedDescending: return false
             case .orderedSame: continue

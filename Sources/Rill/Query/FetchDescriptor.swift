@@ -15,7 +15,9 @@ import Foundation
 ///
 /// Results are always the models for which the predicate is true, in the order of `sortBy`,
 /// with ties (and an empty `sortBy`) broken by identifier, so the same store gives the same
-/// order every time.
+/// order every time. A sort puts `nil` first and NaN after every number (both reversed by a
+/// reverse sort). Identifiers order as their stored keys do: integers by value, UUIDs by their
+/// bytes, strings by their UTF-8 bytes (Swift's `<` for ASCII identifiers).
 public struct FetchDescriptor<T: PersistentModel>: Sendable {
     /// Which models to include; nil includes every model of the type.
     public var predicate: Predicate<T>?

@@ -362,7 +362,7 @@ struct QueryExecutor<T: PersistentModel> {
     private func precedes(_ lhs: Row, _ rhs: Row) -> Bool {
         if let left = lhs.order, let right = rhs.order { return OrderKey.precedes(left, right) }
         for descriptor in descriptor.sortBy {
-            switch descriptor.compare(lhs.model, rhs.model) {
+            switch descriptor.totalCompare(lhs.model, rhs.model) {
             case .orderedAscending: return true
             case .orderedDescending: return false
             case .orderedSame: continue

@@ -13,22 +13,35 @@ package enum StringMatching {
 
     /// Whether `text` passes `test` against `pattern`.
     ///
-    /// Without options the tests are Swift's: `String.contains`, `hasPrefix` and `hasSuffix` (an
-    /// empty pattern is in every text). With options they are Foundation's search,
-    /// `range(of:options:)` (anchored at the start for `beginswith`, at the end for `endswith`),
-    /// which is what `localizedStandardContains` is on Linux: an empty pattern is found nowhere,
-    /// and characters compare as Foundation folds them (ligatures, canonical equivalents).
-    /// `like` folds both strings first, then matches its wildcards.
+    /// Without options the tests are Swift's: `contains`, `hasPrefix` and `hasSuffix`, which
+    /// compare `Character`s (an empty pattern is in every text). With options they are
+    /// Foundation's search, `range(of:options:)` (anchored at the start for `beginswith`, at the
+    /// end for `endswith`), which is what `localizedStandardContains` is on Linux: an empty
+    /// pattern is found nowhere, and characters compare as Foundation folds them (ligatures,
+    /// canonical equivalents). `like` folds both strings first, then matches its wildcards.
+    ///
+    /// Foundation's search reads text holding NUL as if it ended there, and traps on some such
+    /// patterns ("é" searched for "é\0"): text or a pattern holding NUL is folded as the options
+    /// ask and searched `Character` by `Character` instead.
     package static func matches(
         _ test: QueryStringTest, _ text: String, _ pattern: String, _ options: QueryStringOptions
     ) -> Bool {
         let search = compareOptions(options)
         if search.isEmpty {
             switch test {
-            case .contains: return pattern.isEmpty || text.contains(pattern)
+            case .contains: return pattern.isEmpty || containsCharacters(text, pattern)
             case .beginsWith: return text.hasPrefix(pattern)
             case .endsWith: return text.hasSuffix(pattern)
             case .like: return like(Array(text), Array(pattern))
+            }
+        }
+        if test != .like, holdsNUL(text) || holdsNUL(pattern) {
+            let (folded, foldedPattern) = (fold(text, options), fold(pattern, options))
+            guard !foldedPattern.isEmpty else { return false }
+            switch test {
+            case .beginsWith: return folded.hasPrefix(foldedPattern)
+            case .endsWith: return folded.hasSuffix(foldedPattern)
+            default: return containsCharacters(folded, foldedPattern)
             }
         }
         switch test {
@@ -42,8 +55,21 @@ package enum StringMatching {
     /// Whether `text` contains `pattern` ignoring case and diacritics: exactly
     /// `String.localizedStandardContains` (an empty pattern is found nowhere).
     package static func localizedStandardContains(_ text: String, _ pattern: String) -> Bool {
-        text.range(of: pattern, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        matches(.contains, text, pattern, [.caseInsensitive, .diacriticInsensitive])
     }
+
+    /// Whether `text` contains `pattern`, `Character` by `Character`: what a `#Predicate`'s
+    /// `contains` evaluates (Swift's `Collection.contains(_:)`), not Foundation's
+    /// `StringProtocol.contains`, which searches Unicode scalars ("a\r\nb" would contain "\r",
+    /// "🇫🇷" would contain "🇫") and traps on some patterns holding NUL.
+    static func containsCharacters(_ text: String, _ pattern: String) -> Bool {
+        func contains<Text: Collection>(_ text: Text, _ pattern: Text) -> Bool where Text.Element: Equatable {
+            text.contains(pattern)
+        }
+        return contains(text, pattern)
+    }
+
+    private static func holdsNUL(_ text: String) -> Bool { text.utf8.contains(0) }
 
     private static func compareOptions(_ options: QueryStringOptions) -> String.CompareOptions {
         var search: String.CompareOptions = []
