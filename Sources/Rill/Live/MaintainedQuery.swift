@@ -369,9 +369,16 @@ final class MaintainedQuery<Source: LiveRowSource> {
     }
 
     /// The position of `row` (as it is in `list`) in `list`, or nil when it is not there.
+    ///
+    /// Found by a binary search, and else by a walk of the whole list: the list holds its rows
+    /// unretained, so a row let go of must leave it wherever it is. The search misses a row only
+    /// when the order is not a total one: a sort by the models compares with the sort
+    /// descriptors, and `String`'s `<` is not total for every string (`"\u{C5}\0"` and
+    /// `"\u{212B}"` are neither before, after nor equal to each other).
     private func position(of row: LiveEntry, in list: RowList) -> Int? {
         let position = list.partitionPoint(before: row, precedes)
-        return position < list.count && list[position].key == row.key ? position : nil
+        if position < list.count, list[position] === row || list[position].key == row.key { return position }
+        return list.position { $0 === row || $0.key == row.key }
     }
 
     // MARK: - The change to the window

@@ -114,6 +114,16 @@ struct RowList: @unchecked Sendable {
         return starts[low] + first
     }
 
+    /// The position of the first row that passes `test`, by a walk of every row.
+    func position(where test: (LiveEntry) -> Bool) -> Int? {
+        for (index, chunk) in chunks.enumerated() {
+            for offset in 0..<chunkCount(index) where test(chunk[offset].row.takeUnretainedValue()) {
+                return starts[index] + offset
+            }
+        }
+        return nil
+    }
+
     // MARK: - Copies and chunk memory
 
     /// A copy that stays as it is while this list changes (its chunks are sealed).
