@@ -24,6 +24,27 @@ import Testing
 
     static func bytes(_ count: Int, _ byte: UInt8) -> [UInt8] { [UInt8](repeating: byte, count: count) }
 
+    /// `value` as `size` little-endian bytes, as the journal's header and records hold numbers.
+    static func little(_ value: Int, _ size: Int) -> [UInt8] {
+        (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+
+    /// The journal's records as the shim writes them (offset, length, flags, then the bytes),
+    /// and where each starts in the journal, after its 64-byte header.
+    static func journalRecords(
+        _ records: [(offset: Int, bytes: [UInt8], flags: Int)]
+    ) -> (
+        body: [UInt8], positions: [Int]
+    ) {
+        var body: [UInt8] = []
+        var positions: [Int] = []
+        for (offset, bytes, flags) in records {
+            positions.append(64 + body.count)
+            body += little(offset, 8) + little(bytes.count, 4) + little(flags, 4) + bytes
+        }
+        return (body, positions)
+    }
+
     /// The disk as a model: the writes of the script, in order, each cut into its 4 KiB pages.
     struct Model {
         var pieces: [(offset: Int, bytes: [UInt8], durable: Bool)] = []
@@ -125,14 +146,10 @@ import Testing
         let file = directory.path("data.bin")
         let journal = directory.url.appendingPathComponent("journal")
         try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
-        func little(_ value: Int, _ size: Int) -> [UInt8] {
-            (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-        }
         let records = [(0, Self.bytes(100, 2)), (50, Self.bytes(100, 3))]
-        var body: [UInt8] = []
-        for (offset, bytes) in records { body += little(offset, 8) + little(bytes.count, 4) + little(0, 4) + bytes }
+        let body = Self.journalRecords(records.map { ($0.0, $0.1, 0) }).body
         let end = 64 + body.count
-        let header = Array("RILLJNL1".utf8) + little(end, 8) + little(end, 8) + Self.bytes(40, 0)
+        let header = Array("RILLJNL1".utf8) + Self.little(end, 8) + Self.little(end, 8) + Self.bytes(40, 0)
         let synced = Self.bytes(8192, 1)
         var folded = synced
         folded.replaceSubrange(0..<100, with: Self.bytes(100, 2))
@@ -160,15 +177,9 @@ import Testing
     /// failed wrote nothing.
     @Test func writesInFlightAreOptionalAndFailedOnesAbsent() throws {
         let directory = TemporaryDirectory()
-        func little(_ value: Int, _ size: Int) -> [UInt8] {
-            (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-        }
         let records = [(0, Self.bytes(10, 5), 4), (0, Self.bytes(10, 6), 0), (20, Self.bytes(10, 7), 2 | 1)]
-        var body: [UInt8] = []
-        for (offset, bytes, flags) in records {
-            body += little(offset, 8) + little(bytes.count, 4) + little(flags, 4) + bytes
-        }
-        let header = Array("RILLJNL1".utf8) + little(64 + body.count, 8) + Self.bytes(48, 0)
+        let body = Self.journalRecords(records).body
+        let header = Array("RILLJNL1".utf8) + Self.little(64 + body.count, 8) + Self.bytes(48, 0)
         try Data(header + body).write(to: directory.url.appendingPathComponent("f.journal"))
         let journaled = try PowerCutJournal(directory: directory.url, name: "f")
         #expect(journaled.synced.isEmpty)
@@ -194,24 +205,16 @@ import Testing
         let file = directory.path("data.bin")
         let journal = directory.url.appendingPathComponent("journal")
         try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
-        func little(_ value: Int, _ size: Int) -> [UInt8] {
-            (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-        }
         // Written, then in flight (its process killed before it wrote), then written.
         let records = [(0, Self.bytes(100, 2), 0), (50, Self.bytes(100, 3), 2), (200, Self.bytes(10, 4), 0)]
-        var body: [UInt8] = []
-        var positions: [Int] = []
-        for (offset, bytes, flags) in records {
-            positions.append(64 + body.count)
-            body += little(offset, 8) + little(bytes.count, 4) + little(flags, 4) + bytes
-        }
+        let (body, positions) = Self.journalRecords(records)
         let end = 64 + body.count
         let synced = Self.bytes(8192, 1)
         var first = synced
         first.replaceSubrange(0..<100, with: Self.bytes(100, 2))
         let inFlight = PowerCutJournal.Write(offset: 50, bytes: Self.bytes(100, 3), isDurable: false, isInFlight: true)
         let written = PowerCutJournal.Write(offset: 200, bytes: Self.bytes(10, 4), isDurable: false)
-        let header = Array("RILLJNL1".utf8) + little(end, 8) + Self.bytes(48, 0)
+        let header = Array("RILLJNL1".utf8) + Self.little(end, 8) + Self.bytes(48, 0)
         try Data(synced).write(to: journal.appendingPathComponent("data.bin.synced"))
         try Data(header + body).write(to: journal.appendingPathComponent("data.bin.journal"))
         try Data(first).write(to: URL(fileURLWithPath: file))
@@ -231,7 +234,9 @@ import Testing
         #expect(after.accounts(for: made))
         #expect(after.accounts(for: notMade))
         let raw = [UInt8](try Data(contentsOf: journal.appendingPathComponent("data.bin.journal")))
-        #expect(Array(raw[8..<40]) == little(end, 8) + little(0, 8) + little(0, 8) + little(positions[1], 8))
+        #expect(
+            Array(raw[8..<40]) == Self.little(end, 8) + Self.little(0, 8) + Self.little(0, 8)
+                + Self.little(positions[1], 8))
 
         // The next write goes after them; the next flush stops at the same place.
         let more = try Self.probe(file, journal: journal, ["w9000+10=5", "s"])
@@ -246,7 +251,7 @@ import Testing
 
         // A fold killed while it folded the first record only: the harness, and the next
         // process, finish it up to the write in flight.
-        let unfinished = Array("RILLJNL1".utf8) + little(end, 8) + little(positions[1], 8) + Self.bytes(40, 0)
+        let unfinished = Array("RILLJNL1".utf8) + Self.little(end, 8) + Self.little(positions[1], 8) + Self.bytes(40, 0)
         try Data(synced).write(to: journal.appendingPathComponent("data.bin.synced"))
         try Data(unfinished + body).write(to: journal.appendingPathComponent("data.bin.journal"))
         let read = try PowerCutJournal(directory: journal, name: "data.bin")
