@@ -2,7 +2,8 @@
 /// computed in one pass over the bytes without `Hasher`'s buffering, for the short keys of the
 /// tables live queries look up several times a row (`KeyedObjects`).
 ///
-/// Keyed for each process, so that keys written to collide cannot make a table slow.
+/// Keyed for each process, so that keys written to collide cannot make a table slow, and by a
+/// seed of each table (`hash(_:seed:)`), so that no two tables place the same keys alike.
 enum KeyHash {
     private static let key = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
 
@@ -10,6 +11,18 @@ enum KeyHash {
     @inline(__always)
     static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
         Int(truncatingIfNeeded: hash(bytes, key: key))
+    }
+
+    /// The hash of `bytes` under the process's key changed by `seed`: another function of the
+    /// bytes for each seed.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
+        Int(truncatingIfNeeded: hash(bytes, key: (key.0 ^ seed, key.1)))
+    }
+
+    /// A seed for a new table.
+    static func seed() -> UInt64 {
+        UInt64.random(in: .min ... .max)
     }
 
     /// SipHash-1-3 of `bytes` under the key `(k0, k1)`.
