@@ -14,7 +14,9 @@ final class HolderIndex: @unchecked Sendable {
     /// The queries that hold one record.
     private final class Holders: KeyedObject {
         let key: [UInt8]
-        var ids: [Int32]
+        /// Read and written only under the index's lock, in accesses that never overlap: a
+        /// dynamic exclusivity check would cost more than an append.
+        @exclusivity(unchecked) var ids: [Int32]
 
         init(key: [UInt8], ids: [Int32]) {
             self.key = key

@@ -81,14 +81,18 @@ final class SharedRows: Sendable {
     }
 
     /// A class, so that a sweep reaches each row in place (to ask whether it is the only owner).
+    ///
+    /// Its fields are read and written only under the table's lock, in accesses that never
+    /// overlap: dynamic exclusivity checks on them would cost more than the accesses (each row of
+    /// a load reads them).
     private final class Entry: KeyedObject {
         let key: [UInt8]
         /// The record's bytes; set only with `readAt`.
-        var bytes: [UInt8]
+        @exclusivity(unchecked) var bytes: [UInt8]
         /// The snapshot (LMDB transaction) whose record `key` is `bytes`; 0 when none is known
         /// (bytes of a commit's change).
-        var readAt: UInt64
-        var rows: [(maker: Int32, model: Int32, row: LiveEntry)]
+        @exclusivity(unchecked) var readAt: UInt64
+        @exclusivity(unchecked) var rows: [(maker: Int32, model: Int32, row: LiveEntry)]
 
         init(key: [UInt8], bytes: [UInt8], readAt: UInt64, rows: [(maker: Int32, model: Int32, row: LiveEntry)]) {
             self.key = key

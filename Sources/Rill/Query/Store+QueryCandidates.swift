@@ -106,10 +106,10 @@ extension Store {
             return try Self.withRecord(id, of: entity, in: txn, stored: { try record(id) }) { try body(id, $0) }
         }
         // Records whose keys tie up to the end of a cut value, waiting to be sorted.
-        var tied: (prefix: [UInt8], ids: [[UInt8]])?
+        let tied = WalkState<(prefix: [UInt8], ids: [[UInt8]])?>(nil)
         func flushTied() throws -> Bool {
-            guard let group = tied else { return true }
-            tied = nil
+            guard let group = tied.value else { return true }
+            tied.value = nil
             var members: [(order: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
             for id in group.ids {
                 let bytes = try id.withUnsafeBytes { try record($0) }
@@ -134,11 +134,11 @@ extension Store {
                 let ids = try IndexEntry.identifiers(
                     key: key, valuesLength: extent.length, value: value, index: index.name)
                 let prefix = Array(key[..<cutEnd])
-                if let group = tied, group.prefix == prefix {
-                    tied!.ids += ids
+                if let group = tied.value, group.prefix == prefix {
+                    tied.value!.ids += ids
                 } else {
                     guard try flushTied() else { return false }
-                    tied = (prefix, ids)
+                    tied.value = (prefix, ids)
                 }
                 return true
             }

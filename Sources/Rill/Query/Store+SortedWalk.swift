@@ -44,38 +44,41 @@ extension Store {
         // The run being gathered: the keys' bytes up to the end of the order's fields (or of a cut
         // value among them), and the identifiers of its records. Its buffers are reused from run
         // to run, so that a walk of distinct values copies only each identifier.
-        var runPrefix: [UInt8] = []
-        var runIsCut = false
-        var runIDs: [[UInt8]] = []
+        let run = WalkState((prefix: [UInt8](), isCut: false, ids: [[UInt8]]()))
         func flush() throws -> Bool {
-            guard !runIDs.isEmpty else { return true }
-            defer { runIDs.removeAll(keepingCapacity: true) }
-            if runIsCut {
-                var members: [(values: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
-                for id in runIDs {
-                    let bytes = try record(id)
-                    let value = try id.withUnsafeBytes {
-                        try Self.recordValue(bytes, key: $0, entity: entity.name, fields: index.topLevelFields)
-                    }
-                    var values: [UInt8] = []
-                    for path in index.fieldPaths.prefix(fieldCount) {
-                        try IndexKey.append(QueryEvaluator.read(path, from: value), to: &values)
-                    }
-                    members.append((values, id, bytes))
+            guard !run.value.ids.isEmpty else { return true }
+            defer { run.value.ids.removeAll(keepingCapacity: true) }
+            if run.value.isCut { return try handOnCut(run.value.ids) }
+            if run.value.ids.count > 1 { run.value.ids.sort { $0.lexicographicallyPrecedes($1) } }
+            return try handOn(run.value.ids)
+        }
+        // A run that ends at a cut value: its records are read and ordered by the whole values.
+        func handOnCut(_ ids: [[UInt8]]) throws -> Bool {
+            var members: [(values: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
+            for id in ids {
+                let bytes = try record(id)
+                let value = try id.withUnsafeBytes {
+                    try Self.recordValue(bytes, key: $0, entity: entity.name, fields: index.topLevelFields)
                 }
-                members.sort { a, b in
-                    if a.values != b.values {
-                        return reverse ? OrderKey.precedes(b.values, a.values) : OrderKey.precedes(a.values, b.values)
-                    }
-                    return a.id.lexicographicallyPrecedes(b.id)
+                var values: [UInt8] = []
+                for path in index.fieldPaths.prefix(fieldCount) {
+                    try IndexKey.append(QueryEvaluator.read(path, from: value), to: &values)
                 }
-                for member in members {
-                    guard try member.id.withUnsafeBytes({ try body($0, member.bytes) }) else { return false }
-                }
-                return true
+                members.append((values, id, bytes))
             }
-            if runIDs.count > 1 { runIDs.sort { $0.lexicographicallyPrecedes($1) } }
-            for id in runIDs {
+            members.sort { a, b in
+                if a.values != b.values {
+                    return reverse ? OrderKey.precedes(b.values, a.values) : OrderKey.precedes(a.values, b.values)
+                }
+                return a.id.lexicographicallyPrecedes(b.id)
+            }
+            for member in members {
+                guard try member.id.withUnsafeBytes({ try body($0, member.bytes) }) else { return false }
+            }
+            return true
+        }
+        func handOn(_ ids: [[UInt8]]) throws -> Bool {
+            for id in ids {
                 let goesOn = try id.withUnsafeBytes { key in
                     try Self.withRecord(key, of: entity, in: txn, stored: { try record(id) }) { try body(key, $0) }
                 }
@@ -86,18 +89,19 @@ extension Store {
         func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool {
             let extent = try Self.runExtent(of: key, index, fields: fieldCount, entity: entity.name)
             let prefix = UnsafeRawBufferPointer(rebasing: key[..<extent.end])
-            let continues = !runIDs.isEmpty && runIsCut == extent.isCut && runPrefix.elementsEqual(prefix)
+            let continues =
+                !run.value.ids.isEmpty && run.value.isCut == extent.isCut && run.value.prefix.elementsEqual(prefix)
             if !continues {
                 guard try flush() else { return false }
-                runPrefix.removeAll(keepingCapacity: true)
-                runPrefix.append(contentsOf: prefix)
-                runIsCut = extent.isCut
+                run.value.prefix.removeAll(keepingCapacity: true)
+                run.value.prefix.append(contentsOf: prefix)
+                run.value.isCut = extent.isCut
             }
             if value.isEmpty {
                 // The common case: one identifier, the key's suffix.
-                runIDs.append(Array(key[extent.length...]))
+                run.value.ids.append(Array(key[extent.length...]))
             } else {
-                runIDs += try IndexEntry.list(value, index: index.name)
+                run.value.ids += try IndexEntry.list(value, index: index.name)
             }
             return true
         }
