@@ -61,9 +61,9 @@ package enum RecordValue: Hashable, Sendable {
         var position = start + 1
         while try reader.byte(at: position) != RecordFormat.Tag.end {
             let key = try reader.keyRange(at: position)
-            let name = try reader.string(in: key)
+            try reader.validateUTF8(in: key)
             position = key.upperBound
-            if fields.contains(name) {
+            if let name = try Self.field(named: key, in: reader, among: fields) {
                 kept.append(RecordField(name: name, value: try Self.parse(reader, at: &position, depth: 1)))
             } else {
                 position = try reader.skipValue(at: position, depth: 1)
@@ -71,6 +71,35 @@ package enum RecordValue: Hashable, Sendable {
         }
         try reader.checkEnd(position + 1)
         self = .map(kept)
+    }
+
+    /// The member of `fields` equal to the key in `key` (valid UTF-8), as `Set.contains` of the
+    /// key's `String` would find it, without making that `String` for every key: bytes that
+    /// agree are equal strings, and two ASCII texts that differ are unequal ones; only where one
+    /// side is not ASCII (`String` compares by canonical equivalence: the Kelvin sign is `K`)
+    /// is the key made a `String` and looked up.
+    private static func field(
+        named key: Range<Int>, in reader: RecordReader, among fields: Set<String>
+    ) throws(RecordError) -> String? {
+        let bytes = UnsafeRawBufferPointer(rebasing: reader.bytes[key])
+        let keyIsASCII = !bytes.contains { $0 >= 0x80 }
+        for field in fields {
+            // nil: the field's text is not contiguous UTF-8 (a bridged string), or one side is
+            // not ASCII.
+            let equal = field.utf8.withContiguousStorageIfAvailable { utf8 -> Bool? in
+                let name = UnsafeRawBufferPointer(utf8)
+                if sameBytes(name, bytes) { return true }
+                return keyIsASCII && !name.contains { $0 >= 0x80 } ? false : nil
+            }
+            switch equal {
+            case .some(.some(true)): return field
+            case .some(.some(false)): continue
+            default:
+                let name = try reader.string(in: key)
+                return fields.contains(name) ? name : nil
+            }
+        }
+        return nil
     }
 
     /// Encodes back to record bytes (with version byte); `RecordValue(record: x.recordBytes()) == x`.

@@ -1,4 +1,5 @@
 import Foundation
+import RillWorkloads
 import Testing
 
 @testable import Rill
@@ -120,6 +121,44 @@ extension RecordCoderTests {
         // A record that is not a map is parsed whole.
         let scalar = RecordValue.int(7).recordBytes()
         #expect(try scalar.withUnsafeBytes { try RecordValue(record: $0, fields: ["a"]) } == .int(7))
+    }
+
+    /// Fields are picked as `Set<String>.contains` picks names: by canonical equivalence, so a
+    /// name spelled with other scalars (the Kelvin sign for `K`, `e` and a combining accent for
+    /// `é`) picks the stored field, under the stored spelling; random names of ASCII, accented and
+    /// equivalent spellings against that reference.
+    @Test func fieldsArePickedAsStringsCompare() throws {
+        let stored = RecordValue.map([
+            RecordField(name: "K", value: .int(1)), RecordField(name: "\u{E9}", value: .int(2)),
+            RecordField(name: "id", value: .int(3)), RecordField(name: "e\u{301}x", value: .int(4)),
+        ])
+        let bytes = stored.recordBytes()
+        func pick(_ wanted: Set<String>) throws -> RecordValue {
+            try bytes.withUnsafeBytes { try RecordValue(record: $0, fields: wanted) }
+        }
+        #expect(try pick(["\u{212A}"]) == .map([RecordField(name: "K", value: .int(1))]))
+        #expect(try pick(["e\u{301}"]) == .map([RecordField(name: "\u{E9}", value: .int(2))]))
+        #expect(try pick(["\u{E9}x", "id"]) == .map([
+            RecordField(name: "id", value: .int(3)), RecordField(name: "e\u{301}x", value: .int(4)),
+        ]))
+        #expect(try pick(["k", "\u{E9}\u{301}"]) == .map([]))
+
+        var random = SeededGenerator(label: "fields picked as strings compare")
+        let alphabet = ["a", "K", "\u{212A}", "\u{E9}", "e\u{301}", "e", "\u{301}", "\u{C5}", "A\u{30A}", "\u{212B}", "z"]
+        func name() -> String {
+            (0..<Int.random(in: 0...3, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
+        }
+        for round in 0..<2_000 {
+            let fields = (0..<Int.random(in: 0...6, using: &random)).map { index in
+                RecordField(name: name(), value: .int(Int64(index)))
+            }
+            let record = RecordValue.map(fields).recordBytes()
+            let wanted = Set((0..<Int.random(in: 0...4, using: &random)).map { _ in name() })
+            let picked = try record.withUnsafeBytes { try RecordValue(record: $0, fields: wanted) }
+            #expect(
+                picked == .map(fields.filter { wanted.contains($0.name) }),
+                "round \(round): \(fields.map(\.name)) picking \(wanted)")
+        }
     }
 
     @Test func recordValueDecodesBackIntoTheSwiftType() throws {
