@@ -17,3 +17,22 @@ class LiveEntry: @unchecked Sendable {
         self.order = order
     }
 }
+
+extension LiveEntry {
+    /// `rows`, each with an order key, in the order of their keys.
+    ///
+    /// Sorted by the keys' first sixteen bytes (`OrderKey.prefix`), taken once a row, and by the
+    /// whole keys only where those agree: a sort comparing the keys themselves read two arrays
+    /// through two rows at every comparison.
+    static func sortedByOrder(_ rows: [LiveEntry]) -> [LiveEntry] {
+        guard rows.count > 1 else { return rows }
+        var keyed: [(prefix: (UInt64, UInt64), index: Int32)] = []
+        keyed.reserveCapacity(rows.count)
+        for (index, row) in rows.enumerated() { keyed.append((OrderKey.prefix(row.order!), Int32(index))) }
+        keyed.sort { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            return OrderKey.precedes(rows[Int(a.index)].order!, rows[Int(b.index)].order!)
+        }
+        return keyed.map { rows[Int($0.index)] }
+    }
+}

@@ -24,6 +24,26 @@ enum OrderKey {
         return bytes
     }
 
+    /// The first sixteen bytes of `key` as two big-endian integers, zeros past its end: where the
+    /// prefixes of two keys differ, their order is the keys' (`memcmp`) order, since a key that
+    /// ends within the sixteen bytes is a prefix of the other up to there, and first. Keys whose
+    /// prefixes are equal are ordered by `precedes`.
+    @inline(__always)
+    static func prefix(_ key: [UInt8]) -> (UInt64, UInt64) {
+        key.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return (0, 0) }
+            if bytes.count >= 16 {
+                return (
+                    UInt64(bigEndian: base.loadUnaligned(as: UInt64.self)),
+                    UInt64(bigEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                )
+            }
+            var words: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: bytes) }
+            return (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
+        }
+    }
+
     /// `memcmp` order.
     static func precedes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         lhs.withUnsafeBufferPointer { left in
