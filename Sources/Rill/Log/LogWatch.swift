@@ -14,6 +14,13 @@ import Synchronization
 /// process's commit wakes a watch through inotify on `data.mdb`. A wait is bounded (a second,
 /// or 50 ms where inotify is not available), so a missed wake-up only delays.
 ///
+/// inotify reports a commit's last write to the file, its meta page, a moment before the commit
+/// can be read: LMDB publishes the new transaction in `lock.mdb` once that write returns, and a
+/// reader woken in between sees the commit before it. So after a wake-up by the file, the next
+/// two waits are short (a tenth of a millisecond, then a millisecond), and the owner reads again
+/// whether or not anything else comes; without them, such a commit waited for the next write
+/// to the file (the writer's next commit) or for the second-long fallback.
+///
 /// A watch does not read the log: its owner reads the commits after the last one it saw, in a
 /// snapshot of its own, after each wake-up.
 package final class LogWatch: Sendable {
@@ -26,6 +33,10 @@ package final class LogWatch: Sendable {
 
     /// The longest wait without a wake-up when inotify watches the file.
     static let fallbackPoll: Int32 = 1_000
+    /// How many short waits follow a wake-up by the file.
+    private static let recheckCount = 2
+    /// How many of `rechecks` are left before waits are long again; only the owner's thread waits.
+    private let rechecksLeft = Atomic<Int>(0)
 
     init(file: StoreFileID, directory: String) throws {
         var fds: [Int32] = [0, 0]
@@ -68,11 +79,22 @@ package final class LogWatch: Sendable {
     package func wait() {
         var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
-        let timeout = inotify >= 0 ? Self.fallbackPoll : 50
-        _ = poll(&fds, nfds_t(fds.count), timeout)
+        let rechecks = rechecksLeft.load(ordering: .relaxed)
+        var timeout = inotify >= 0 ? Self.fallbackPoll : 50
+        if rechecks == Self.recheckCount {
+            // `poll` waits whole milliseconds: the first short wait sleeps, then only looks.
+            usleep(100)
+            timeout = 0
+        } else if rechecks > 0 {
+            timeout = 1
+        }
+        let ready = poll(&fds, nfds_t(fds.count), timeout)
+        if ready == 0, rechecks > 0 { rechecksLeft.store(rechecks - 1, ordering: .relaxed) }
         var buffer = [UInt8](repeating: 0, count: 4096)
         for fd in [wakeRead, inotify] where fd >= 0 {
-            while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+            var changed = false
+            while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 { changed = true }
+            if changed, fd == inotify { rechecksLeft.store(Self.recheckCount, ordering: .relaxed) }
         }
     }
 
