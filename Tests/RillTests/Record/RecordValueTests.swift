@@ -138,13 +138,17 @@ extension RecordCoderTests {
         }
         #expect(try pick(["\u{212A}"]) == .map([RecordField(name: "K", value: .int(1))]))
         #expect(try pick(["e\u{301}"]) == .map([RecordField(name: "\u{E9}", value: .int(2))]))
-        #expect(try pick(["\u{E9}x", "id"]) == .map([
-            RecordField(name: "id", value: .int(3)), RecordField(name: "e\u{301}x", value: .int(4)),
-        ]))
+        #expect(
+            try pick(["\u{E9}x", "id"])
+                == .map([
+                    RecordField(name: "id", value: .int(3)), RecordField(name: "e\u{301}x", value: .int(4)),
+                ]))
         #expect(try pick(["k", "\u{E9}\u{301}"]) == .map([]))
 
         var random = SeededGenerator(label: "fields picked as strings compare")
-        let alphabet = ["a", "K", "\u{212A}", "\u{E9}", "e\u{301}", "e", "\u{301}", "\u{C5}", "A\u{30A}", "\u{212B}", "z"]
+        let alphabet = [
+            "a", "K", "\u{212A}", "\u{E9}", "e\u{301}", "e", "\u{301}", "\u{C5}", "A\u{30A}", "\u{212B}", "z",
+        ]
         func name() -> String {
             (0..<Int.random(in: 0...3, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
         }
