@@ -99,7 +99,7 @@ struct QueryExecutor<T: PersistentModel> {
         // rows' bookkeeping.)
         if execution?.isSorted ?? true, staged.isEmpty || !staged.values.contains(where: { $0 != nil }) {
             guard let execution else { return [] }
-            var models = QueryRows<T>(window: window)
+            var models = OrderedModels<T>(window: window)
             let hasStaged = !staged.isEmpty
             let testsModels = self.testsModels
             let prefetches = readsRelationships
