@@ -11,6 +11,8 @@ extension QueryBenchmark {
         "loop-fetch": "the one-row #Predicate fetch, code == x",
         "loop-text": "the one-row text query, Entry where code == x",
         "loop-range": "the #Predicate fetch amount > x sort by amount, limit 20",
+        "loop-category": "the fifty-row #Predicate fetch, category == x",
+        "loop-category-text": "the fifty-row text query, Entry where category == x",
         "loop-read": "an empty read transaction",
         "loop-scan": "the full-scan text query, Entry where name contains \"99999\"",
         "loop-scan-predicate": "the full-scan #Predicate fetch, name contains \"99999\"",
@@ -32,6 +34,11 @@ extension QueryBenchmark {
                 _ = try context.fetch(FetchDescriptor(predicate: #Predicate<Entry> { $0.code == code }))
             case "loop-text":
                 _ = try store.run(QueryParser.parse("Entry where code == \(code)"))
+            case "loop-category":
+                let category = code % 20_000
+                _ = try context.fetch(FetchDescriptor(predicate: #Predicate<Entry> { $0.category == category }))
+            case "loop-category-text":
+                _ = try store.run(QueryParser.parse("Entry where category == \(code % 20_000)"))
             case "loop-range":
                 let amount = amounts[count % amounts.count]
                 var descriptor = FetchDescriptor(

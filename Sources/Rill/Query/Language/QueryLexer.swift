@@ -55,7 +55,15 @@ struct QueryLexer {
 
     mutating func emit(_ kind: QueryToken.Kind, from start: Int) {
         var keyword: QueryKeyword?
-        if case .name(let name, quoted: false) = kind { keyword = QueryKeyword(rawValue: name.lowercased()) }
+        if case .name(let name, quoted: false) = kind {
+            // A name of ASCII characters is matched on its bytes; any other through
+            // `lowercased()`, which may map a character that is not ASCII to one that is (the
+            // Kelvin sign to `k`).
+            let bytes = ascii[start..<position]
+            keyword =
+                bytes.contains(Self.nonASCII)
+                ? QueryKeyword(rawValue: name.lowercased()) : QueryKeyword(asciiName: bytes)
+        }
         tokens.append(QueryToken(kind: kind, keyword: keyword, column: start + 1, length: position - start))
     }
 

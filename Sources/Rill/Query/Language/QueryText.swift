@@ -4,8 +4,13 @@ enum QueryText {
     /// carriage return (a CR and the LF after it are one `Character`). Its columns are then its
     /// bytes, and its characters need no walk of grapheme boundaries. Nil otherwise.
     static func plainASCII(_ text: String) -> [UInt8]? {
-        let utf8 = text.utf8
-        guard utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) else { return nil }
-        return Array(utf8)
+        var text = text
+        return text.withUTF8 { utf8 -> [UInt8]? in
+            // One pass over contiguous bytes, with no early exit to keep the loop branch-light:
+            // the bytes that are not plain ASCII are counted.
+            var other = 0
+            for byte in utf8 { other &+= (byte >= 0x80 || byte == 0x0D) ? 1 : 0 }
+            return other == 0 ? Array(utf8) : nil
+        }
     }
 }
