@@ -43,14 +43,6 @@ final class HeldRows {
         return rows
     }
 
-    /// Every held row's key, in no order.
-    var keys: [[UInt8]] {
-        var keys: [[UInt8]] = []
-        keys.reserveCapacity(count)
-        table.forEach { keys.append($0.key) }
-        return keys
-    }
-
     func forEach(_ body: (LiveEntry) throws -> Void) rethrows {
         try table.forEach(body)
     }

@@ -3,78 +3,235 @@ import Foundation
 /// Which live queries of one entity hold which records: the follower asks it which queries a
 /// change of a record may remove or move, instead of asking every query.
 ///
-/// A ``KeyedObjects`` table of each held record's list of holders: a search reads the key of
-/// the one list it finds, not of every slot it passes.
+/// An open-addressing table searched by linear probing, whose slots hold each record's whole
+/// entry: the key's 64-bit hash, the key itself when it has at most 16 bytes (an integer's or a
+/// UUID's identifier key; a longer one in an array of its own), and the list of holders. A search
+/// compares hashes and reads no memory outside the slots, where a table of objects would also
+/// read each object and its key found on the way (a cache miss each, in a table of 100,000
+/// records).
+///
+/// Keys are hashed with `KeyHash` under a seed of the table's own (see `KeyedObjects`). The table
+/// has any number of slots: a hash picks its home slot by its high bits, scaled to the number of
+/// slots. Removal shifts later entries back (no tombstones).
 final class HolderIndex: @unchecked Sendable {
     // Sendable: the table is read and written under `lock` (the queries of a commit may apply
     // on two threads at once, each entering its own rows).
     private let lock = NSLock()
-    private let table = KeyedObjects<Holders>()
 
-    /// The queries that hold one record.
-    private final class Holders: KeyedObject {
-        let key: [UInt8]
-        /// Read and written only under the index's lock, in accesses that never overlap: a
-        /// dynamic exclusivity check would cost more than an append.
-        @exclusivity(unchecked) var ids: [Int32]
+    /// One slot: empty when `hash` is 0 (a key hashing to 0 is stored as hashing to 1).
+    private struct Slot {
+        var hash: UInt64
+        /// The key's first 8 bytes and next 8, little-endian, zero past its end; 0 for a longer key.
+        var low: UInt64
+        var high: UInt64
+        /// The key's length.
+        var length: Int
+        /// The key, when it has more than 16 bytes.
+        var long: [UInt8]?
+        var ids: [Int32]
+    }
 
-        init(key: [UInt8], ids: [Int32]) {
-            self.key = key
-            self.ids = ids
-        }
+    /// Inline keys hold up to this many bytes.
+    private static let inlineLimit = 16
 
-        var tableKey: [UInt8] { key }
+    /// Every slot holds a value: an empty one (no key, no list) where no record is.
+    private var slots: UnsafeMutablePointer<Slot>?
+    /// The number of slots.
+    private var capacity = 0
+    private var count = 0
+    private let seed = KeyHash.seed()
+
+    init() {}
+
+    deinit {
+        guard let slots else { return }
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
     }
 
     func add(_ key: [UInt8], _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        addHoldingLock(key, id)
+        key.withUnsafeBytes { addHoldingLock($0, id) }
     }
 
     /// Enters `id` as a holder of each of `keys`, under one lock.
-    func add<Keys: Sequence<[UInt8]>>(_ keys: Keys, _ id: Int32) {
+    func add<Keys: Collection<[UInt8]>>(_ keys: Keys, _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        for key in keys { addHoldingLock(key, id) }
+        // Room for every key new, so that the table grows once at most.
+        reserveCapacity(count + keys.count)
+        for key in keys { key.withUnsafeBytes { addHoldingLock($0, id) } }
+    }
+
+    /// Enters `id` as a holder of the record of each of `rows`, under one lock, reading their
+    /// keys in place.
+    func add(_ rows: HeldRows, _ id: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        reserveCapacity(count + rows.count)
+        rows.forEach { row in row.key.withUnsafeBytes { addHoldingLock($0, id) } }
     }
 
     /// Removes `id` as a holder of each of `keys`, under one lock.
     func remove<Keys: Sequence<[UInt8]>>(_ keys: Keys, _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        for key in keys { removeHoldingLock(key, id) }
+        for key in keys { key.withUnsafeBytes { removeHoldingLock($0, id) } }
+    }
+
+    /// Removes `id` as a holder of the record of each of `rows`, under one lock.
+    func remove(_ rows: HeldRows, _ id: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        rows.forEach { row in row.key.withUnsafeBytes { removeHoldingLock($0, id) } }
     }
 
     func remove(_ key: [UInt8], _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        removeHoldingLock(key, id)
+        key.withUnsafeBytes { removeHoldingLock($0, id) }
     }
 
     func holders(of key: [UInt8]) -> [Int32] {
         lock.lock()
         defer { lock.unlock() }
-        return table.object(for: key)?.ids ?? []
-    }
-
-    private func addHoldingLock(_ key: [UInt8], _ id: Int32) {
-        if let holders = table.object(for: key) {
-            holders.ids.append(id)
-        } else {
-            table.insert(Holders(key: key, ids: [id]))
+        return key.withUnsafeBytes { key in
+            guard count > 0, let slots else { return [] }
+            let (slot, found) = find(key, hash: hash(key))
+            return found ? slots[slot].ids : []
         }
     }
 
-    private func removeHoldingLock(_ key: [UInt8], _ id: Int32) {
-        guard let holders = table.object(for: key) else { return }
-        guard let index = holders.ids.firstIndex(of: id) else { return }
-        if holders.ids.count == 1 {
-            table.remove(key)
+    /// The number of records held (for tests).
+    var recordCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    private func addHoldingLock(_ key: UnsafeRawBufferPointer, _ id: Int32) {
+        if (count + 1) * 4 > capacity * 3 { resize(to: max(16, capacity * 2)) }
+        let keyHash = hash(key)
+        let (slot, found) = find(key, hash: keyHash)
+        let slots = slots.unsafelyUnwrapped
+        if found {
+            slots[slot].ids.append(id)
             return
         }
-        // The list is changed in place.
-        holders.ids.swapAt(index, holders.ids.count - 1)
-        holders.ids.removeLast()
+        let (low, high) = key.count <= Self.inlineLimit ? Self.words(key) : (0, 0)
+        slots[slot] = Slot(
+            hash: keyHash, low: low, high: high, length: key.count,
+            long: key.count <= Self.inlineLimit ? nil : Array(key), ids: [id])
+        count += 1
     }
+
+    private func removeHoldingLock(_ key: UnsafeRawBufferPointer, _ id: Int32) {
+        guard count > 0, let slots else { return }
+        let (slot, found) = find(key, hash: hash(key))
+        guard found, let index = slots[slot].ids.firstIndex(of: id) else { return }
+        if slots[slot].ids.count > 1 {
+            // The list is changed in place.
+            slots[slot].ids.swapAt(index, slots[slot].ids.count - 1)
+            slots[slot].ids.removeLast()
+            return
+        }
+        slots[slot] = Self.empty
+        count -= 1
+        // Moves back the entries after the hole whose search would pass over it, so that no
+        // search stops early at an empty slot.
+        var hole = slot
+        var next = self.next(hole)
+        while slots[next].hash != 0 {
+            let home = self.home(slots[next].hash)
+            if distance(from: home, to: next) >= distance(from: hole, to: next) {
+                swap(&slots[hole], &slots[next])
+                hole = next
+            }
+            next = self.next(next)
+        }
+        if capacity > 64, count * 8 < capacity { resize(to: capacity / 2) }
+    }
+
+    // MARK: - Slots
+
+    /// The slot of the entry of `key` (found), or the empty slot where it would go; the table
+    /// has at least one slot.
+    @inline(__always)
+    private func find(_ key: UnsafeRawBufferPointer, hash: UInt64) -> (slot: Int, found: Bool) {
+        let slots = slots.unsafelyUnwrapped
+        var slot = home(hash)
+        let inline = key.count <= Self.inlineLimit
+        let (low, high) = inline ? Self.words(key) : (0, 0)
+        while true {
+            let entry = slots + slot
+            let stored = entry.pointee.hash
+            if stored == 0 { return (slot, false) }
+            if stored == hash, entry.pointee.length == key.count {
+                if inline {
+                    if entry.pointee.low == low, entry.pointee.high == high { return (slot, true) }
+                } else if let long = entry.pointee.long, long.withUnsafeBytes({ sameBytes($0, key) }) {
+                    return (slot, true)
+                }
+            }
+            slot = next(slot)
+        }
+    }
+
+    /// A key of at most 16 bytes as two little-endian words, zero past its end.
+    @inline(__always)
+    private static func words(_ key: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: key) }
+        return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1))
+    }
+
+    /// The key's hash under this table's seed; never 0, which marks an empty slot.
+    @inline(__always)
+    private func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        let hash = UInt64(bitPattern: Int64(KeyHash.hash(key, seed: seed)))
+        return hash == 0 ? 1 : hash
+    }
+
+    /// The slot where the search for a key of hash `hash` starts: its high bits, scaled to the
+    /// number of slots.
+    @inline(__always)
+    private func home(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: hash.multipliedFullWidth(by: UInt64(capacity)).high)
+    }
+
+    @inline(__always)
+    private func next(_ slot: Int) -> Int {
+        slot &+ 1 == capacity ? 0 : slot &+ 1
+    }
+
+    @inline(__always)
+    private func distance(from start: Int, to slot: Int) -> Int {
+        slot >= start ? slot &- start : slot &+ capacity &- start
+    }
+
+    /// Makes room for `count` entries in all without growing again.
+    private func reserveCapacity(_ count: Int) {
+        let wanted = max(16, (count * 4 + 2) / 3)
+        if wanted > capacity { resize(to: wanted) }
+    }
+
+    private func resize(to newCapacity: Int) {
+        let old = (slots: slots, capacity: capacity)
+        let grown = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
+        grown.initialize(repeating: Self.empty, count: newCapacity)
+        slots = grown
+        capacity = newCapacity
+        guard let oldSlots = old.slots else { return }
+        for index in 0..<old.capacity {
+            let entry = (oldSlots + index).move()
+            guard entry.hash != 0 else { continue }
+            var slot = home(entry.hash)
+            while grown[slot].hash != 0 { slot = next(slot) }
+            grown[slot] = entry
+        }
+        oldSlots.deallocate()
+    }
+
+    private static let empty = Slot(hash: 0, low: 0, high: 0, length: 0, long: nil, ids: [])
 }

@@ -60,13 +60,13 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// Joins the follower's table of holders: every held row is entered there from now on.
     func attach(to index: HolderIndex, id: Int32) {
         holders = (index, id)
-        index.add(held.keys, id)
+        index.add(held, id)
     }
 
     /// Leaves the follower's table of holders.
     func detach() {
         if let (index, id) = holders {
-            index.remove(held.keys, id)
+            index.remove(held, id)
         }
         holders = nil
     }
