@@ -24,11 +24,21 @@ extension LiveEntry {
     /// Sorted by the keys' first sixteen bytes (`OrderKey.prefix`), taken once a row, and by the
     /// whole keys only where those agree: a sort comparing the keys themselves read two arrays
     /// through two rows at every comparison.
+    /// Rows that come in order already (a walk of an index in the sort's order) are returned as
+    /// they are, after the one pass that reads their prefixes.
     static func sortedByOrder(_ rows: [LiveEntry]) -> [LiveEntry] {
         guard rows.count > 1 else { return rows }
         var keyed: [(prefix: (UInt64, UInt64), index: Int32)] = []
         keyed.reserveCapacity(rows.count)
-        for (index, row) in rows.enumerated() { keyed.append((OrderKey.prefix(row.order!), Int32(index))) }
+        var inOrder = true
+        for (index, row) in rows.enumerated() {
+            let prefix = OrderKey.prefix(row.order!)
+            if inOrder, index > 0, case let previous = keyed[index - 1].prefix, !(previous < prefix) {
+                inOrder = previous == prefix && OrderKey.precedes(rows[index - 1].order!, row.order!)
+            }
+            keyed.append((prefix, Int32(index)))
+        }
+        if inOrder { return rows }
         keyed.sort { a, b in
             if a.prefix != b.prefix { return a.prefix < b.prefix }
             return OrderKey.precedes(rows[Int(a.index)].order!, rows[Int(b.index)].order!)

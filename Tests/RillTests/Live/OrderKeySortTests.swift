@@ -7,7 +7,7 @@ import Testing
 /// Rows sorted by their order keys' sixteen-byte prefixes, then whole keys, against the rows
 /// sorted by comparing the whole keys (`memcmp` order): random keys of every length from empty to
 /// forty bytes, few byte values (so that keys share long prefixes and hold zeros), and keys that
-/// are prefixes of others.
+/// are prefixes of others; and the same rows given in order, and with one pair swapped.
 @Suite struct OrderKeySortTests {
     @Test func prefixSortIsTheWholeKeysOrder() {
         var random = SeededGenerator(label: "order key sort")
@@ -26,6 +26,16 @@ import Testing
             let expected = keys.sorted { OrderKey.precedes($0, $1) }
             #expect(sorted == expected, "round \(round)")
             #expect(LiveEntry.sortedByOrder(rows).count == rows.count)
+            // Rows in order already are returned as they are; one pair out of order is not.
+            let ordered = expected.map { LiveEntry(key: [], order: $0) }
+            #expect(LiveEntry.sortedByOrder(ordered).map { $0.order! } == expected, "round \(round)")
+            if expected.count > 1 {
+                var swapped = expected
+                let at = Int.random(in: 1..<swapped.count, using: &random)
+                swapped.swapAt(at - 1, at)
+                let rows = swapped.map { LiveEntry(key: [], order: $0) }
+                #expect(LiveEntry.sortedByOrder(rows).map { $0.order! } == expected, "round \(round)")
+            }
         }
     }
 }
