@@ -12,6 +12,43 @@ func sameBytes(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> 
 protocol KeyedObject: AnyObject {
     /// The key; it must not change while the object is in a table.
     var tableKey: [UInt8] { get }
+    /// Whether `key` is the object's key: by default its bytes compared with `tableKey`'s.
+    func hasTableKey(_ key: UnsafeRawBufferPointer) -> Bool
+}
+
+extension KeyedObject {
+    @inline(__always)
+    func hasTableKey(_ key: UnsafeRawBufferPointer) -> Bool {
+        tableKey.withUnsafeBytes { sameBytes($0, key) }
+    }
+}
+
+/// A key of at most 16 bytes held in two words, so that an object can compare it without reading
+/// an array of its own (a cache miss in a large table): the bytes little-endian, zero past the
+/// end, and the length. A longer key is not held (`length` is then -1).
+struct InlineKey: Equatable {
+    private var low: UInt64
+    private var high: UInt64
+    private var length: Int
+
+    static let capacity = 16
+
+    init(_ key: UnsafeRawBufferPointer) {
+        guard key.count <= Self.capacity else {
+            (low, high, length) = (0, 0, -1)
+            return
+        }
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: key) }
+        (low, high, length) = (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1), key.count)
+    }
+
+    init(_ key: [UInt8]) {
+        self = key.withUnsafeBytes { InlineKey($0) }
+    }
+
+    /// Whether the key is held here (at most 16 bytes).
+    var isHeld: Bool { length >= 0 }
 }
 
 /// An open-addressing table of objects found by their byte keys, searched by linear probing.
@@ -184,7 +221,7 @@ final class KeyedObjects<Element: KeyedObject> {
             if word == 0 { return (slot, false) }
             if UInt8(truncatingIfNeeded: word >> 56) == tag {
                 let equal = Self.reference(word)._withUnsafeGuaranteedRef { element in
-                    element.tableKey.withUnsafeBytes { sameBytes($0, key) }
+                    element.hasTableKey(key)
                 }
                 if equal { return (slot, true) }
             }

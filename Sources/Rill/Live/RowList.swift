@@ -246,9 +246,6 @@ struct RowList: @unchecked Sendable {
     /// The first eight bytes of `row`'s order key as a big-endian number: its order is the
     /// keys' order wherever the prefixes differ.
     static func prefix(of row: LiveEntry) -> UInt64 {
-        guard let order = row.order else { return 0 }
-        var value: UInt64 = 0
-        for index in 0..<8 { value = value << 8 | UInt64(index < order.count ? order[index] : 0) }
-        return value
+        row.orderPrefix.0
     }
 }

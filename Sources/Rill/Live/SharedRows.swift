@@ -94,14 +94,24 @@ final class SharedRows: Sendable {
         @exclusivity(unchecked) var readAt: UInt64
         @exclusivity(unchecked) var rows: [(maker: Int32, model: Int32, row: LiveEntry)]
 
+        /// The key in two words when it is short: a search compares them, not the key's array.
+        let inlineKey: InlineKey
+
         init(key: [UInt8], bytes: [UInt8], readAt: UInt64, rows: [(maker: Int32, model: Int32, row: LiveEntry)]) {
             self.key = key
+            inlineKey = InlineKey(key)
             self.bytes = bytes
             self.readAt = readAt
             self.rows = rows
         }
 
         var tableKey: [UInt8] { key }
+
+        @inline(__always)
+        func hasTableKey(_ key: UnsafeRawBufferPointer) -> Bool {
+            guard inlineKey.isHeld else { return self.key.withUnsafeBytes { sameBytes($0, key) } }
+            return key.count <= InlineKey.capacity && InlineKey(key) == inlineKey
+        }
     }
 
     private let state = Lock(State())
@@ -167,26 +177,26 @@ final class SharedRows: Sendable {
         let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?, sameModel: LiveEntry?) in
             let entry: Entry
             if let last = state.lastKnown, last.entity == variant.entity,
-                last.entry.key.withUnsafeBytes({ sameBytes($0, key) })
+                last.entry.hasTableKey(key)
             {
                 entry = last.entry
             } else {
                 guard let found = state.table(variant.entity).object(for: key) else { return (nil, nil, nil) }
                 entry = found
             }
-            let keyBytes = entry.key
-            guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, keyBytes, nil) }
+            // The key's array is taken only for a row to make: a shared row has it already.
+            guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, entry.key, nil) }
             // The same bytes, so the record at this snapshot too.
             if snapshot != 0 { entry.readAt = snapshot }
             var sameModel: LiveEntry?
             for shared in entry.rows {
                 if shared.maker == variant.maker {
                     state.reused += 1
-                    return (shared.row, keyBytes, nil)
+                    return (shared.row, nil, nil)
                 }
                 if shared.model == variant.model { sameModel = shared.row }
             }
-            return (nil, keyBytes, sameModel)
+            return (nil, entry.key, sameModel)
         }
         if let row = found.row { return row }
         // Made outside the lock: decoding may take a while, and other threads share the table.
