@@ -21,18 +21,12 @@ final class HolderIndex: @unchecked Sendable {
     /// One slot: empty when `hash` is 0 (a key hashing to 0 is stored as hashing to 1).
     private struct Slot {
         var hash: UInt64
-        /// The key's first 8 bytes and next 8, little-endian, zero past its end; 0 for a longer key.
-        var low: UInt64
-        var high: UInt64
-        /// The key's length.
-        var length: Int
+        /// The key, when it has at most 16 bytes.
+        var key: InlineKey
         /// The key, when it has more than 16 bytes.
         var long: [UInt8]?
         var ids: [Int32]
     }
-
-    /// Inline keys hold up to this many bytes.
-    private static let inlineLimit = 16
 
     /// Every slot holds a value: an empty one (no key, no list) where no record is.
     private var slots: UnsafeMutablePointer<Slot>?
@@ -59,8 +53,8 @@ final class HolderIndex: @unchecked Sendable {
     func add<Keys: Collection<[UInt8]>>(_ keys: Keys, _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        // Room for every key new, so that the table grows once at most.
-        reserveCapacity(count + keys.count)
+        // No room made ahead: most keys of a query are held by others already, and a
+        // reservation for them all would grow the table at every query (it doubles as it fills).
         for key in keys { key.withUnsafeBytes { addHoldingLock($0, id) } }
     }
 
@@ -69,7 +63,6 @@ final class HolderIndex: @unchecked Sendable {
     func add(_ rows: HeldRows, _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        reserveCapacity(count + rows.count)
         rows.forEach { row in row.key.withUnsafeBytes { addHoldingLock($0, id) } }
     }
 
@@ -119,10 +112,8 @@ final class HolderIndex: @unchecked Sendable {
             slots[slot].ids.append(id)
             return
         }
-        let (low, high) = key.count <= Self.inlineLimit ? Self.words(key) : (0, 0)
-        slots[slot] = Slot(
-            hash: keyHash, low: low, high: high, length: key.count,
-            long: key.count <= Self.inlineLimit ? nil : Array(key), ids: [id])
+        let inline = InlineKey(key)
+        slots[slot] = Slot(hash: keyHash, key: inline, long: inline.isHeld ? nil : Array(key), ids: [id])
         count += 1
     }
 
@@ -161,29 +152,17 @@ final class HolderIndex: @unchecked Sendable {
     private func find(_ key: UnsafeRawBufferPointer, hash: UInt64) -> (slot: Int, found: Bool) {
         let slots = slots.unsafelyUnwrapped
         var slot = home(hash)
-        let inline = key.count <= Self.inlineLimit
-        let (low, high) = inline ? Self.words(key) : (0, 0)
+        let inline = InlineKey(key)
         while true {
             let entry = slots + slot
             let stored = entry.pointee.hash
             if stored == 0 { return (slot, false) }
-            if stored == hash, entry.pointee.length == key.count {
-                if inline {
-                    if entry.pointee.low == low, entry.pointee.high == high { return (slot, true) }
-                } else if let long = entry.pointee.long, long.withUnsafeBytes({ sameBytes($0, key) }) {
-                    return (slot, true)
-                }
+            if stored == hash, entry.pointee.key == inline {
+                if inline.isHeld { return (slot, true) }
+                if let long = entry.pointee.long, long.withUnsafeBytes({ sameBytes($0, key) }) { return (slot, true) }
             }
             slot = next(slot)
         }
-    }
-
-    /// A key of at most 16 bytes as two little-endian words, zero past its end.
-    @inline(__always)
-    private static func words(_ key: UnsafeRawBufferPointer) -> (UInt64, UInt64) {
-        var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: key) }
-        return (UInt64(littleEndian: words.0), UInt64(littleEndian: words.1))
     }
 
     /// The key's hash under this table's seed; never 0, which marks an empty slot.
@@ -210,12 +189,6 @@ final class HolderIndex: @unchecked Sendable {
         slot >= start ? slot &- start : slot &+ capacity &- start
     }
 
-    /// Makes room for `count` entries in all without growing again.
-    private func reserveCapacity(_ count: Int) {
-        let wanted = max(16, (count * 4 + 2) / 3)
-        if wanted > capacity { resize(to: wanted) }
-    }
-
     private func resize(to newCapacity: Int) {
         let old = (slots: slots, capacity: capacity)
         let grown = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
@@ -233,5 +206,6 @@ final class HolderIndex: @unchecked Sendable {
         oldSlots.deallocate()
     }
 
-    private static let empty = Slot(hash: 0, low: 0, high: 0, length: 0, long: nil, ids: [])
+    private static let empty = Slot(
+        hash: 0, key: InlineKey(UnsafeRawBufferPointer(start: nil, count: 0)), long: nil, ids: [])
 }
