@@ -4,9 +4,9 @@ import Foundation
 /// change of a record may remove or move, instead of asking every query.
 ///
 /// An open-addressing table searched by linear probing, whose slots hold each record's whole
-/// entry: the key's 64-bit hash, the key itself when it has at most 16 bytes (an integer's or a
-/// UUID's identifier key; a longer one in an array of its own), and the list of holders. A search
-/// compares hashes and reads no memory outside the slots, where a table of objects would also
+/// entry: the key's hash and length in one word, the key itself when it has at most 16 bytes (an
+/// integer's or a UUID's identifier key; a longer one in an array of its own), and the list of
+/// holders. A search compares those words and reads no memory outside the slots, where a table of objects would also
 /// read each object and its key found on the way (a cache miss each, in a table of 100,000
 /// records).
 ///
@@ -18,11 +18,14 @@ final class HolderIndex: @unchecked Sendable {
     // on two threads at once, each entering its own rows).
     private let lock = NSLock()
 
-    /// One slot: empty when `hash` is 0 (a key hashing to 0 is stored as hashing to 1).
+    /// One slot, 40 bytes: empty when `tag` is 0.
     private struct Slot {
-        var hash: UInt64
-        /// The key, when it has at most 16 bytes.
-        var key: InlineKey
+        /// The key's hash but its lowest byte, and there its length plus one (0xFF for a key of
+        /// more than 16 bytes): never 0 in a used slot.
+        var tag: UInt64
+        /// The key's first 8 bytes and next 8 when it has at most 16 (`InlineKey`).
+        var low: UInt64
+        var high: UInt64
         /// The key, when it has more than 16 bytes.
         var long: [UInt8]?
         var ids: [Int32]
@@ -53,8 +56,8 @@ final class HolderIndex: @unchecked Sendable {
     func add<Keys: Collection<[UInt8]>>(_ keys: Keys, _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        // No room made ahead: most keys of a query are held by others already, and a
-        // reservation for them all would grow the table at every query (it doubles as it fills).
+        // Room for every key new, so that the table grows once at most.
+        reserveCapacity(count + keys.count)
         for key in keys { key.withUnsafeBytes { addHoldingLock($0, id) } }
     }
 
@@ -63,6 +66,7 @@ final class HolderIndex: @unchecked Sendable {
     func add(_ rows: HeldRows, _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
+        reserveCapacity(count + rows.count)
         rows.forEach { row in row.key.withUnsafeBytes { addHoldingLock($0, id) } }
     }
 
@@ -113,7 +117,9 @@ final class HolderIndex: @unchecked Sendable {
             return
         }
         let inline = InlineKey(key)
-        slots[slot] = Slot(hash: keyHash, key: inline, long: inline.isHeld ? nil : Array(key), ids: [id])
+        slots[slot] = Slot(
+            tag: Self.tag(keyHash, inline), low: inline.low, high: inline.high,
+            long: inline.isHeld ? nil : Array(key), ids: [id])
         count += 1
     }
 
@@ -133,8 +139,8 @@ final class HolderIndex: @unchecked Sendable {
         // search stops early at an empty slot.
         var hole = slot
         var next = self.next(hole)
-        while slots[next].hash != 0 {
-            let home = self.home(slots[next].hash)
+        while slots[next].tag != 0 {
+            let home = self.home(slots[next].tag)
             if distance(from: home, to: next) >= distance(from: hole, to: next) {
                 swap(&slots[hole], &slots[next])
                 hole = next
@@ -151,28 +157,31 @@ final class HolderIndex: @unchecked Sendable {
     @inline(__always)
     private func find(_ key: UnsafeRawBufferPointer, hash: UInt64) -> (slot: Int, found: Bool) {
         let slots = slots.unsafelyUnwrapped
-        var slot = home(hash)
         let inline = InlineKey(key)
+        let tag = Self.tag(hash, inline)
+        var slot = home(tag)
         while true {
             let entry = slots + slot
-            let stored = entry.pointee.hash
+            let stored = entry.pointee.tag
             if stored == 0 { return (slot, false) }
-            if stored == hash, entry.pointee.key == inline {
-                if inline.isHeld { return (slot, true) }
-                if let long = entry.pointee.long, long.withUnsafeBytes({ sameBytes($0, key) }) { return (slot, true) }
+            if stored == tag {
+                if inline.isHeld {
+                    if entry.pointee.low == inline.low, entry.pointee.high == inline.high { return (slot, true) }
+                } else if let long = entry.pointee.long, long.withUnsafeBytes({ sameBytes($0, key) }) {
+                    return (slot, true)
+                }
             }
             slot = next(slot)
         }
     }
 
-    /// The key's hash under this table's seed; never 0, which marks an empty slot.
+    /// The key's hash under this table's seed.
     @inline(__always)
     private func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        let hash = UInt64(bitPattern: Int64(KeyHash.hash(key, seed: seed)))
-        return hash == 0 ? 1 : hash
+        UInt64(bitPattern: Int64(KeyHash.hash(key, seed: seed)))
     }
 
-    /// The slot where the search for a key of hash `hash` starts: its high bits, scaled to the
+    /// The slot where the search for a key of tag `hash` starts: its high bits, scaled to the
     /// number of slots.
     @inline(__always)
     private func home(_ hash: UInt64) -> Int {
@@ -189,6 +198,14 @@ final class HolderIndex: @unchecked Sendable {
         slot >= start ? slot &- start : slot &+ capacity &- start
     }
 
+    /// Makes room for `count` entries in all without growing again: as few slots as keep the
+    /// table at most three-quarters full (a table grown by doubling may be more than half empty,
+    /// and its slots are 40 bytes).
+    private func reserveCapacity(_ count: Int) {
+        let wanted = max(16, (count * 4 + 2) / 3)
+        if wanted > capacity { resize(to: wanted) }
+    }
+
     private func resize(to newCapacity: Int) {
         let old = (slots: slots, capacity: capacity)
         let grown = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
@@ -198,14 +215,20 @@ final class HolderIndex: @unchecked Sendable {
         guard let oldSlots = old.slots else { return }
         for index in 0..<old.capacity {
             let entry = (oldSlots + index).move()
-            guard entry.hash != 0 else { continue }
-            var slot = home(entry.hash)
-            while grown[slot].hash != 0 { slot = next(slot) }
+            guard entry.tag != 0 else { continue }
+            var slot = home(entry.tag)
+            while grown[slot].tag != 0 { slot = next(slot) }
             grown[slot] = entry
         }
         oldSlots.deallocate()
     }
 
-    private static let empty = Slot(
-        hash: 0, key: InlineKey(UnsafeRawBufferPointer(start: nil, count: 0)), long: nil, ids: [])
+    private static let empty = Slot(tag: 0, low: 0, high: 0, long: nil, ids: [])
+
+    /// A used slot's tag: `hash` but its lowest byte, and there the key's length plus one
+    /// (0xFF for a key of more than 16 bytes). The home slot is picked by the hash's high bits.
+    @inline(__always)
+    private static func tag(_ hash: UInt64, _ key: InlineKey) -> UInt64 {
+        hash & ~0xFF | UInt64(key.isHeld ? key.length + 1 : 0xFF)
+    }
 }

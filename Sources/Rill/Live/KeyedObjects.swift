@@ -27,9 +27,9 @@ extension KeyedObject {
 /// an array of its own (a cache miss in a large table): the bytes little-endian, zero past the
 /// end, and the length. A longer key is not held (`length` is then -1).
 struct InlineKey: Equatable {
-    private var low: UInt64
-    private var high: UInt64
-    private var length: Int
+    private(set) var low: UInt64
+    private(set) var high: UInt64
+    private(set) var length: Int
 
     static let capacity = 16
 
