@@ -34,7 +34,8 @@ final class HolderIndex: @unchecked Sendable {
     /// Every slot holds a value: an empty one (no key, no list) where no record is.
     private var slots: UnsafeMutablePointer<Slot>?
     /// The number of slots.
-    private var capacity = 0
+    private var probing = LinearProbing()
+    private var capacity: Int { probing.capacity }
     private var count = 0
     private let seed = KeyHash.seed()
 
@@ -138,14 +139,14 @@ final class HolderIndex: @unchecked Sendable {
         // Moves back the entries after the hole whose search would pass over it, so that no
         // search stops early at an empty slot.
         var hole = slot
-        var next = self.next(hole)
+        var next = probing.next(hole)
         while slots[next].tag != 0 {
-            let home = self.home(slots[next].tag)
-            if distance(from: home, to: next) >= distance(from: hole, to: next) {
+            let home = probing.home(slots[next].tag)
+            if probing.distance(from: home, to: next) >= probing.distance(from: hole, to: next) {
                 swap(&slots[hole], &slots[next])
                 hole = next
             }
-            next = self.next(next)
+            next = probing.next(next)
         }
         if capacity > 64, count * 8 < capacity { resize(to: capacity / 2) }
     }
@@ -159,7 +160,7 @@ final class HolderIndex: @unchecked Sendable {
         let slots = slots.unsafelyUnwrapped
         let inline = InlineKey(key)
         let tag = Self.tag(hash, inline)
-        var slot = home(tag)
+        var slot = probing.home(tag)
         while true {
             let entry = slots + slot
             let stored = entry.pointee.tag
@@ -171,7 +172,7 @@ final class HolderIndex: @unchecked Sendable {
                     return (slot, true)
                 }
             }
-            slot = next(slot)
+            slot = probing.next(slot)
         }
     }
 
@@ -181,28 +182,11 @@ final class HolderIndex: @unchecked Sendable {
         UInt64(bitPattern: Int64(KeyHash.hash(key, seed: seed)))
     }
 
-    /// The slot where the search for a key of tag `hash` starts: its high bits, scaled to the
-    /// number of slots.
-    @inline(__always)
-    private func home(_ hash: UInt64) -> Int {
-        Int(truncatingIfNeeded: hash.multipliedFullWidth(by: UInt64(capacity)).high)
-    }
-
-    @inline(__always)
-    private func next(_ slot: Int) -> Int {
-        slot &+ 1 == capacity ? 0 : slot &+ 1
-    }
-
-    @inline(__always)
-    private func distance(from start: Int, to slot: Int) -> Int {
-        slot >= start ? slot &- start : slot &+ capacity &- start
-    }
-
     /// Makes room for `count` entries in all without growing again: as few slots as keep the
     /// table at most three-quarters full (a table grown by doubling may be more than half empty,
     /// and its slots are 40 bytes).
     private func reserveCapacity(_ count: Int) {
-        let wanted = max(16, (count * 4 + 2) / 3)
+        let wanted = LinearProbing.slots(for: count)
         if wanted > capacity { resize(to: wanted) }
     }
 
@@ -211,13 +195,13 @@ final class HolderIndex: @unchecked Sendable {
         let grown = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
         grown.initialize(repeating: Self.empty, count: newCapacity)
         slots = grown
-        capacity = newCapacity
+        probing.capacity = newCapacity
         guard let oldSlots = old.slots else { return }
         for index in 0..<old.capacity {
             let entry = (oldSlots + index).move()
             guard entry.tag != 0 else { continue }
-            var slot = home(entry.tag)
-            while grown[slot].tag != 0 { slot = next(slot) }
+            var slot = probing.home(entry.tag)
+            while grown[slot].tag != 0 { slot = probing.next(slot) }
             grown[slot] = entry
         }
         oldSlots.deallocate()

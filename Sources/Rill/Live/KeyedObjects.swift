@@ -77,8 +77,10 @@ struct InlineKey: Equatable {
 final class KeyedObjects<Element: KeyedObject> {
     /// Tagged retained references; 0 for an empty slot.
     private var slots: UnsafeMutablePointer<UInt>
+    /// The slots' arithmetic, and their number.
+    private var probing = LinearProbing()
     /// The number of slots (0 before the first object).
-    private(set) var capacity = 0
+    var capacity: Int { probing.capacity }
     private(set) var count = 0
     /// This table's hash function among `KeyHash`'s.
     private let seed = KeyHash.seed()
@@ -136,16 +138,16 @@ final class KeyedObjects<Element: KeyedObject> {
         count -= 1
         // Moves back the objects after the hole whose search would pass over it, so that no
         // search stops early at an empty slot.
-        var next = self.next(hole)
+        var next = probing.next(hole)
         while slots[next] != 0 {
             let home = self.home(hash(of: slots[next]))
             // The object may move to the hole when the hole lies between its home and its slot.
-            if distance(from: home, to: next) >= distance(from: hole, to: next) {
+            if probing.distance(from: home, to: next) >= probing.distance(from: hole, to: next) {
                 slots[hole] = slots[next]
                 slots[next] = 0
                 hole = next
             }
-            next = self.next(next)
+            next = probing.next(next)
         }
         if capacity > 64, count * 8 < capacity { resize(to: capacity / 2) }
         return object
@@ -160,7 +162,7 @@ final class KeyedObjects<Element: KeyedObject> {
     /// Makes room for `count` objects in all without growing again: as few slots as keep the
     /// table at most three-quarters full.
     func reserveCapacity(_ count: Int) {
-        let wanted = max(16, (count * 4 + 2) / 3)
+        let wanted = LinearProbing.slots(for: count)
         if wanted > capacity { resize(to: wanted) }
     }
 
@@ -182,7 +184,7 @@ final class KeyedObjects<Element: KeyedObject> {
         count = 0
         if capacity > 64 {
             deallocateSlots()
-            capacity = 0
+            probing.capacity = 0
         }
         return objects
     }
@@ -203,7 +205,7 @@ final class KeyedObjects<Element: KeyedObject> {
         guard count > 0 else { return 0 }
         var total = 0
         for index in 0..<capacity where slots[index] != 0 {
-            total += distance(from: home(hash(of: slots[index])), to: index) + 1
+            total += probing.distance(from: home(hash(of: slots[index])), to: index) + 1
         }
         return Double(total) / Double(count)
     }
@@ -225,38 +227,25 @@ final class KeyedObjects<Element: KeyedObject> {
                 }
                 if equal { return (slot, true) }
             }
-            slot = next(slot)
+            slot = probing.next(slot)
         }
     }
 
-    /// The slot where the search for a key of hash `hash` starts: its high bits, scaled to the
-    /// number of slots.
+    /// The home slot of a key of hash `hash`.
     @inline(__always)
     private func home(_ hash: Int) -> Int {
-        Int(truncatingIfNeeded: UInt(bitPattern: hash).multipliedFullWidth(by: UInt(capacity)).high)
-    }
-
-    /// The slot after `slot`, the first after the last.
-    @inline(__always)
-    private func next(_ slot: Int) -> Int {
-        slot &+ 1 == capacity ? 0 : slot &+ 1
-    }
-
-    /// How many slots a search passes from `start` to reach `slot`.
-    @inline(__always)
-    private func distance(from start: Int, to slot: Int) -> Int {
-        slot >= start ? slot &- start : slot &+ capacity &- start
+        probing.home(UInt64(UInt(bitPattern: hash)))
     }
 
     private func resize(to newCapacity: Int) {
         let old = (slots: slots, capacity: capacity)
         slots = .allocate(capacity: newCapacity)
         slots.initialize(repeating: 0, count: newCapacity)
-        capacity = newCapacity
+        probing.capacity = newCapacity
         for index in 0..<old.capacity where old.slots[index] != 0 {
             // The tag is the hash's: only the slot is new.
             var slot = home(hash(of: old.slots[index]))
-            while slots[slot] != 0 { slot = next(slot) }
+            while slots[slot] != 0 { slot = probing.next(slot) }
             slots[slot] = old.slots[index]
         }
         if old.capacity > 0 { old.slots.deallocate() }
