@@ -6,9 +6,9 @@ import Foundation
 /// An open-addressing table searched by linear probing, whose slots hold each record's whole
 /// entry: the key's hash and length in one word, the key itself when it has at most 16 bytes (an
 /// integer's or a UUID's identifier key; a longer one in an array of its own), and the list of
-/// holders. A search compares those words and reads no memory outside the slots, where a table of objects would also
-/// read each object and its key found on the way (a cache miss each, in a table of 100,000
-/// records).
+/// holders. A search compares those words and reads no memory outside the slots, where a table
+/// of objects would also read each object and its key found on the way (a cache miss each, in a
+/// table of 100,000 records).
 ///
 /// Keys are hashed with `KeyHash` under a seed of the table's own (see `KeyedObjects`). The table
 /// has any number of slots: a hash picks its home slot by its high bits, scaled to the number of
@@ -33,7 +33,7 @@ final class HolderIndex: @unchecked Sendable {
 
     /// Every slot holds a value: an empty one (no key, no list) where no record is.
     private var slots: UnsafeMutablePointer<Slot>?
-    /// The number of slots.
+    /// The slots' arithmetic, and their number.
     private var probing = LinearProbing()
     private var capacity: Int { probing.capacity }
     private var count = 0
@@ -53,20 +53,12 @@ final class HolderIndex: @unchecked Sendable {
         key.withUnsafeBytes { addHoldingLock($0, id) }
     }
 
-    /// Enters `id` as a holder of each of `keys`, under one lock.
-    func add<Keys: Collection<[UInt8]>>(_ keys: Keys, _ id: Int32) {
-        lock.lock()
-        defer { lock.unlock() }
-        // Room for every key new, so that the table grows once at most.
-        reserveCapacity(count + keys.count)
-        for key in keys { key.withUnsafeBytes { addHoldingLock($0, id) } }
-    }
-
     /// Enters `id` as a holder of the record of each of `rows`, under one lock, reading their
     /// keys in place.
     func add(_ rows: HeldRows, _ id: Int32) {
         lock.lock()
         defer { lock.unlock() }
+        // Room for every key new, so that the table grows once at most.
         reserveCapacity(count + rows.count)
         rows.forEach { row in row.key.withUnsafeBytes { addHoldingLock($0, id) } }
     }

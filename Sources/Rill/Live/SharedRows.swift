@@ -110,7 +110,7 @@ final class SharedRows: Sendable {
         @inline(__always)
         func hasTableKey(_ key: UnsafeRawBufferPointer) -> Bool {
             guard inlineKey.isHeld else { return self.key.withUnsafeBytes { sameBytes($0, key) } }
-            return key.count <= InlineKey.capacity && InlineKey(key) == inlineKey
+            return InlineKey(key) == inlineKey
         }
     }
 

@@ -32,7 +32,7 @@ import Testing
                         key(Int.random(in: 0..<space, using: &random))
                     }
                 ).filter { oracle[$0]?.contains(id) != true }
-                index.add(records, id)
+                index.add(Self.held(records), id)
                 for record in records { oracle[record, default: []].insert(id) }
             case 5..<8:
                 let record = key(Int.random(in: 0..<space, using: &random))
@@ -68,7 +68,7 @@ import Testing
         let keys = (0..<3_000).map { Array("record \($0)".utf8) + ($0 % 3 == 0 ? Array(repeating: 7, count: 12) : []) }
         for round in 0..<3 {
             for id in Int32(0)..<40 {
-                index.add(keys.enumerated().filter { $0.offset % 40 >= Int(id) }.map(\.element), id)
+                index.add(Self.held(keys.enumerated().filter { $0.offset % 40 >= Int(id) }.map(\.element)), id)
             }
             for (offset, key) in keys.enumerated() {
                 #expect(Set(index.holders(of: key)) == Set(Int32(0)...Int32(offset % 40)), "round \(round)")
@@ -79,5 +79,12 @@ import Testing
             #expect(index.recordCount == 0)
             #expect(index.holders(of: keys[0]).isEmpty)
         }
+    }
+
+    /// A query's held rows of the records `keys`, as a query enters them all at once.
+    private static func held(_ keys: some Sequence<[UInt8]>) -> HeldRows {
+        let rows = HeldRows()
+        for key in keys { rows.insert(LiveEntry(key: key, order: nil)) }
+        return rows
     }
 }
