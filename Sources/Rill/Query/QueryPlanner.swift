@@ -208,9 +208,19 @@ package enum QueryPlanner {
 
     // MARK: - Conditions
 
+    /// The operands of `node`'s top-level conjunction (nested ones flattened), or `node` alone.
     private static func conjuncts(of node: QueryNode) -> [QueryNode] {
-        if case .and(let operands) = node { return operands.flatMap(conjuncts) }
-        return [node]
+        guard case .and(let operands) = node else { return [node] }
+        // One array for the whole conjunction, not one for each level and operand.
+        var conjuncts: [QueryNode] = []
+        conjuncts.reserveCapacity(operands.count)
+        func append(_ operands: [QueryNode]) {
+            for operand in operands {
+                if case .and(let nested) = operand { append(nested) } else { conjuncts.append(operand) }
+            }
+        }
+        append(operands)
+        return conjuncts
     }
 
     private static func condition(_ node: QueryNode) -> Condition? {
@@ -312,9 +322,11 @@ package enum QueryPlanner {
     /// ranges hold exactly the records that meet them: not when an equality's value is a long one,
     /// which keys keep only a prefix of (records with other values that share it are in the range).
     private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
-        // One prefix, the usual case (no `in` list), is extended in place.
-        var prefixes: [[UInt8]] = [[]]
-        prefixes[0].reserveCapacity(32)
+        // One prefix, the usual case (no `in` list), is extended in place; `prefixes` holds them
+        // once an `in` list makes several.
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(32)
+        var prefixes: [[UInt8]]?
         var score = 0
         var used: [QueryNode] = []
         var exact = true
@@ -323,8 +335,8 @@ package enum QueryPlanner {
         let limit = index.payloadLimit
         for path in index.fieldPaths {
             if let equality = conditions.firstIndex(where: { $0.path == path && $0.values != nil }) {
-                if prefixes.count == 1, let values = conditions[equality].values, values.count == 1 {
-                    guard let cut = try? IndexKey.append(values[0], to: &prefixes[0], payloadLimit: limit) else {
+                if prefixes == nil, let values = conditions[equality].values, values.count == 1 {
+                    guard let cut = try? IndexKey.append(values[0], to: &prefix, payloadLimit: limit) else {
                         return nil
                     }
                     if cut { exact = false }
@@ -333,7 +345,7 @@ package enum QueryPlanner {
                     continue
                 }
                 var next: [[UInt8]] = []
-                for prefix in prefixes {
+                for prefix in prefixes ?? [prefix] {
                     for value in conditions[equality].values! {
                         var key = prefix
                         guard let cut = try? IndexKey.append(value, to: &key, payloadLimit: limit) else { return nil }
@@ -370,11 +382,18 @@ package enum QueryPlanner {
                 used.append(condition.node)
             }
             score += 1
-            let ranges = prefixes.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) }
+            let ranges =
+                prefixes.map { $0.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) } }
+                ?? [KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)]
             return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
         }
         guard score > 0 else { return nil }
-        // One prefix (an equality, the common case) needs no sorting.
+        guard let prefixes else {
+            // One prefix (an equality, the common case): one range, nothing to sort.
+            return IndexRanges(
+                index: index, ranges: [KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))],
+                score: score, used: used, exact: exact)
+        }
         let sorted = prefixes.count > 1 ? prefixes.sorted { $0.lexicographicallyPrecedes($1) } : prefixes
         let ranges = sorted.map { KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0)) }
         return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)

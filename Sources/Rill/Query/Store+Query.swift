@@ -42,8 +42,15 @@ extension Store {
         // The execution's filter is the whole predicate: a candidate is parsed whole only once it
         // matches.
         let name = query.entity
+        // The first record's key names serve the records after it (made at the second: a
+        // query of one row makes none).
+        var first: RecordValue?
+        var names: RecordKeyNames?
         try execution.collect(into: &rows) { key, bytes in
-            QueryRow(key: Array(key), record: try Self.recordValue(bytes, key: key, entity: name))
+            if names == nil, let first { names = RecordKeyNames(of: first) }
+            let record = try Self.recordValue(bytes, key: key, entity: name, names: names)
+            if first == nil { first = record }
+            return QueryRow(key: Array(key), record: record)
         }
         return rows.results()
     }
@@ -103,12 +110,15 @@ extension Store {
     /// A stored record read without its model type.
     ///
     /// - Throws: `RillError(.corruptStore)` naming the entity and identifier when the bytes are unreadable.
+    ///
+    /// - Parameter names: the key names of the records read before (see `RecordKeyNames`).
     package static func recordValue(
-        _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, entity: String, fields: Set<String>? = nil
+        _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, entity: String, fields: Set<String>? = nil,
+        names: RecordKeyNames? = nil
     ) throws -> RecordValue {
         do {
             if let fields { return try RecordValue(record: bytes, fields: fields) }
-            return try RecordValue(record: bytes)
+            return try RecordValue(record: bytes, names: names)
         } catch {
             let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
             throw RillError(.corruptStore, "the stored \(entity) \(id) is unreadable: \(error)", underlyingError: error)

@@ -38,11 +38,14 @@ package enum RecordValue: Hashable, Sendable {
     /// Parses a whole encoded record (with its version byte). Throws RecordError on malformed/truncated bytes.
     ///
     /// Unlike decoding into a Swift type, this validates everything, including the UTF-8 of every string.
-    package init(record bytes: UnsafeRawBufferPointer) throws {
+    ///
+    /// - Parameter names: the names of the top-level keys met in the records parsed before, to
+    ///   take each key's `String` from instead of making it again (see `RecordKeyNames`).
+    package init(record bytes: UnsafeRawBufferPointer, names: RecordKeyNames? = nil) throws {
         let reader = RecordReader(bytes)
         let start = try reader.checkVersion()
         var position = start
-        self = try Self.parse(reader, at: &position, depth: 0)
+        self = try Self.parse(reader, at: &position, depth: 0, names: names)
         try reader.checkEnd(position)
     }
 
@@ -179,7 +182,7 @@ package enum RecordValue: Hashable, Sendable {
 
     /// Parses the value at `position` and moves `position` past it.
     private static func parse(
-        _ reader: RecordReader, at position: inout Int, depth: Int
+        _ reader: RecordReader, at position: inout Int, depth: Int, names: RecordKeyNames? = nil
     ) throws(RecordError) -> RecordValue {
         let offset = position
         let tag = try reader.byte(at: offset)
@@ -236,7 +239,12 @@ package enum RecordValue: Hashable, Sendable {
             position = payload
             while try reader.byte(at: position) != RecordFormat.Tag.end {
                 let key = try reader.keyRange(at: position)
-                let name = try reader.string(in: key)
+                let name: String
+                if let names {
+                    name = try names.name(of: key, at: fields.count, in: reader)
+                } else {
+                    name = try reader.string(in: key)
+                }
                 position = key.upperBound
                 fields.append(RecordField(name: name, value: try parse(reader, at: &position, depth: depth + 1)))
             }

@@ -4,8 +4,11 @@ import Foundation
 extension QueryParserState {
 
     /// A value: operands joined by `??` (loosest, right-associative), `+ -`, then `* / %`.
-    func parseValue(after: String?) throws(QueryParseError) -> ParsedNode {
-        var operands = [try parseOperand(after: after)]
+    func parseValue(after: QueryParseAfter?) throws(QueryParseError) -> ParsedNode {
+        let first = try parseOperand(after: after)
+        // Most values are one operand: no stacks made for them.
+        guard binaryOperation(current) != nil else { return first }
+        var operands = [first]
         var operators: [(token: QueryToken, operation: QueryBinaryOperation)] = []
         while let operation = binaryOperation(current) {
             let token = advance()
@@ -13,7 +16,7 @@ extension QueryParserState {
                 try reduce(&operands, &operators)
             }
             operators.append((token, operation))
-            operands.append(try parseOperand(after: quoted(token)))
+            operands.append(try parseOperand(after: .quoted(token)))
         }
         while !operators.isEmpty {
             try reduce(&operands, &operators)
@@ -45,17 +48,17 @@ extension QueryParserState {
             case .coalesce: .coalesce(lhs.node, rhs.node)
             case .arithmetic(let arithmetic): .arithmetic(arithmetic, lhs.node, rhs.node)
             }
-        operands.append(try make(node, [lhs, rhs], column: lhs.column, at: token.column))
+        operands.append(try make(node, lhs, rhs, column: lhs.column, at: token.column))
     }
 
     /// Unary minuses, then a primary. A minus right before a number literal joins the literal.
-    func parseOperand(after: String?) throws(QueryParseError) -> ParsedNode {
+    func parseOperand(after: QueryParseAfter?) throws(QueryParseError) -> ParsedNode {
         var minuses: [QueryToken] = []
         var after = after
         while symbol(current) == .minus {
             let token = advance()
             minuses.append(token)
-            after = quoted(token)
+            after = .quoted(token)
         }
         guard canStartValue(current) else { throw expected("a value", after: after, at: current) }
         var result: ParsedNode
@@ -66,7 +69,7 @@ extension QueryParserState {
             result = try parsePrimary(after: after)
         }
         for token in minuses.reversed() {
-            result = try make(.negate(result.node), [result], column: token.column)
+            result = try make(.negate(result.node), result, column: token.column)
         }
         return result
     }
@@ -83,7 +86,7 @@ extension QueryParserState {
         return literal(value, at: minus)
     }
 
-    func parsePrimary(after: String?) throws(QueryParseError) -> ParsedNode {
+    func parsePrimary(after: QueryParseAfter?) throws(QueryParseError) -> ParsedNode {
         switch current.kind {
         case .symbol(.leftParen):
             return try parseParenthesized()
@@ -100,7 +103,7 @@ extension QueryParserState {
         let open = advance()
         try enter(open)
         defer { nesting -= 1 }
-        let inner = try parseLogical(after: quoted(open))
+        let inner = try parseLogical(after: .quoted(open))
         try expectClosing(open)
         advance()
         return ParsedNode(node: inner.node, depth: inner.depth, column: open.column)
@@ -111,12 +114,12 @@ extension QueryParserState {
         let open = advance()
         try enter(token)
         defer { nesting -= 1 }
-        let operand = try parseValue(after: quoted(open))
+        let operand = try parseValue(after: .quoted(open))
         guard symbol(current) == .rightParen else {
             throw failure("expected ')' to close count(", at: current.column)
         }
         advance()
-        return try make(.count(operand.node), [operand], column: token.column)
+        return try make(.count(operand.node), operand, column: token.column)
     }
 
     /// `$` or `$.path`: the element of the innermost quantifier.
@@ -135,7 +138,7 @@ extension QueryParserState {
     }
 
     /// Literals and paths.
-    func parseLeaf(after: String?) throws(QueryParseError) -> ParsedNode {
+    func parseLeaf(after: QueryParseAfter?) throws(QueryParseError) -> ParsedNode {
         let token = current
         let value: RecordValue
         switch token.kind {
@@ -182,7 +185,7 @@ extension QueryParserState {
     func parsePathComponent() throws(QueryParseError) -> String {
         let dot = advance()
         guard case .name(let component, _) = current.kind else {
-            throw expected("a field name", after: quoted(dot), at: current)
+            throw expected("a field name", after: .quoted(dot), at: current)
         }
         advance()
         return component

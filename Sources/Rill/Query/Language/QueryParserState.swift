@@ -63,6 +63,15 @@ final class QueryParserState {
     /// How a message names the token something should follow: keywords bare, the rest quoted.
     func describe(_ token: QueryToken) -> String { token.keyword?.rawValue ?? quoted(token) }
 
+    /// What a message says `after` is.
+    func words(_ after: QueryParseAfter) -> String {
+        switch after {
+        case .words(let words): words
+        case .quoted(let token): quoted(token)
+        case .described(let token): describe(token)
+        }
+    }
+
     func isAnd(_ token: QueryToken) -> Bool { token.keyword == .and || symbol(token) == .and }
 
     func isOr(_ token: QueryToken) -> Bool { token.keyword == .or || symbol(token) == .or }
@@ -123,8 +132,8 @@ final class QueryParserState {
         QueryParseError(message: message, column: column, text: text)
     }
 
-    func expected(_ what: String, after: String?, at token: QueryToken) -> QueryParseError {
-        failure("expected \(what)" + (after.map { " after \($0)" } ?? ""), at: token.column)
+    func expected(_ what: String, after: QueryParseAfter?, at token: QueryToken) -> QueryParseError {
+        failure("expected \(what)" + (after.map { " after \(words($0))" } ?? ""), at: token.column)
     }
 
     func enter(_ token: QueryToken) throws(QueryParseError) {
@@ -136,7 +145,19 @@ final class QueryParserState {
     func make(
         _ node: QueryNode, _ parts: [ParsedNode], column: Int, at: Int? = nil
     ) throws(QueryParseError) -> ParsedNode {
-        let depth = 1 + (parts.map(\.depth).max() ?? 0)
+        var deepest = 0
+        for part in parts { deepest = max(deepest, part.depth) }
+        return try make(node, depth: 1 + deepest, column: column, at: at)
+    }
+
+    /// `make(_:_:column:at:)` for a node of one or two parts, with no array of them made.
+    func make(
+        _ node: QueryNode, _ part: ParsedNode, _ other: ParsedNode? = nil, column: Int, at: Int? = nil
+    ) throws(QueryParseError) -> ParsedNode {
+        try make(node, depth: 1 + max(part.depth, other?.depth ?? 0), column: column, at: at)
+    }
+
+    private func make(_ node: QueryNode, depth: Int, column: Int, at: Int?) throws(QueryParseError) -> ParsedNode {
         guard depth <= maximumDepth else {
             throw failure("the query is nested too deeply", at: at ?? column)
         }
@@ -198,7 +219,7 @@ final class QueryParserState {
         guard current.keyword == .by else { throw expected("'by'", after: "sort", at: current) }
         advance()
         var keys: [QuerySortKey] = []
-        var after = "sort by"
+        var after: QueryParseAfter = "sort by"
         while true {
             guard isName(current) else { throw expected("a field name", after: after, at: current) }
             var key = QuerySortKey(path: try parseFieldPath())
@@ -210,7 +231,7 @@ final class QueryParserState {
             }
             keys.append(key)
             guard symbol(current) == .comma else { return keys }
-            after = quoted(advance())
+            after = .quoted(advance())
         }
     }
 
@@ -224,14 +245,14 @@ final class QueryParserState {
             advance()
             return value
         case .decimal:
-            throw expected("a whole number", after: word, at: token)
+            throw expected("a whole number", after: .words(word), at: token)
         case .symbol(.minus):
             switch peek().kind {
             case .integer, .decimal: throw failure("\(word) must not be negative", at: token.column)
-            default: throw expected("a number", after: word, at: token)
+            default: throw expected("a number", after: .words(word), at: token)
             }
         default:
-            throw expected("a number", after: word, at: token)
+            throw expected("a number", after: .words(word), at: token)
         }
     }
 
@@ -243,7 +264,7 @@ final class QueryParserState {
     // and `count(` are the only recursion, and `maximumNesting` bounds it.
 
     /// A predicate: a value used as a condition must be a test, a boolean or a path.
-    func parseCondition(after: String?) throws(QueryParseError) -> ParsedNode {
+    func parseCondition(after: QueryParseAfter?) throws(QueryParseError) -> ParsedNode {
         try condition(try parseLogical(after: after))
     }
 
@@ -251,7 +272,7 @@ final class QueryParserState {
     func condition(_ parsed: ParsedNode) throws(QueryParseError) -> ParsedNode {
         switch parsed.node {
         case .field, .element:
-            return try make(.compare(.equal, parsed.node, .literal(.bool(true))), [parsed], column: parsed.column)
+            return try make(.compare(.equal, parsed.node, .literal(.bool(true))), parsed, column: parsed.column)
         case .literal(.bool), .compare, .and, .or, .not, .string, .isIn, .between, .any, .all, .coalesce,
             .conditional:
             return parsed
@@ -263,15 +284,18 @@ final class QueryParserState {
 
     /// Conditions joined by `and` / `or` (`and` binding tighter). A single operand is returned as
     /// it is: inside parentheses it may be a value, as in `(a + 1) * 2`.
-    func parseLogical(after: String?) throws(QueryParseError) -> ParsedNode {
+    func parseLogical(after: QueryParseAfter?) throws(QueryParseError) -> ParsedNode {
+        let first = try parseNegation(after: after)
+        // Most conditions stand alone: no lists made for them.
+        guard isAnd(current) || isOr(current) else { return first }
         var alternatives: [ParsedNode] = []
-        var conjuncts = [try parseNegation(after: after)]
+        var conjuncts = [first]
         while true {
             let token = current
             let isAnd = isAnd(token)
             guard isAnd || isOr(token) else { break }
             advance()
-            let next = try parseNegation(after: describe(token))
+            let next = try parseNegation(after: .described(token))
             if isAnd {
                 conjuncts.append(next)
             } else {
@@ -294,13 +318,13 @@ final class QueryParserState {
     }
 
     /// `not`s (or `!`s), then a quantifier or a value with its optional test.
-    func parseNegation(after: String?) throws(QueryParseError) -> ParsedNode {
+    func parseNegation(after: QueryParseAfter?) throws(QueryParseError) -> ParsedNode {
         var negations: [QueryToken] = []
         var after = after
         while isNot(current) {
             let token = advance()
             negations.append(token)
-            after = describe(token)
+            after = .described(token)
         }
         guard canStartCondition(current) else { throw expected("a condition", after: after, at: current) }
         var result: ParsedNode
@@ -312,7 +336,7 @@ final class QueryParserState {
         }
         for token in negations.reversed() {
             let operand = try condition(result)
-            result = try make(.not(operand.node), [operand], column: token.column)
+            result = try make(.not(operand.node), operand, column: token.column)
         }
         return result
     }
@@ -338,7 +362,7 @@ final class QueryParserState {
         } else {
             return nil
         }
-        return negated ? try make(.not(test.node), [test], column: subject.column) : test
+        return negated ? try make(.not(test.node), test, column: subject.column) : test
     }
 
     func checkNegatedTest() throws(QueryParseError) {
@@ -350,17 +374,17 @@ final class QueryParserState {
 
     func parseComparison(_ comparison: QueryComparison, _ subject: ParsedNode) throws(QueryParseError) -> ParsedNode {
         let token = advance()
-        let other = try parseValue(after: quoted(token))
+        let other = try parseValue(after: .quoted(token))
         if self.comparison(current) != nil {
             throw failure("comparisons cannot be chained; join them with and", at: current.column)
         }
-        return try make(.compare(comparison, subject.node, other.node), [subject, other], column: subject.column)
+        return try make(.compare(comparison, subject.node, other.node), subject, other, column: subject.column)
     }
 
     func parseIn(_ subject: ParsedNode) throws(QueryParseError) -> ParsedNode {
         advance()
         guard symbol(current) == .leftBracket else { throw expected("'['", after: "in", at: current) }
-        var after = quoted(advance())
+        var after = QueryParseAfter.quoted(advance())
         var candidates: [ParsedNode] = []
         if symbol(current) == .rightBracket {
             advance()
@@ -368,7 +392,7 @@ final class QueryParserState {
             while true {
                 candidates.append(try parseValue(after: after))
                 if symbol(current) == .comma {
-                    after = quoted(advance())
+                    after = .quoted(advance())
                     continue
                 }
                 guard symbol(current) == .rightBracket else {
@@ -389,7 +413,7 @@ final class QueryParserState {
             throw expected("'and'", after: "the lower bound of between", at: current)
         }
         let and = advance()
-        let upper = try parseValue(after: describe(and))
+        let upper = try parseValue(after: .described(and))
         return try make(
             .between(subject.node, lower: lower.node, upper: upper.node), [subject, lower, upper],
             column: subject.column)
@@ -401,8 +425,8 @@ final class QueryParserState {
         if symbol(current) == .leftBracket {
             options = try parseOptions(of: word)
         }
-        let pattern = try parseValue(after: word)
-        return try make(.string(kind, subject.node, pattern.node, options), [subject, pattern], column: subject.column)
+        let pattern = try parseValue(after: .words(word))
+        return try make(.string(kind, subject.node, pattern.node, options), subject, pattern, column: subject.column)
     }
 
     /// `[c]`, `[d]`, `[cd]` or `[dc]` after a string test.
@@ -447,7 +471,7 @@ final class QueryParserState {
         let body: ParsedNode
         if symbol(current) == .leftParen {
             let open = advance()
-            body = try parseCondition(after: quoted(open))
+            body = try parseCondition(after: .quoted(open))
             try expectClosing(open)
             advance()
         } else {
@@ -457,7 +481,7 @@ final class QueryParserState {
         }
         let node: QueryNode =
             token.keyword == .all ? .all(subject.node, body: body.node) : .any(subject.node, body: body.node)
-        return try make(node, [subject, body], column: token.column)
+        return try make(node, subject, body, column: token.column)
     }
 
     /// The collection of a quantifier: a path, or `$`/`$.path` inside an outer quantifier.
@@ -469,12 +493,12 @@ final class QueryParserState {
         if case .dollar = start.kind, quantifiers > 0 {
             return try parseElementPath()
         }
-        throw expected("a field name", after: describe(token), at: start)
+        throw expected("a field name", after: .described(token), at: start)
     }
 
     func missingQuantifierTest(from token: QueryToken) -> QueryParseError {
         let written = sourceExcerpt(source(from: token.column, through: tokens[max(index - 1, 0)]))
-        return expected("a comparison or a test", after: "'\(written)'", at: current)
+        return expected("a comparison or a test", after: .words("'\(written)'"), at: current)
     }
 
     func expectClosing(_ open: QueryToken) throws(QueryParseError) {
