@@ -11,6 +11,9 @@ extension QueryBenchmark {
         "loop-fetch": "the one-row #Predicate fetch, code == x",
         "loop-text": "the one-row text query, Entry where code == x",
         "loop-range": "the #Predicate fetch amount > x sort by amount, limit 20",
+        "loop-range-text": "the text query Entry where amount > x sort by amount limit 20",
+        "loop-range-desc": "the #Predicate fetch amount < x sort by amount descending, limit 20",
+        "loop-range-desc-text": "the text query Entry where amount < x sort by amount desc limit 20",
         "loop-category": "the fifty-row #Predicate fetch, category == x",
         "loop-category-text": "the fifty-row text query, Entry where category == x",
         "loop-read": "an empty read transaction",
@@ -45,6 +48,20 @@ extension QueryBenchmark {
                     predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
                 descriptor.fetchLimit = 20
                 _ = try context.fetch(descriptor)
+            case "loop-range-text":
+                _ = try store.run(
+                    QueryParser.parse("Entry where amount > \(amounts[count % amounts.count]) sort by amount limit 20"))
+            case "loop-range-desc":
+                let amount = amounts[count % amounts.count]
+                var descriptor = FetchDescriptor(
+                    predicate: #Predicate<Entry> { $0.amount < amount },
+                    sortBy: [SortDescriptor(\.amount, order: .reverse)])
+                descriptor.fetchLimit = 20
+                _ = try context.fetch(descriptor)
+            case "loop-range-desc-text":
+                _ = try store.run(
+                    QueryParser.parse(
+                        "Entry where amount < \(amounts[count % amounts.count]) sort by amount desc limit 20"))
             case "loop-scan":
                 _ = try store.run(QueryParser.parse("Entry where name contains \"99999\""), forceScan: true)
             case "loop-scan-predicate":

@@ -34,29 +34,31 @@ extension Store {
     ) throws -> Bool {
         let fieldCount = min(order.fields ?? index.fieldPaths.count, index.fieldPaths.count)
         let reverse = order.reverse
-        func record(_ id: [UInt8]) throws -> UnsafeRawBufferPointer {
-            guard let record = try id.withUnsafeBytes({ try Self.storedRecord($0, of: entity, in: txn) }) else {
+        func record(_ id: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
+            guard let record = try Self.storedRecord(id, of: entity, in: txn) else {
                 throw RillError(
                     .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
             }
             return record
         }
         // The run being gathered: the keys' bytes up to the end of the order's fields (or of a cut
-        // value among them), and the identifiers of its records. Its buffers are reused from run
-        // to run, so that a walk of distinct values copies only each identifier.
-        let run = WalkState((prefix: [UInt8](), isCut: false, ids: [[UInt8]]()))
+        // value among them), and the identifiers of its records, one after another in one buffer
+        // (`ends`: where each ends). The buffers are reused from run to run, so that a walk of
+        // distinct values copies each identifier once and allocates nothing for it.
+        let run = WalkState(SortedRun())
         func flush() throws -> Bool {
-            guard !run.value.ids.isEmpty else { return true }
-            defer { run.value.ids.removeAll(keepingCapacity: true) }
-            if run.value.isCut { return try handOnCut(run.value.ids) }
-            if run.value.ids.count > 1 { run.value.ids.sort { $0.lexicographicallyPrecedes($1) } }
-            return try handOn(run.value.ids)
+            guard !run.value.ends.isEmpty else { return true }
+            defer { run.value.clear() }
+            if run.value.isCut { return try handOnCut(run.value.identifiers()) }
+            return try run.value.inIdentifierOrder { id in
+                try Self.withRecord(id, of: entity, in: txn, stored: { try record(id) }) { try body(id, $0) }
+            }
         }
         // A run that ends at a cut value: its records are read and ordered by the whole values.
         func handOnCut(_ ids: [[UInt8]]) throws -> Bool {
             var members: [(values: [UInt8], id: [UInt8], bytes: UnsafeRawBufferPointer)] = []
             for id in ids {
-                let bytes = try record(id)
+                let bytes = try id.withUnsafeBytes { try record($0) }
                 let value = try id.withUnsafeBytes {
                     try Self.recordValue(bytes, key: $0, entity: entity.name, fields: index.topLevelFields)
                 }
@@ -77,31 +79,24 @@ extension Store {
             }
             return true
         }
-        func handOn(_ ids: [[UInt8]]) throws -> Bool {
-            for id in ids {
-                let goesOn = try id.withUnsafeBytes { key in
-                    try Self.withRecord(key, of: entity, in: txn, stored: { try record(id) }) { try body(key, $0) }
-                }
-                guard goesOn else { return false }
-            }
-            return true
-        }
         func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool {
             let extent = try Self.runExtent(of: key, index, fields: fieldCount, entity: entity.name)
             let prefix = UnsafeRawBufferPointer(rebasing: key[..<extent.end])
             let continues =
-                !run.value.ids.isEmpty && run.value.isCut == extent.isCut && run.value.prefix.elementsEqual(prefix)
+                !run.value.ends.isEmpty && run.value.isCut == extent.isCut
+                && run.value.prefix.withUnsafeBytes { sameBytes($0, prefix) }
             if !continues {
                 guard try flush() else { return false }
-                run.value.prefix.removeAll(keepingCapacity: true)
-                run.value.prefix.append(contentsOf: prefix)
+                run.value.prefix.append(contentsOf: prefix.assumingMemoryBound(to: UInt8.self))
                 run.value.isCut = extent.isCut
             }
             if value.isEmpty {
                 // The common case: one identifier, the key's suffix.
-                run.value.ids.append(Array(key[extent.length...]))
+                run.value.append(UnsafeRawBufferPointer(rebasing: key[extent.length...]))
             } else {
-                run.value.ids += try IndexEntry.list(value, index: index.name)
+                for id in try IndexEntry.list(value, index: index.name) {
+                    id.withUnsafeBytes { run.value.append($0) }
+                }
             }
             return true
         }
@@ -135,5 +130,53 @@ extension Store {
                 underlyingError: error)
         }
         return (cutEnd ?? end, cutEnd != nil, offset)
+    }
+}
+
+/// The records of a sorted walk that tie on its order's fields (see `Store.sortedWalk`): the
+/// bytes the keys share, and the identifiers, in one buffer.
+private struct SortedRun {
+    var prefix: [UInt8] = []
+    var isCut = false
+    /// The identifiers, one after another.
+    var bytes: [UInt8] = []
+    /// Where each identifier ends in `bytes`.
+    var ends: [Int] = []
+
+    mutating func append(_ id: UnsafeRawBufferPointer) {
+        // As typed bytes: copied at once, not byte by byte through a generic sequence.
+        bytes.append(contentsOf: id.assumingMemoryBound(to: UInt8.self))
+        ends.append(bytes.count)
+    }
+
+    /// Empties the run, keeping its buffers.
+    mutating func clear() {
+        prefix.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+    }
+
+    /// The identifiers as arrays (for a run that ends at a cut value, whose records are read
+    /// and sorted by their values).
+    func identifiers() -> [[UInt8]] {
+        ends.indices.map { Array(bytes[start(of: $0)..<ends[$0]]) }
+    }
+
+    private func start(of index: Int) -> Int { index == 0 ? 0 : ends[index - 1] }
+
+    /// Calls `body` with each identifier in ascending order of its bytes (the sort's ties), until
+    /// it returns false; false then.
+    func inIdentifierOrder(_ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        try bytes.withUnsafeBytes { all in
+            func id(_ index: Int) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: all[start(of: index)..<ends[index]])
+            }
+            if ends.count == 1 { return try body(id(0)) }
+            let order = ends.indices.sorted { id($0).lexicographicallyPrecedes(id($1)) }
+            for index in order {
+                guard try body(id(index)) else { return false }
+            }
+            return true
+        }
     }
 }

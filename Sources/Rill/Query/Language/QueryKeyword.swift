@@ -11,13 +11,43 @@ enum QueryKeyword: String, CaseIterable {
     init?(asciiName bytes: ArraySlice<UInt8>) {
         let name = bytes.withUnsafeBytes { InlineKey($0) }.asciiLowercased
         // No keyword has more than 16 bytes.
-        guard name.isHeld, let keyword = Self.lowercasedKeywords.first(where: { $0.name == name }) else {
-            return nil
-        }
-        self = keyword.keyword
+        guard name.isHeld, let keyword = Self.table.keyword(name) else { return nil }
+        self = keyword
     }
 
-    private static let lowercasedKeywords: [(name: InlineKey, keyword: QueryKeyword)] = allCases.map {
-        (InlineKey(Array($0.rawValue.utf8)).asciiLowercased, $0)
+    /// The keywords by a hash of their lowercased bytes: one slot each.
+    private static let table = KeywordTable(allCases.map { (InlineKey(Array($0.rawValue.utf8)).asciiLowercased, $0) })
+
+    private struct KeywordTable {
+        private var slots: [(name: InlineKey, keyword: QueryKeyword)?] = Array(repeating: nil, count: 64)
+        private var multiplier: UInt64 = 0
+
+        /// A table whose slots are picked by the first odd multiplier (from a fixed sequence)
+        /// that puts no two keywords in one slot.
+        init(_ keywords: [(InlineKey, QueryKeyword)]) {
+            var candidate: UInt64 = 0x9E37_79B9_7F4A_7C15
+            while true {
+                multiplier = candidate
+                slots = Array(repeating: nil, count: 64)
+                var collides = false
+                for (name, keyword) in keywords {
+                    let slot = self.slot(name)
+                    if slots[slot] != nil { collides = true }
+                    slots[slot] = (name, keyword)
+                }
+                if !collides { return }
+                candidate = candidate &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 | 1
+            }
+        }
+
+        private func slot(_ name: InlineKey) -> Int {
+            let mixed = name.low ^ (name.high &* 31) ^ UInt64(bitPattern: Int64(name.length))
+            return Int(truncatingIfNeeded: (mixed &* multiplier) >> 58)
+        }
+
+        func keyword(_ name: InlineKey) -> QueryKeyword? {
+            guard let entry = slots[slot(name)], entry.name == name else { return nil }
+            return entry.keyword
+        }
     }
 }

@@ -39,7 +39,8 @@ struct QueryLexer {
 
     /// The characters `start..<end` as a string.
     func string(_ start: Int, _ end: Int) -> String {
-        ascii[start..<end].contains(Self.nonASCII)
+        // Plain ASCII text (no characters kept) has no byte to look for.
+        !characters.isEmpty && ascii[start..<end].contains(Self.nonASCII)
             ? String(characters[start..<end]) : String(decoding: ascii[start..<end], as: UTF8.self)
     }
 
@@ -61,7 +62,7 @@ struct QueryLexer {
             // Kelvin sign to `k`).
             let bytes = ascii[start..<position]
             keyword =
-                bytes.contains(Self.nonASCII)
+                !characters.isEmpty && bytes.contains(Self.nonASCII)
                 ? QueryKeyword(rawValue: name.lowercased()) : QueryKeyword(asciiName: bytes)
         }
         tokens.append(QueryToken(kind: kind, keyword: keyword, column: start + 1, length: position - start))
