@@ -69,6 +69,7 @@ define docs-convert
 	rm -rf $(DOCS_SYMBOLS) && mkdir -p $(DOCS_SYMBOLS)
 	$(SWIFT) symbolgraph-extract -module-name Rill -I "$$($(SWIFT) build --show-bin-path)/Modules" \
 		-Xcc -fmodule-map-file=Sources/CLMDB/module.modulemap \
+		-Xcc -fmodule-map-file=Sources/CPrefetch/include/module.modulemap \
 		-minimum-access-level public -skip-inherited-docs -output-dir $(DOCS_SYMBOLS)
 	rm -f $(DOCS_SYMBOLS)/Rill@Swift.symbols.json
 	$(DOCC) convert Documentation/Rill.docc --additional-symbol-graph-dir $(DOCS_SYMBOLS) \

@@ -52,7 +52,9 @@ let package = Package(
         .target(name: "RillLocks"),
         // The only module that speaks LMDB.
         .target(name: "RillStorage", dependencies: ["CLMDB", "RillLocks"]),
-        .target(name: "Rill", dependencies: ["RillStorage", "RillLocks"]),
+        // Cache prefetch hints (`__builtin_prefetch`), for loads that walk large tables.
+        .target(name: "CPrefetch"),
+        .target(name: "Rill", dependencies: ["RillStorage", "RillLocks", "CPrefetch"]),
         // The wire protocol of Documentation/Protocol.md: saves from JSON, queries, results, changes,
         // subscription events, errors as JSON and HTTP statuses. The daemon, its client and the CLI speak it.
         .target(name: "RillService", dependencies: ["Rill"]),

@@ -47,6 +47,14 @@ final class HeldRows {
         try table.forEach(body)
     }
 
+    /// Every held row, in no order, unretained: they are valid while they are held.
+    func references() -> [Unmanaged<LiveEntry>] {
+        var references: [Unmanaged<LiveEntry>] = []
+        references.reserveCapacity(count)
+        table.forEach { references.append(Unmanaged.passUnretained($0)) }
+        return references
+    }
+
     /// Lets go of every row; returns them.
     func removeAll() -> [LiveEntry] {
         table.removeAll()

@@ -1,3 +1,4 @@
+import CPrefetch
 import Foundation
 
 /// Which live queries of one entity hold which records: the follower asks it which queries a
@@ -60,8 +61,53 @@ final class HolderIndex: @unchecked Sendable {
         defer { lock.unlock() }
         // Room for every key new, so that the table grows once at most.
         reserveCapacity(count + rows.count)
-        rows.forEach { row in row.key.withUnsafeBytes { addHoldingLock($0, id) } }
+        let entries = rows.references()
+        // Each row's entry is a slot of a large table and the list in it, and the row itself and
+        // its key are in memory the rows' owner allocated long before: four cache misses a row
+        // when each waits for the one before. So the rows are entered in a pipeline that asks for
+        // each one's memory a few rows ahead (`rill_prefetch`): the row, then (once it has come)
+        // its key, its key's home slot, then that slot's list of holders.
+        let count = entries.count
+        var homes = [Int](repeating: 0, count: count)
+        for index in 0..<(count + Self.rowLead) {
+            let ahead = index + Self.rowLead
+            if ahead < count { rill_prefetch(entries[ahead].toOpaque()) }
+            let keyAhead = index + Self.keyLead
+            if keyAhead < count {
+                // The key's storage, read from the row's array without touching it: a hint.
+                entries[keyAhead]._withUnsafeGuaranteedRef { row in
+                    withUnsafeBytes(of: row.key) { rill_prefetch($0.load(as: UnsafeRawPointer.self)) }
+                }
+            }
+            let keyed = index + Self.slotLead
+            if keyed < count, keyed >= 0 {
+                homes[keyed] = entries[keyed]._withUnsafeGuaranteedRef { row in
+                    row.key.withUnsafeBytes { key in probing.home(Self.tag(hash(key), InlineKey(key))) }
+                }
+                rill_prefetch(slots.unsafelyUnwrapped + homes[keyed])
+            }
+            let listed = index + Self.listLead
+            if listed < count, listed >= 0 {
+                // The list's storage, read from the slot's array without touching it: a hint.
+                let slot = slots.unsafelyUnwrapped + homes[listed]
+                if slot.pointee.tag != 0 {
+                    withUnsafeBytes(of: &slot.pointee.ids) { rill_prefetch($0.load(as: UnsafeRawPointer.self)) }
+                }
+            }
+            if index < count {
+                entries[index]._withUnsafeGuaranteedRef { row in
+                    row.key.withUnsafeBytes { addHoldingLock($0, id) }
+                }
+            }
+        }
     }
+
+    /// How many rows ahead of the row entered its row, its key, its home slot and the slot's list
+    /// are asked for (see `add(_:_:)`).
+    private static let rowLead = 16
+    private static let keyLead = 11
+    private static let slotLead = 6
+    private static let listLead = 2
 
     /// Removes `id` as a holder of each of `keys`, under one lock.
     func remove<Keys: Sequence<[UInt8]>>(_ keys: Keys, _ id: Int32) {

@@ -1,3 +1,4 @@
+import CPrefetch
 import Foundation
 
 /// Whether two buffers hold the same bytes.
@@ -73,6 +74,42 @@ final class KeyedObjects<Element: KeyedObject> {
         guard count > 0 else { return nil }
         let (slot, found) = find(key, hash: hash(key))
         return found ? Self.reference(slots[slot]).takeUnretainedValue() : nil
+    }
+
+    /// Asks for the slot where a search for `key` starts, ahead of the search; returns the key's
+    /// hash, for `prefetchObject(hash:)`. A hint.
+    @inline(__always)
+    func prefetchSlot(of key: UnsafeRawBufferPointer) -> Int {
+        let keyHash = hash(key)
+        if count > 0 { rill_prefetch(slots + home(keyHash)) }
+        return keyHash
+    }
+
+    /// Asks for the object a search for a key of hash `keyHash` will compare first: the first
+    /// one from its home slot whose slot's bits of the hash agree (the slots read, not the
+    /// objects). A hint.
+    @inline(__always)
+    func prefetchObject(hash keyHash: Int) {
+        guard count > 0 else { return }
+        let tag = Self.tag(keyHash)
+        var slot = home(keyHash)
+        while true {
+            let word = slots[slot]
+            if word == 0 { return }
+            if UInt8(truncatingIfNeeded: word >> 56) == tag {
+                rill_prefetch(UnsafeRawPointer(bitPattern: word & Self.addressMask))
+                return
+            }
+            slot = probing.next(slot)
+        }
+    }
+
+    /// The object with `key`, unretained: valid while it is in the table.
+    @inline(__always)
+    func unretainedObject(for key: UnsafeRawBufferPointer) -> Unmanaged<Element>? {
+        guard count > 0 else { return nil }
+        let (slot, found) = find(key, hash: hash(key))
+        return found ? Self.reference(slots[slot]) : nil
     }
 
     /// The object with `key`.

@@ -1,3 +1,4 @@
+import CPrefetch
 import Foundation
 import RillLocks
 import Synchronization
@@ -138,6 +139,15 @@ final class SharedRows: Sendable {
         let records: UInt32
         let snapshot: UInt64
 
+        /// Asks for the memory that looking up the records `ids` (one after another in one
+        /// buffer, each ending at its offset in `ends`) of the database with handle `records`
+        /// will read, and taking their rows: a hint (see `SharedRows.prefetch`).
+        @inline(__always)
+        func prefetch(_ ids: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>, in records: UInt32) {
+            guard snapshot != 0, records == self.records else { return }
+            table.prefetch(ids, ends: ends, entity: entity)
+        }
+
         /// The bytes of record `key` of the database of records with handle `records` at the
         /// snapshot, when the table has them.
         @inline(__always)
@@ -151,6 +161,58 @@ final class SharedRows: Sendable {
     /// with handle `records`.
     func known(entity: Int32, records: UInt32, at snapshot: UInt64) -> Known {
         Known(table: self, entity: entity, records: records, snapshot: snapshot)
+    }
+
+    /// The most keys `prefetch` takes at once.
+    static let prefetchBatch = 16
+
+    /// Asks for the memory that looking up the records `ids` (at most `prefetchBatch`, one after
+    /// another in one buffer, each ending at its offset in `ends`) and taking their rows will
+    /// read: each key's slot, its entry, the entry's bytes and its list of rows, and the rows.
+    ///
+    /// A load looks up the records it reads one by one, and each lookup follows a chain of
+    /// references through memory written long before (the table's slot, the entry, its lists,
+    /// a row): a cache miss at each step, each waiting for the one before. Asked for a batch of
+    /// keys at a time, one step for all of them before the next, the misses of a batch overlap.
+    func prefetch(_ ids: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>, entity: Int32) {
+        let count = min(ends.count, Self.prefetchBatch)
+        guard count > 1 else { return }
+        state.withLock { state in
+            let index = Int(entity)
+            guard index < state.records.count else { return }
+            let table = state.records[index]
+            guard !table.isEmpty else { return }
+            func id(_ position: Int) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: ids[(position == 0 ? 0 : ends[position - 1])..<ends[position]])
+            }
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { hashes in
+                for position in 0..<count { hashes[position] = table.prefetchSlot(of: id(position)) }
+                for position in 0..<count { table.prefetchObject(hash: hashes[position]) }
+            }
+            // The entries, unretained (a retain writes to the object) while the lock is held.
+            withUnsafeTemporaryAllocation(of: Unmanaged<Entry>?.self, capacity: count) { entries in
+                for position in 0..<count {
+                    entries[position] = table.unretainedObject(for: id(position))
+                    // The lists' storage, read from their arrays without touching them.
+                    entries[position]?._withUnsafeGuaranteedRef { entry in
+                        withUnsafeBytes(of: entry.bytes) { rill_prefetch($0.load(as: UnsafeRawPointer.self)) }
+                        withUnsafeBytes(of: entry.rows) { rill_prefetch($0.load(as: UnsafeRawPointer.self)) }
+                    }
+                }
+                for position in 0..<count {
+                    entries[position]?._withUnsafeGuaranteedRef { entry in
+                        entry.rows.withUnsafeBufferPointer { rows in
+                            for row in rows.indices {
+                                // The row's address, read without retaining (writing to) the row.
+                                withUnsafeBytes(of: rows[row].row) {
+                                    rill_prefetch($0.load(as: UnsafeRawPointer.self))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     private func bytes(of key: UnsafeRawBufferPointer, entity: Int32, readAt snapshot: UInt64) -> [UInt8]? {

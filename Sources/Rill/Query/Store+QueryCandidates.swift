@@ -105,6 +105,17 @@ extension Store {
             if let bytes { return try body(id, bytes) }
             return try Self.withRecord(id, of: entity, in: txn, stored: { try record(id) }) { try body(id, $0) }
         }
+        // Through a snapshot whose records a live load may know (`knownRecords`), identifiers
+        // are handed on in batches, the memory their lookups read asked for a batch at a time
+        // (see `SharedRows.prefetch`).
+        let known = seen == nil ? txn.knownRecords : nil
+        let pending = WalkState(IdentifierList())
+        func handOnPending() throws -> Bool {
+            guard let known, !pending.value.isEmpty else { return true }
+            defer { pending.value.removeAll() }
+            pending.value.withBuffers { all, ends in known.prefetch(all, ends: ends, in: entity.recordsHandle) }
+            return try pending.value.forEach { try emit($0) }
+        }
         // Records whose keys tie up to the end of a cut value, waiting to be sorted.
         let tied = WalkState<(prefix: [UInt8], ids: [[UInt8]])?>(nil)
         func flushTied() throws -> Bool {
@@ -130,6 +141,12 @@ extension Store {
         }
         let completed = try Self.forEachIndexEntry(of: index, in: range, txn: txn) { key, value in
             let extent = try index.valuesExtent(of: key, entity: entity.name)
+            if known != nil, value.isEmpty, extent.cutEnd == nil || !ordered, tied.value == nil {
+                // One identifier, the key's suffix, handed on with the batch.
+                pending.value.append(UnsafeRawBufferPointer(rebasing: key[extent.length...]))
+                return try pending.value.count < SharedRows.prefetchBatch || handOnPending()
+            }
+            guard try handOnPending() else { return false }
             if ordered, let cutEnd = extent.cutEnd {
                 let ids = try IndexEntry.identifiers(
                     key: key, valuesLength: extent.length, value: value, index: index.name)
@@ -152,7 +169,7 @@ extension Store {
             }
             return true
         }
-        return try completed && flushTied()
+        return try completed && handOnPending() && flushTied()
     }
 
     // MARK: - Reading the storage

@@ -42,15 +42,15 @@ extension Store {
             return record
         }
         // The run being gathered: the keys' bytes up to the end of the order's fields (or of a cut
-        // value among them), and the identifiers of its records, one after another in one buffer
-        // (`ends`: where each ends). The buffers are reused from run to run, so that a walk of
-        // distinct values copies each identifier once and allocates nothing for it.
+        // value among them), and the identifiers of its records. The buffers are reused from run
+        // to run, so that a walk of distinct values copies each identifier once and allocates
+        // nothing for it.
         let run = WalkState(SortedRun())
         func flush() throws -> Bool {
-            guard !run.value.ends.isEmpty else { return true }
+            guard !run.value.ids.isEmpty else { return true }
             defer { run.value.clear() }
-            if run.value.isCut { return try handOnCut(run.value.identifiers()) }
-            return try run.value.inIdentifierOrder { id in
+            if run.value.isCut { return try handOnCut(run.value.ids.arrays()) }
+            return try run.value.ids.forEach(sorted: true) { id in
                 try Self.withRecord(id, of: entity, in: txn, stored: { try record(id) }) { try body(id, $0) }
             }
         }
@@ -83,7 +83,7 @@ extension Store {
             let extent = try Self.runExtent(of: key, index, fields: fieldCount, entity: entity.name)
             let prefix = UnsafeRawBufferPointer(rebasing: key[..<extent.end])
             let continues =
-                !run.value.ends.isEmpty && run.value.isCut == extent.isCut
+                !run.value.ids.isEmpty && run.value.isCut == extent.isCut
                 && run.value.prefix.withUnsafeBytes { sameBytes($0, prefix) }
             if !continues {
                 guard try flush() else { return false }
@@ -92,10 +92,10 @@ extension Store {
             }
             if value.isEmpty {
                 // The common case: one identifier, the key's suffix.
-                run.value.append(UnsafeRawBufferPointer(rebasing: key[extent.length...]))
+                run.value.ids.append(UnsafeRawBufferPointer(rebasing: key[extent.length...]))
             } else {
                 for id in try IndexEntry.list(value, index: index.name) {
-                    id.withUnsafeBytes { run.value.append($0) }
+                    id.withUnsafeBytes { run.value.ids.append($0) }
                 }
             }
             return true
@@ -134,49 +134,15 @@ extension Store {
 }
 
 /// The records of a sorted walk that tie on its order's fields (see `Store.sortedWalk`): the
-/// bytes the keys share, and the identifiers, in one buffer.
+/// bytes the keys share, and the identifiers.
 private struct SortedRun {
     var prefix: [UInt8] = []
     var isCut = false
-    /// The identifiers, one after another.
-    var bytes: [UInt8] = []
-    /// Where each identifier ends in `bytes`.
-    var ends: [Int] = []
-
-    mutating func append(_ id: UnsafeRawBufferPointer) {
-        // As typed bytes: copied at once, not byte by byte through a generic sequence.
-        bytes.append(contentsOf: id.assumingMemoryBound(to: UInt8.self))
-        ends.append(bytes.count)
-    }
+    var ids = IdentifierList()
 
     /// Empties the run, keeping its buffers.
     mutating func clear() {
         prefix.removeAll(keepingCapacity: true)
-        bytes.removeAll(keepingCapacity: true)
-        ends.removeAll(keepingCapacity: true)
-    }
-
-    /// The identifiers as arrays (for a run that ends at a cut value, whose records are read
-    /// and sorted by their values).
-    func identifiers() -> [[UInt8]] {
-        ends.indices.map { Array(bytes[start(of: $0)..<ends[$0]]) }
-    }
-
-    private func start(of index: Int) -> Int { index == 0 ? 0 : ends[index - 1] }
-
-    /// Calls `body` with each identifier in ascending order of its bytes (the sort's ties), until
-    /// it returns false; false then.
-    func inIdentifierOrder(_ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
-        try bytes.withUnsafeBytes { all in
-            func id(_ index: Int) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: all[start(of: index)..<ends[index]])
-            }
-            if ends.count == 1 { return try body(id(0)) }
-            let order = ends.indices.sorted { id($0).lexicographicallyPrecedes(id($1)) }
-            for index in order {
-                guard try body(id(index)) else { return false }
-            }
-            return true
-        }
+        ids.removeAll()
     }
 }
