@@ -63,51 +63,80 @@ final class HolderIndex: @unchecked Sendable {
         reserveCapacity(count + rows.count)
         let entries = rows.references()
         // Each row's entry is a slot of a large table and the list in it, and the row itself and
-        // its key are in memory the rows' owner allocated long before: four cache misses a row
-        // when each waits for the one before. So the rows are entered in a pipeline that asks for
-        // each one's memory a few rows ahead (`rill_prefetch`): the row, then (once it has come)
-        // its key, its key's home slot, then that slot's list of holders.
+        // its key are in memory the rows' owner allocated long before: cache misses a row, each
+        // waiting for the one before. So the rows are entered in a pipeline that asks for each
+        // one's memory some rows ahead (`rill_prefetch`): the row, then (once it has come) its
+        // key, its key's home slot, the slot's list of holders, and the list's end, where the
+        // holder is appended. A key is hashed once, at its slot's step.
         let count = entries.count
-        var homes = [Int](repeating: 0, count: count)
-        for index in 0..<(count + Self.rowLead) {
+        var hashes = [UInt64](repeating: 0, count: count)
+        var lists = [UnsafeRawPointer?](repeating: nil, count: count)
+        // From before the first row, so that every row passes every step.
+        for index in -Self.rowLead..<count {
             let ahead = index + Self.rowLead
             if ahead < count { rill_prefetch(entries[ahead].toOpaque()) }
             let keyAhead = index + Self.keyLead
-            if keyAhead < count {
+            if keyAhead >= 0, keyAhead < count {
                 // The key's storage, read from the row's array without touching it: a hint.
                 entries[keyAhead]._withUnsafeGuaranteedRef { row in
-                    withUnsafeBytes(of: row.key) { rill_prefetch($0.load(as: UnsafeRawPointer.self)) }
+                    withUnsafeBytes(of: row.key) { Self.prefetchArray($0.load(as: UnsafeRawPointer.self)) }
                 }
             }
             let keyed = index + Self.slotLead
-            if keyed < count, keyed >= 0 {
-                homes[keyed] = entries[keyed]._withUnsafeGuaranteedRef { row in
-                    row.key.withUnsafeBytes { key in probing.home(Self.tag(hash(key), InlineKey(key))) }
-                }
-                rill_prefetch(slots.unsafelyUnwrapped + homes[keyed])
+            if keyed >= 0, keyed < count {
+                let keyHash = entries[keyed]._withUnsafeGuaranteedRef { row in row.key.withUnsafeBytes(hash) }
+                hashes[keyed] = keyHash
+                rill_prefetch(slots.unsafelyUnwrapped + probing.home(keyHash))
             }
             let listed = index + Self.listLead
-            if listed < count, listed >= 0 {
-                // The list's storage, read from the slot's array without touching it: a hint.
-                let slot = slots.unsafelyUnwrapped + homes[listed]
-                if slot.pointee.tag != 0 {
-                    withUnsafeBytes(of: &slot.pointee.ids) { rill_prefetch($0.load(as: UnsafeRawPointer.self)) }
+            if listed >= 0, listed < count {
+                let (slot, found) = entries[listed]._withUnsafeGuaranteedRef { row in
+                    row.key.withUnsafeBytes { find($0, hash: hashes[listed]) }
+                }
+                if found {
+                    // The list's storage, read from the slot's array without touching it.
+                    let list = withUnsafeBytes(of: &slots.unsafelyUnwrapped[slot].ids) {
+                        $0.load(as: UnsafeRawPointer.self)
+                    }
+                    lists[listed] = list
+                    rill_prefetch(list)
                 }
             }
-            if index < count {
+            let appended = index + Self.endLead
+            if appended >= 0, appended < count, let list = lists[appended] {
+                // Where the holder goes: past the list's count, read from its header (come by now).
+                let listCount = list.load(fromByteOffset: Self.arrayCountOffset, as: Int.self)
+                rill_prefetch(list + Self.arrayElementsOffset + listCount * MemoryLayout<Int32>.stride)
+            }
+            if index >= 0 {
                 entries[index]._withUnsafeGuaranteedRef { row in
-                    row.key.withUnsafeBytes { addHoldingLock($0, id) }
+                    row.key.withUnsafeBytes { addHoldingLock($0, id, hash: hashes[index]) }
                 }
             }
         }
     }
 
-    /// How many rows ahead of the row entered its row, its key, its home slot and the slot's list
-    /// are asked for (see `add(_:_:)`).
-    private static let rowLead = 16
-    private static let keyLead = 11
-    private static let slotLead = 6
-    private static let listLead = 2
+    /// Asks for the first two cache lines of an array's storage (its header and first elements).
+    @inline(__always)
+    private static func prefetchArray(_ storage: UnsafeRawPointer) {
+        rill_prefetch(storage)
+        rill_prefetch(storage + arrayElementsOffset)
+    }
+
+    /// Where an array's storage keeps its count, and where its elements start: the standard
+    /// library's layout of a contiguous array's storage (an object header of two words, the
+    /// count, the capacity, then the elements). Read only for prefetch hints, whose addresses may
+    /// be wrong without harm; `HolderIndexTests` checks the layout still holds.
+    static let arrayCountOffset = 16
+    static let arrayElementsOffset = 32
+
+    /// How many rows ahead of the row entered its row, its key, its home slot, the slot's list
+    /// and the list's end are asked for (see `add(_:_:)`).
+    private static let rowLead = 20
+    private static let keyLead = 16
+    private static let slotLead = 12
+    private static let listLead = 8
+    private static let endLead = 4
 
     /// Removes `id` as a holder of each of `keys`, under one lock.
     func remove<Keys: Sequence<[UInt8]>>(_ keys: Keys, _ id: Int32) {
@@ -146,9 +175,9 @@ final class HolderIndex: @unchecked Sendable {
         return count
     }
 
-    private func addHoldingLock(_ key: UnsafeRawBufferPointer, _ id: Int32) {
+    private func addHoldingLock(_ key: UnsafeRawBufferPointer, _ id: Int32, hash known: UInt64? = nil) {
         if (count + 1) * 4 > capacity * 3 { resize(to: max(16, capacity * 2)) }
-        let keyHash = hash(key)
+        let keyHash = known ?? hash(key)
         let (slot, found) = find(key, hash: keyHash)
         let slots = slots.unsafelyUnwrapped
         if found {

@@ -27,8 +27,9 @@ import Testing
                 index.add(record, id)
                 oracle[record, default: []].insert(id)
             case 4:
+                // Batches longer than `add`'s pipeline, whose steps run some rows ahead.
                 let records = Set(
-                    (0..<Int.random(in: 0...20, using: &random)).map { _ in
+                    (0..<Int.random(in: 0...60, using: &random)).map { _ in
                         key(Int.random(in: 0..<space, using: &random))
                     }
                 ).filter { oracle[$0]?.contains(id) != true }
@@ -58,6 +59,20 @@ import Testing
                 for (record, ids) in oracle {
                     #expect(Set(index.holders(of: record)) == ids, "round \(round): \(record)")
                 }
+            }
+        }
+    }
+
+    /// The prefetch hints of `HolderIndex.add` read an array's count and find its elements at
+    /// fixed offsets of its storage: the layout they assume must be the standard library's.
+    @Test func arrayStorageLayoutIsTheOneThePrefetchesAssume() {
+        for count in [1, 2, 7, 43] {
+            var ids = [Int32](0..<Int32(count))
+            ids.reserveCapacity(count * 2)
+            let storage = withUnsafeBytes(of: ids) { $0.load(as: UnsafeRawPointer.self) }
+            #expect(storage.load(fromByteOffset: HolderIndex.arrayCountOffset, as: Int.self) == count)
+            ids.withUnsafeBufferPointer { elements in
+                #expect(UnsafeRawPointer(elements.baseAddress!) == storage + HolderIndex.arrayElementsOffset)
             }
         }
     }
