@@ -108,11 +108,17 @@ extension Store {
         // Through a snapshot whose records a live load may know (`knownRecords`), identifiers
         // are handed on in batches, the memory their lookups read asked for a batch at a time
         // (see `SharedRows.prefetch`).
+        // The batches start small and double, so that a walk a small limit stops (a live query
+        // refilling its window at a commit) reads few keys past its last record.
         let known = seen == nil ? txn.knownRecords : nil
         let pending = WalkState(IdentifierList())
+        let batch = WalkState(2)
         func handOnPending() throws -> Bool {
             guard let known, !pending.value.isEmpty else { return true }
-            defer { pending.value.removeAll() }
+            defer {
+                pending.value.removeAll()
+                batch.value = min(batch.value * 2, SharedRows.prefetchBatch)
+            }
             pending.value.withBuffers { all, ends in known.prefetch(all, ends: ends, in: entity.recordsHandle) }
             return try pending.value.forEach { try emit($0) }
         }
@@ -144,7 +150,7 @@ extension Store {
             if known != nil, value.isEmpty, extent.cutEnd == nil || !ordered, tied.value == nil {
                 // One identifier, the key's suffix, handed on with the batch.
                 pending.value.append(UnsafeRawBufferPointer(rebasing: key[extent.length...]))
-                return try pending.value.count < SharedRows.prefetchBatch || handOnPending()
+                return try pending.value.count < batch.value || handOnPending()
             }
             guard try handOnPending() else { return false }
             if ordered, let cutEnd = extent.cutEnd {
