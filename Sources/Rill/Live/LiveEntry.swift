@@ -32,7 +32,16 @@ extension LiveEntry {
     /// Rows that come in order already (a walk of an index in the sort's order) are returned as
     /// they are, after the one pass that reads their prefixes.
     static func sortedByOrder(_ rows: [LiveEntry]) -> [LiveEntry] {
-        guard rows.count > 1 else { return rows }
+        var sorted = rows
+        sortByOrder(&sorted)
+        return sorted
+    }
+
+    /// Sorts `rows` in place as `sortedByOrder(_:)` returns them: the rows are moved into their
+    /// places along the permutation's cycles, not copied into a new array (a retain of each row,
+    /// a write to memory a load of many rows has mostly let go of from its caches).
+    static func sortByOrder(_ rows: inout [LiveEntry]) {
+        guard rows.count > 1 else { return }
         var keyed: [(prefix: (UInt64, UInt64), index: Int32)] = []
         keyed.reserveCapacity(rows.count)
         var inOrder = true
@@ -43,11 +52,29 @@ extension LiveEntry {
             }
             keyed.append((prefix, Int32(index)))
         }
-        if inOrder { return rows }
+        if inOrder { return }
         keyed.sort { a, b in
             if a.prefix != b.prefix { return a.prefix < b.prefix }
             return OrderKey.precedes(rows[Int(a.index)].order!, rows[Int(b.index)].order!)
         }
-        return keyed.map { rows[Int($0.index)] }
+        // The row at place `i` comes from place `keyed[i].index`; a place done is marked by
+        // pointing at itself.
+        rows.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for start in keyed.indices where Int(keyed[start].index) != start {
+                let first = (base + start).move()
+                var place = start
+                while true {
+                    let from = Int(keyed[place].index)
+                    keyed[place].index = Int32(place)
+                    if from == start {
+                        (base + place).initialize(to: first)
+                        break
+                    }
+                    (base + place).initialize(to: (base + from).move())
+                    place = from
+                }
+            }
+        }
     }
 }

@@ -191,7 +191,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
         // The order keys are the descriptor's order. A walk in index order gave the first
         // `limit` rows already in it (sorting them again costs a pass); any other walk gave
         // every match, in no order.
-        rows = LiveEntry.sortedByOrder(rows)
+        LiveEntry.sortByOrder(&rows)
         if !sorted { rows.removeSubrange(window.range(in: rows.count).upperBound...) }
         return rows
     }

@@ -22,10 +22,13 @@ import Testing
                 keys.append(Array(key.prefix(Int.random(in: 0...key.count, using: &random))))
             }
             let rows = keys.map { LiveEntry(key: [], order: $0) }
-            let sorted = LiveEntry.sortedByOrder(rows).map { $0.order! }
+            let sortedRows = LiveEntry.sortedByOrder(rows)
+            let sorted = sortedRows.map { $0.order! }
             let expected = keys.sorted { OrderKey.precedes($0, $1) }
             #expect(sorted == expected, "round \(round)")
-            #expect(LiveEntry.sortedByOrder(rows).count == rows.count)
+            // The rows are moved into their places: each of them once, none lost or repeated.
+            #expect(sortedRows.count == rows.count)
+            #expect(Set(sortedRows.map(ObjectIdentifier.init)) == Set(rows.map(ObjectIdentifier.init)))
             // Rows in order already are returned as they are; one pair out of order is not.
             let ordered = expected.map { LiveEntry(key: [], order: $0) }
             #expect(LiveEntry.sortedByOrder(ordered).map { $0.order! } == expected, "round \(round)")
