@@ -107,20 +107,19 @@ extension Store {
         }
         // Through a snapshot whose records a live load may know (`knownRecords`), identifiers
         // are handed on in batches, the memory their lookups read asked for a batch at a time
-        // (see `SharedRows.prefetch`).
-        // The batches start small and double, so that a walk a small limit stops (a live query
-        // refilling its window at a commit) reads few keys past its last record.
+        // (see `SharedRows.prefetch`). The batches start small and double, so that a walk a
+        // small limit stops (a live query refilling its window at a commit) reads few keys past
+        // its last record. Other walks make no batch.
         let known = seen == nil ? txn.knownRecords : nil
-        let pending = WalkState(IdentifierList())
-        let batch = WalkState(2)
+        let pending = known.map { _ in WalkState((ids: IdentifierList(), size: 2)) }
         func handOnPending() throws -> Bool {
-            guard let known, !pending.value.isEmpty else { return true }
+            guard let known, let pending, !pending.value.ids.isEmpty else { return true }
             defer {
-                pending.value.removeAll()
-                batch.value = min(batch.value * 2, SharedRows.prefetchBatch)
+                pending.value.ids.removeAll()
+                pending.value.size = min(pending.value.size * 2, SharedRows.prefetchBatch)
             }
-            pending.value.withBuffers { all, ends in known.prefetch(all, ends: ends, in: entity.recordsHandle) }
-            return try pending.value.forEach { try emit($0) }
+            pending.value.ids.withBuffers { all, ends in known.prefetch(all, ends: ends, in: entity.recordsHandle) }
+            return try pending.value.ids.forEach { try emit($0) }
         }
         // Records whose keys tie up to the end of a cut value, waiting to be sorted.
         let tied = WalkState<(prefix: [UInt8], ids: [[UInt8]])?>(nil)
@@ -147,10 +146,10 @@ extension Store {
         }
         let completed = try Self.forEachIndexEntry(of: index, in: range, txn: txn) { key, value in
             let extent = try index.valuesExtent(of: key, entity: entity.name)
-            if known != nil, value.isEmpty, extent.cutEnd == nil || !ordered, tied.value == nil {
+            if let pending, value.isEmpty, extent.cutEnd == nil || !ordered, tied.value == nil {
                 // One identifier, the key's suffix, handed on with the batch.
-                pending.value.append(UnsafeRawBufferPointer(rebasing: key[extent.length...]))
-                return try pending.value.count < batch.value || handOnPending()
+                pending.value.ids.append(UnsafeRawBufferPointer(rebasing: key[extent.length...]))
+                return try pending.value.ids.count < pending.value.size || handOnPending()
             }
             guard try handOnPending() else { return false }
             if ordered, let cutEnd = extent.cutEnd {
