@@ -21,8 +21,9 @@ import Testing
         // The replicated log's transport: the NATS C client, nothing of Rill's.
         "Sources/NATSJetStream": ["CNATS"],
         "Sources/RillJetStream": ["Rill", "NATSJetStream"],
-        // The library's layers: records, models, queries and live queries know no storage.
-        "Sources/Rill": ["RillLocks"],
+        // The library's layers: records, models, queries and live queries know no storage (the
+        // live queries' loads ask for memory ahead through `CPrefetch`).
+        "Sources/Rill": ["RillLocks", "CPrefetch"],
         "Sources/Rill/Store": ["RillLocks", "RillStorage"],
         "Sources/Rill/Log": ["RillLocks", "RillStorage"],
         "Sources/RillService": ["Rill"],
@@ -54,7 +55,8 @@ import Testing
     /// The modules of the package, by their directory: the names the table governs (any other import, such as
     /// `Foundation`, is the system's).
     static let modules: [String: String] = [
-        "Sources/CLMDB": "CLMDB", "Sources/CSQLite": "CSQLite", "Sources/RillLocks": "RillLocks",
+        "Sources/CLMDB": "CLMDB", "Sources/CSQLite": "CSQLite", "Sources/CPrefetch": "CPrefetch",
+        "Sources/RillLocks": "RillLocks",
         "Sources/RillStorage": "RillStorage", "Sources/CNATS": "CNATS", "Sources/NATSJetStream": "NATSJetStream",
         "Sources/RillJetStream": "RillJetStream",
         "Sources/Rill": "Rill", "Sources/RillService": "RillService", "Sources/RillHTTP": "RillHTTP",
