@@ -183,7 +183,7 @@ final class SharedRows: Sendable {
             let table = state.records[index]
             guard !table.isEmpty else { return }
             func id(_ position: Int) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: ids[(position == 0 ? 0 : ends[position - 1])..<ends[position]])
+                IdentifierList.identifier(position, in: ids, ends: ends)
             }
             withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { hashes in
                 for position in 0..<count { hashes[position] = table.prefetchSlot(of: id(position)) }

@@ -29,6 +29,13 @@ struct IdentifierList {
 
     private func start(of index: Int) -> Int { index == 0 ? 0 : ends[index - 1] }
 
+    /// Identifier `index` of a list's buffers (see `withBuffers`).
+    static func identifier(
+        _ index: Int, in bytes: UnsafeRawBufferPointer, ends: UnsafeBufferPointer<Int>
+    ) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
+    }
+
     /// Calls `body` with the identifiers' bytes and where each ends.
     func withBuffers<R>(_ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes { all in try ends.withUnsafeBufferPointer { ends in try body(all, ends) } }
@@ -37,10 +44,8 @@ struct IdentifierList {
     /// Calls `body` with each identifier, in the list's order or, when `sorted`, in ascending
     /// order of its bytes, until it returns false; false then.
     func forEach(sorted: Bool = false, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
-        try bytes.withUnsafeBytes { all in
-            func id(_ index: Int) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: all[start(of: index)..<ends[index]])
-            }
+        try withBuffers { all, ends in
+            func id(_ index: Int) -> UnsafeRawBufferPointer { Self.identifier(index, in: all, ends: ends) }
             if sorted, ends.count > 1 {
                 for index in ends.indices.sorted(by: { id($0).lexicographicallyPrecedes(id($1)) }) {
                     guard try body(id(index)) else { return false }
