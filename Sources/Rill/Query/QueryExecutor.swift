@@ -93,29 +93,40 @@ struct QueryExecutor<T: PersistentModel> {
         if readsRelationships, loader == nil { return try resolving { try $0.models() } }
         let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if window.isEmpty { return [] }
-        let execution = try plan()
+        // Ascending sorts on strings may be served by an index too (`walkableSortKeys`), each
+        // string checked as it is read.
+        var textPaths: [[String]] = []
+        var execution = try plan(sort: Self.walkableSortKeys(descriptor.sortBy, textPaths: &textPaths))
         // Candidates already in the wanted order, with no staged model to merge in: the window is
         // the first matches, and the walk can stop there. (The common case, kept free of the
         // rows' bookkeeping.)
         if execution?.isSorted ?? true, staged.isEmpty || !staged.values.contains(where: { $0 != nil }) {
-            guard let execution else { return [] }
+            guard let sorted = execution else { return [] }
             var models = OrderedModels<T>(window: window)
             let hasStaged = !staged.isEmpty
             let testsModels = self.testsModels
             let prefetches = readsRelationships
+            let checksText = !textPaths.isEmpty
+            var keyOrderFails = false
             // Not `collect(into:)`, no optional model, the staged changes looked at in a
             // function of their own, and no method of `self` called for a row that needs none:
             // this code is not specialized for `T` (fetches are called from other modules), and
             // each generic type it uses (`T?`, `[[UInt8]: T?]`, `QueryExecutor<T>` for a
             // method's `self`) costs a lookup of the type for every row.
-            try execution.forEachMatch { key, bytes in
+            try sorted.forEachMatch { key, bytes in
                 // A staged deletion removes the stored model.
                 if hasStaged, isStaged(key) { return true }
                 let model = try T.decodeStored(from: bytes, key: key)
                 guard try !testsModels || evaluate(model) else { return true }
+                if checksText, try !Self.sortsInKeyOrder(bytes, key: key, textPaths: textPaths) {
+                    keyOrderFails = true
+                    return false
+                }
                 return models.add(prefetches ? try prefetching(model) : model)
             }
-            return models.results()
+            guard keyOrderFails else { return models.results() }
+            // A match whose string Swift may order apart from its key: every match, sorted here.
+            execution = try plan()
         }
         var rows = QueryRows<Row>(window: window, ordering: precedes)
         try collectRows(execution, into: &rows)
@@ -193,7 +204,8 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// How the fetch runs, for a person.
     func explanation() throws -> String {
-        guard let execution = try plan() else {
+        var textPaths: [[String]] = []
+        guard let execution = try plan(sort: Self.walkableSortKeys(descriptor.sortBy, textPaths: &textPaths)) else {
             return "no stored \(T.entityName) records: nothing to read"
         }
         let current = execution.entity
@@ -220,6 +232,12 @@ struct QueryExecutor<T: PersistentModel> {
             lines.append(
                 execution.isSorted
                     ? "order: from the index, no sort needed" : "order: sorted in memory, then identifier")
+            if execution.isSorted, !textPaths.isEmpty {
+                let fields = textPaths.map { $0.joined(separator: ".") }.joined(separator: ", ")
+                lines.append(
+                    "strings (\(fields)) checked as read: a match with a scalar from U+0300 on sorts every match in memory"
+                )
+            }
         }
         if descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             lines.append(
@@ -244,21 +262,52 @@ struct QueryExecutor<T: PersistentModel> {
     /// Not `ordered`: a plan for the matches in any order (the descriptor's sort and window not
     /// looked at), to count them.
     private func plan(ordered: Bool = true) throws -> QueryExecution? {
+        try plan(sort: ordered ? Self.orderPreservingSortKeys(descriptor.sortBy) : nil, ordered: ordered)
+    }
+
+    /// The execution for `sort`, the sort as field paths an index's order may serve (nil for a
+    /// sort none can).
+    private func plan(sort: [QuerySortKey]?, ordered: Bool = true) throws -> QueryExecution? {
         guard let entity, let current = try store.entity(named: entity.name) else { return nil }
         return QueryExecution(
             store: store, entity: current, predicate: predicate.translation?.node, isExact: predicate.exact != nil,
-            sort: ordered ? indexableSortKeys() : nil,
+            sort: sort,
             limit: ordered ? QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit).end : nil,
             transaction: transaction, required: predicate.recordTest)
     }
-
-    /// The sort as field paths, when an index's order can serve it.
-    private func indexableSortKeys() -> [QuerySortKey]? { Self.orderPreservingSortKeys(descriptor.sortBy) }
 
     /// `sortBy` as field paths whose index-key order is the sort descriptors' order: key paths
     /// of stored properties, neither strings (Swift's `<` and the key order differ for some
     /// strings) nor decimals (keyed approximately); nil when some sort descriptor is not.
     static func orderPreservingSortKeys(_ sortBy: [SortDescriptor<T>]) -> [QuerySortKey]? {
+        var textPaths: [[String]]? = nil
+        return sortKeys(sortBy, textPaths: &textPaths)
+    }
+
+    /// `sortBy` as field paths an index walk may serve in `models()`: those of
+    /// `orderPreservingSortKeys`, and also ascending sorts of strings by Swift's `<` (the
+    /// default comparator here, or `.lexical`), whose paths are added to `textPaths`.
+    ///
+    /// The index holds a string's NFC form, and for a string of scalars below U+0300 Swift's `<`
+    /// is the order of those keys: with each other, and with every string whose key is greater.
+    /// Where Swift departs from the NFC order, the other string's key is the smaller one (a
+    /// singleton such as U+212B ANGSTROM SIGN, whose NFC is a prefix of the first: Swift calls
+    /// neither of `"\u{212B}"` and `"Åb"` less than the other, or the second the smaller). An
+    /// ascending walk reads such a partner before the string, so while every match it reads has
+    /// only such strings (`sortsInKeyOrder`), its order is Swift's and it may stop at the window's
+    /// end; a match with another string sends the fetch to the sort in memory. A descending walk
+    /// would meet the partner after the window, unread: strings sorted in reverse stay in memory.
+    static func walkableSortKeys(_ sortBy: [SortDescriptor<T>], textPaths: inout [[String]]) -> [QuerySortKey]? {
+        guard sortBy.count != 0 else { return [] }
+        var found: [[String]]? = []
+        let keys = sortKeys(sortBy, textPaths: &found)
+        if keys != nil, let found { textPaths = found }
+        return keys
+    }
+
+    /// `orderPreservingSortKeys`, and with `textPaths` also the ascending string sorts (their
+    /// paths added there).
+    private static func sortKeys(_ sortBy: [SortDescriptor<T>], textPaths: inout [[String]]?) -> [QuerySortKey]? {
         var keys: [QuerySortKey] = []
         // `count`, not `isEmpty`: the array's header, where `isEmpty` is a call through the
         // metadata of `[SortDescriptor<T>]`, looked up on every fetch.
@@ -266,19 +315,40 @@ struct QueryExecutor<T: PersistentModel> {
         // A field the evolution adds or renames sorts by the models, not by stored bytes.
         let evolved = T.evolvedFields
         for sort in sortBy {
-            guard let keyPath = sort.keyPath, sort.stringComparator == nil,
-                let path = FieldPath.components(of: keyPath, root: T.self)
+            guard let keyPath = sort.keyPath, let path = FieldPath.components(of: keyPath, root: T.self)
             else { return nil }
             if let first = path.first, evolved.contains(first) { return nil }
             let valueType = type(of: keyPath).valueType
-            if valueType == String.self || valueType == String?.self || valueType == Decimal.self
-                || valueType == Decimal?.self
-            {
+            if valueType == String.self || valueType == String?.self {
+                // Swift's `<`, ascending, and only where the caller checks the strings.
+                guard textPaths != nil, sort.order == .forward,
+                    sort.stringComparator == nil || sort.stringComparator == .lexical
+                else { return nil }
+                textPaths?.append(path)
+            } else if sort.stringComparator != nil || valueType == Decimal.self || valueType == Decimal?.self {
                 return nil
             }
             keys.append(QuerySortKey(path: path, ascending: sort.order == .forward))
         }
         return keys
+    }
+
+    /// Whether the stored record `bytes` (identifier key `key`) holds at each of `textPaths`
+    /// nothing, null or a string of scalars below U+0300 only: a value an ascending index walk
+    /// reads in Swift's order (see `walkableSortKeys`). Throws when the record is unreadable.
+    private static func sortsInKeyOrder(
+        _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, textPaths: [[String]]
+    ) throws -> Bool {
+        let record = try Store.recordValue(
+            bytes, key: key, entity: T.entityName, fields: Set(textPaths.compactMap(\.first)))
+        for path in textPaths {
+            switch QueryEvaluator.read(path, from: record) {
+            case .null: continue
+            case .string(let text): guard IndexKey.ordersAsSwift(text) else { return false }
+            default: return false
+            }
+        }
+        return true
     }
 
     // MARK: - Rows

@@ -97,14 +97,21 @@ import Testing
         }
     }
 
-    @Test func anIndexServesANonStringSortWithALimitInEitherDirection() throws {
+    @Test func anIndexServesASortWithALimitInEitherDirectionAndAStringSortAscending() throws {
         #expect(try plan(nil, sortBy: [SortDescriptor(\.pages)], limit: 10).hasPrefix("index Volume(pages): records"))
         #expect(try plan(nil, sortBy: [SortDescriptor(\.pages)]).hasPrefix("scan:"))
         #expect(
             try plan(nil, sortBy: [SortDescriptor(\.pages, order: .reverse)], limit: 10).hasPrefix(
                 "index Volume(pages): records in the index's reverse order"))
         #expect(try plan(nil, sortBy: [SortDescriptor(\.pages, order: .reverse)]).hasPrefix("scan:"))
+        // Strings ascending, checked as read (StringSortWalkTests); descending, in memory.
         #expect(
-            try plan(nil, sortBy: [SortDescriptor(\.author), SortDescriptor(\.title)], limit: 10).hasPrefix("scan:"))
+            try plan(nil, sortBy: [SortDescriptor(\.author), SortDescriptor(\.title)], limit: 10).hasPrefix(
+                "index Volume(author,title): records"))
+        #expect(
+            try plan(
+                nil, sortBy: [SortDescriptor(\.author, order: .reverse), SortDescriptor(\.title, order: .reverse)],
+                limit: 10
+            ).hasPrefix("scan:"))
     }
 }

@@ -304,6 +304,15 @@ extension IndexKey {
 // MARK: - Strings, data and dates
 
 extension IndexKey {
+    /// Whether `text` has only scalars below U+0300 (UTF-8 bytes below 0xCC), which are in NFC and
+    /// compose with nothing: its key is its UTF-8 (zero bytes escaped), and Swift's `<` orders it
+    /// as keys are ordered against every string whose key is not smaller (see
+    /// `QueryExecutor.walkableSortKeys`).
+    static func ordersAsSwift(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0xCC } }
+            ?? text.utf8.allSatisfy { $0 < 0xCC }
+    }
+
     /// Appends the escaped UTF-8 of the NFC form of `text`, then the terminator.
     private static func appendEscaped(_ text: String, to key: inout [UInt8]) {
         // The standard library's normalizer, not Foundation's `precomposedStringWithCanonicalMapping`: it is the one
