@@ -20,6 +20,8 @@ extension QueryBenchmark {
         "loop-scan": "the full-scan text query, Entry where name contains \"99999\"",
         "loop-scan-predicate": "the full-scan #Predicate fetch, name contains \"99999\"",
         "loop-scan-amount": "the text query Entry where amount > 99990.0, forced to a full scan",
+        "loop-scan-fields": "the text query Entry where code < category, forced to a full scan",
+        "loop-scan-coalesce": "the text query Entry where (amount ?? 0.0) > 99990.0, forced to a full scan",
     ]
 
     /// Runs `loop` over the arguments, `runs` times or for 15 seconds, and prints the rate.
@@ -68,6 +70,10 @@ extension QueryBenchmark {
                 _ = try context.fetch(FetchDescriptor(predicate: #Predicate<Entry> { $0.name.contains("99999") }))
             case "loop-scan-amount":
                 _ = try store.run(QueryParser.parse("Entry where amount > 99990.0"), forceScan: true)
+            case "loop-scan-fields":
+                _ = try store.run(QueryParser.parse("Entry where code < category"), forceScan: true)
+            case "loop-scan-coalesce":
+                _ = try store.run(QueryParser.parse("Entry where (amount ?? 0.0) > 99990.0"), forceScan: true)
             default:
                 _ = try store.read { _ in 1 }
             }
