@@ -4,7 +4,7 @@ extension RecordMatcher {
     /// One test of the program, of plain values: its operands follow it, up to `end`.
     struct Instruction {
         enum Kind: UInt8 {
-            case compare, isIn, between, text, and, or, not, unknown
+            case compare, compareFields, isIn, between, text, and, or, not, unknown
         }
         var kind: Kind
         var comparison = QueryComparison.equal
@@ -13,6 +13,9 @@ extension RecordMatcher {
         /// its path.
         var slot = 0
         var path = 0..<0
+        /// The other field of `compareFields`, as `slot` and `path`.
+        var otherSlot = 0
+        var otherPath = 0..<0
         /// The range of `constants` compared with: one for a comparison, two for `between`.
         var constants = 0..<0
         var test = QueryStringTest.contains
@@ -63,6 +66,11 @@ extension RecordMatcher {
                 return compare(
                     instruction.comparison, value(instruction, reader), constants[instruction.constants.lowerBound],
                     reader, reversed: instruction.reversed)
+            case .compareFields:
+                let other = RecordMatcher.value(
+                    at: slots[instruction.otherSlot], path: instruction.otherPath, names: pool, ranges: strings,
+                    in: reader)
+                return compareStored(instruction.comparison, value(instruction, reader), other, reader)
             case .isIn:
                 let stored = value(instruction, reader)
                 var unknown = false
@@ -146,6 +154,50 @@ extension RecordMatcher {
                 } else {
                     order = a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
                 }
+            default:
+                order = nil
+            }
+            return Self.decide(comparison, order)
+        }
+
+        /// `lhs op rhs` of two stored values, as `QueryEvaluator.compare` has it: `compare`'s
+        /// cases with a stored value on both sides, and unknown for the kinds read only as tags
+        /// (decimals with numbers or each other, UUIDs with text or each other, data, arrays and
+        /// maps with each other).
+        private func compareStored(
+            _ comparison: QueryComparison, _ lhs: StoredValue, _ rhs: StoredValue, _ reader: RecordReader
+        ) -> Decision {
+            let order: ComparisonResult?
+            switch (lhs, rhs) {
+            case (.unknown, _), (_, .unknown):
+                return .unknown
+            case (.null, .null):
+                return Self.decideNull(comparison, true)
+            case (.null, _), (_, .null):
+                return Self.decideNull(comparison, false)
+            case (.number(let a), .number(let b)):
+                order = Number.compare(a, b)
+            case (.decimal, .number), (.number, .decimal), (.decimal, .decimal), (.uuid, .text), (.text, .uuid),
+                (.uuid, .uuid), (.other, .other):
+                return .unknown
+            case (.text(let a, _), .text(let b, _)):
+                let left = UnsafeRawBufferPointer(rebasing: reader.bytes[a])
+                let right = UnsafeRawBufferPointer(rebasing: reader.bytes[b])
+                guard RecordMatcher.isASCII(left), RecordMatcher.isASCII(right) else { return .unknown }
+                let common = min(left.count, right.count)
+                let prefix = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
+                if prefix != 0 {
+                    order = prefix < 0 ? .orderedAscending : .orderedDescending
+                } else {
+                    order =
+                        left.count == right.count
+                        ? .orderedSame : (left.count < right.count ? .orderedAscending : .orderedDescending)
+                }
+            case (.bool(let a), .bool(let b)):
+                order = a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
+            case (.date(let a), .date(let b)):
+                // As `Date` compares its intervals, the left side first.
+                order = a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
             default:
                 order = nil
             }

@@ -14,7 +14,8 @@ import Foundation
 ///   tests only when their pattern holds no CR or LF (`"\r\n"` is one `Character`);
 /// - a stored decimal compared with a number (its value is read from its text), a stored UUID
 ///   compared with text (which is parsed as a UUID);
-/// - a node it does not compile (arithmetic, quantifiers, `like`, comparisons of two fields, …):
+/// - a node it does not compile (arithmetic, quantifiers, counts, `like`, conditionals, a fallback
+///   (`??`) that is not a constant, …):
 ///   such a node is `unknown` on every record, and decides nothing unless the rest of an `and` or
 ///   an `or` does (`false && x` is false whatever `x` is).
 ///
@@ -34,6 +35,8 @@ struct RecordMatcher {
         /// `stored op constant`; `reversed` when the query has the constant first, and `op` is
         /// then mirrored (see `Program.compare`).
         case compare(QueryComparison, Operand, Constant, reversed: Bool)
+        /// `stored op stored`: two fields of the record compared.
+        case compareFields(QueryComparison, Operand, Operand)
         case isIn(Operand, [Constant])
         case between(Operand, lower: Constant, upper: Constant)
         case text(TextTest)
@@ -167,6 +170,12 @@ struct RecordMatcher {
             instruction.reversed = reversed
             operand(field)
             constants([value])
+        case .compareFields(let comparison, let lhs, let rhs):
+            instruction.kind = .compareFields
+            instruction.comparison = comparison
+            operand(lhs)
+            instruction.otherSlot = rhs.slot
+            instruction.otherPath = path(rhs)
         case .isIn(let field, let values):
             instruction.kind = .isIn
             operand(field)
@@ -205,6 +214,7 @@ struct RecordMatcher {
 
 extension RecordMatcher {
     private static func compile(_ node: QueryNode, slots: [String: Int]) -> Test {
+        if let test = compileCoalesced(node, slots: slots) { return test }
         switch node {
         case .compare(let comparison, let lhs, let rhs):
             if let operand = operand(lhs, slots), let constant = constant(rhs) {
@@ -212,6 +222,9 @@ extension RecordMatcher {
             }
             if let operand = operand(rhs, slots), let constant = constant(lhs) {
                 return .compare(comparison.mirrored, operand, constant, reversed: true)
+            }
+            if let lhs = operand(lhs, slots), let rhs = operand(rhs, slots) {
+                return .compareFields(comparison, lhs, rhs)
             }
             return .unknown
         case .field:
@@ -251,6 +264,50 @@ extension RecordMatcher {
         default:
             return .unknown
         }
+    }
+
+    /// A comparison, string test, `in` list or `between` of `field ?? constant` with constants,
+    /// compiled as `field == null && R || field != null && T`: `R` is the test of the fallback,
+    /// decided now by `QueryEvaluator` (nothing else of it reads the record), and `T` the test of
+    /// the field (`T` decides nothing on a null field, where the fallback stands in for it, and
+    /// the null test is the evaluator's: a missing field reads as null). Nil for any other node.
+    private static func compileCoalesced(_ node: QueryNode, slots: [String: Int]) -> Test? {
+        func split(_ operand: QueryNode) -> (field: QueryNode, fallback: QueryNode)? {
+            guard case .coalesce(let value, let fallback) = operand, case .field = value, case .literal = fallback
+            else { return nil }
+            return (value, fallback)
+        }
+        let parts: (field: QueryNode, fallback: QueryNode)
+        let rebuilt: (QueryNode) -> QueryNode
+        switch node {
+        case .compare(let comparison, let lhs, let rhs):
+            if let split = split(lhs) {
+                (parts, rebuilt) = (split, { .compare(comparison, $0, rhs) })
+            } else if let split = split(rhs) {
+                (parts, rebuilt) = (split, { .compare(comparison, lhs, $0) })
+            } else {
+                return nil
+            }
+        case .string(let test, let lhs, let rhs, let options):
+            guard let split = split(lhs) else { return nil }
+            (parts, rebuilt) = (split, { .string(test, $0, rhs, options) })
+        case .isIn(let value, let candidates):
+            guard let split = split(value) else { return nil }
+            (parts, rebuilt) = (split, { .isIn($0, candidates) })
+        case .between(let value, let lower, let upper):
+            guard let split = split(value) else { return nil }
+            (parts, rebuilt) = (split, { .between($0, lower: lower, upper: upper) })
+        default:
+            return nil
+        }
+        let withFallback = rebuilt(parts.fallback)
+        guard withFallback.topLevelFields?.isEmpty == true, let field = operand(parts.field, slots) else {
+            return .unknown
+        }
+        let fallbackHolds = QueryEvaluator.matches(withFallback, .map([]))
+        let isNull = Test.compare(.equal, field, .null, reversed: false)
+        let withField = compile(rebuilt(parts.field), slots: slots)
+        return fallbackHolds ? .or([isNull, withField]) : .and([.not(isNull), withField])
     }
 
     private static func operand(_ node: QueryNode, _ slots: [String: Int]) -> Operand? {

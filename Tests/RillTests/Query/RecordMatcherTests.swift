@@ -104,9 +104,32 @@ import Testing
             return .literal(scalar())
         }
 
+        /// `field ?? constant`.
+        mutating func coalesced() -> QueryNode {
+            .coalesce(.field(pick(Self.paths)), chance(3) ? .literal(.string(pick(Self.texts))) : constant())
+        }
+
         mutating func leaf() -> QueryNode {
             let path = pick(Self.paths)
-            switch Int.random(in: 0..<9, using: &random) {
+            switch Int.random(in: 0..<14, using: &random) {
+            case 9:
+                // Two fields compared.
+                return .compare(pick(QueryComparison.allCases), .field(path), .field(pick(Self.paths)))
+            case 10:
+                return chance(2)
+                    ? .compare(pick(QueryComparison.allCases), coalesced(), constant())
+                    : .compare(pick(QueryComparison.allCases), constant(), coalesced())
+            case 11:
+                let options = pick([QueryStringOptions(), .caseInsensitive])
+                let test = pick([QueryStringTest.contains, .beginsWith, .endsWith])
+                return .string(
+                    test,
+                    .coalesce(.field(pick([["s"], ["m", "y"], ["missing"]])), .literal(.string(pick(Self.texts)))),
+                    .literal(.string(pick(Self.patterns))), options)
+            case 12:
+                return .isIn(coalesced(), (0..<Int.random(in: 0...3, using: &random)).map { _ in constant() })
+            case 13:
+                return .between(coalesced(), lower: constant(), upper: constant())
             case 0, 1:
                 return .compare(pick(QueryComparison.allCases), .field(path), constant())
             case 2:
