@@ -258,6 +258,88 @@ extension RecordMatcher {
         }
     }
 
+    /// The offset of the value at `path` under the value at `offset`, as `value` reads it:
+    /// `RecordReader.missingValue` for a value that reads as null without being stored (missing,
+    /// or under one that is not a map); nil when it is unknown (a path through an array, which
+    /// the evaluator maps over, or bytes that cannot be read).
+    static func offset(
+        at offset: Int, path: Range<Int>, names: UnsafeBufferPointer<UInt8>,
+        ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader
+    ) -> Int? {
+        guard offset != RecordReader.missingValue else { return offset }
+        do {
+            var offset = offset
+            for component in path {
+                let name = UnsafeBufferPointer(rebasing: names[ranges[component]])
+                let tag = try reader.byte(at: offset)
+                if tag == RecordFormat.Tag.arrayBegin { return nil }
+                guard tag == RecordFormat.Tag.mapBegin else { return RecordReader.missingValue }
+                var position = offset + 1
+                var found = RecordReader.missingValue
+                while try reader.byte(at: position) != RecordFormat.Tag.end {
+                    let key = try reader.keyRange(at: position)
+                    if reader.bytes(in: key, equal: name) {
+                        found = key.upperBound
+                        break
+                    }
+                    position = try reader.skipValue(at: key.upperBound, depth: 1)
+                }
+                guard found != RecordReader.missingValue else { return RecordReader.missingValue }
+                offset = found
+            }
+            return offset
+        } catch {
+            return nil
+        }
+    }
+
+    /// `QueryEvaluator`'s `count` of the value at `offset` (an offset from `offset(at:…)`): the
+    /// elements of an array, the entries of a map, the bytes of data, the characters of ASCII
+    /// text (CR LF is one), and 0 for anything else or nothing; nil when unknown (text that is
+    /// not ASCII, a path through an array, bytes that cannot be read).
+    static func count(at offset: Int?, in reader: RecordReader) -> Int? {
+        guard let offset else { return nil }
+        guard offset != RecordReader.missingValue else { return 0 }
+        do {
+            switch try reader.byte(at: offset) {
+            case RecordFormat.Tag.arrayBegin:
+                var count = 0
+                var position = offset + 1
+                while try reader.byte(at: position) != RecordFormat.Tag.end {
+                    position = try reader.skipValue(at: position, depth: 1)
+                    count += 1
+                }
+                return count
+            case RecordFormat.Tag.mapBegin:
+                var count = 0
+                var position = offset + 1
+                while try reader.byte(at: position) != RecordFormat.Tag.end {
+                    let key = try reader.keyRange(at: position)
+                    position = try reader.skipValue(at: key.upperBound, depth: 1)
+                    count += 1
+                }
+                return count
+            case RecordFormat.Tag.string:
+                let range = try reader.lengthPrefixed(at: offset + 1)
+                let text = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
+                guard isASCII(text) else { return nil }
+                var pairs = 0
+                var index = 1
+                while index < text.count {
+                    if text[index] == 0x0A, text[index - 1] == 0x0D { pairs += 1 }
+                    index += 1
+                }
+                return text.count - pairs
+            case RecordFormat.Tag.data:
+                return try reader.lengthPrefixed(at: offset + 1).count
+            default:
+                return 0
+            }
+        } catch {
+            return nil
+        }
+    }
+
     @inline(__always)
     private static func scalar(at offset: Int, in reader: RecordReader) throws(RecordError) -> StoredValue {
         let tag = try reader.byte(at: offset)

@@ -4,7 +4,8 @@ extension RecordMatcher {
     /// One test of the program, of plain values: its operands follow it, up to `end`.
     struct Instruction {
         enum Kind: UInt8 {
-            case compare, compareFields, isIn, between, text, and, or, not, unknown
+            case compare, compareFields, compareCount, anyElement, allElements, isIn, between, text, and, or, not
+            case unknown
         }
         var kind: Kind
         var comparison = QueryComparison.equal
@@ -13,7 +14,8 @@ extension RecordMatcher {
         /// its path.
         var slot = 0
         var path = 0..<0
-        /// The other field of `compareFields`, as `slot` and `path`.
+        /// The other field of `compareFields`, as `slot` and `path`; for `anyElement` and
+        /// `allElements`, `otherPath` is the path read in each element.
         var otherSlot = 0
         var otherPath = 0..<0
         /// The range of `constants` compared with: one for a comparison, two for `between`.
@@ -71,6 +73,15 @@ extension RecordMatcher {
                     at: slots[instruction.otherSlot], path: instruction.otherPath, names: pool, ranges: strings,
                     in: reader)
                 return compareStored(instruction.comparison, value(instruction, reader), other, reader)
+            case .compareCount:
+                guard let count = RecordMatcher.count(at: rawOffset(instruction, reader), in: reader) else {
+                    return .unknown
+                }
+                return compare(
+                    instruction.comparison, .number(.int(Int64(count))), constants[instruction.constants.lowerBound],
+                    reader, reversed: instruction.reversed)
+            case .anyElement, .allElements:
+                return quantify(instruction, reader)
             case .isIn:
                 let stored = value(instruction, reader)
                 var unknown = false
@@ -158,6 +169,44 @@ extension RecordMatcher {
                 order = nil
             }
             return Self.decide(comparison, order)
+        }
+
+        /// The offset of the value of the instruction's field; `RecordReader.missingValue` when it
+        /// reads as null without being stored (missing, or under a value that is not a map); nil
+        /// when it is unknown (a path through an array, which the evaluator maps over).
+        @inline(__always)
+        private func rawOffset(_ instruction: Instruction, _ reader: RecordReader) -> Int? {
+            RecordMatcher.offset(
+                at: slots[instruction.slot], path: instruction.path, names: pool, ranges: strings, in: reader)
+        }
+
+        /// `any`/`all` of the stored array: the comparison tested on each element (read at
+        /// `otherPath`), as `QueryEvaluator` has it: a value that is not an array has no element
+        /// (`any` false, `all` true).
+        private func quantify(_ instruction: Instruction, _ reader: RecordReader) -> Decision {
+            let all = instruction.kind == .allElements
+            guard let offset = rawOffset(instruction, reader) else { return .unknown }
+            let empty: Decision = all ? .yes : .no
+            guard offset != RecordReader.missingValue else { return empty }
+            let constant = constants[instruction.constants.lowerBound]
+            do {
+                guard try reader.byte(at: offset) == RecordFormat.Tag.arrayBegin else { return empty }
+                var position = offset + 1
+                var unknown = false
+                while try reader.byte(at: position) != RecordFormat.Tag.end {
+                    let element = RecordMatcher.value(
+                        at: position, path: instruction.otherPath, names: pool, ranges: strings, in: reader)
+                    switch compare(instruction.comparison, element, constant, reader, reversed: instruction.reversed) {
+                    case .yes: if !all { return .yes }
+                    case .no: if all { return .no }
+                    case .unknown: unknown = true
+                    }
+                    position = try reader.skipValue(at: position, depth: 1)
+                }
+                return unknown ? .unknown : empty
+            } catch {
+                return .unknown
+            }
         }
 
         /// `lhs op rhs` of two stored values, as `QueryEvaluator.compare` has it: `compare`'s

@@ -14,8 +14,8 @@ import Foundation
 ///   tests only when their pattern holds no CR or LF (`"\r\n"` is one `Character`);
 /// - a stored decimal compared with a number (its value is read from its text), a stored UUID
 ///   compared with text (which is parsed as a UUID);
-/// - a node it does not compile (arithmetic, quantifiers, counts, `like`, conditionals, a fallback
-///   (`??`) that is not a constant, …):
+/// - a node it does not compile (arithmetic, quantifiers whose body is not one comparison of the
+///   element with a constant, `like`, conditionals, a fallback (`??`) that is not a constant, …):
 ///   such a node is `unknown` on every record, and decides nothing unless the rest of an `and` or
 ///   an `or` does (`false && x` is false whatever `x` is).
 ///
@@ -37,6 +37,10 @@ struct RecordMatcher {
         case compare(QueryComparison, Operand, Constant, reversed: Bool)
         /// `stored op stored`: two fields of the record compared.
         case compareFields(QueryComparison, Operand, Operand)
+        /// `count(stored) op constant`.
+        case compareCount(QueryComparison, Operand, Constant, reversed: Bool)
+        /// `any` (or with `all`, every) element of the stored array, read at `element`, `op constant`.
+        case quantified(all: Bool, QueryComparison, Operand, element: [[UInt8]], Constant, reversed: Bool)
         case isIn(Operand, [Constant])
         case between(Operand, lower: Constant, upper: Constant)
         case text(TextTest)
@@ -176,6 +180,19 @@ struct RecordMatcher {
             operand(lhs)
             instruction.otherSlot = rhs.slot
             instruction.otherPath = path(rhs)
+        case .compareCount(let comparison, let field, let value, let reversed):
+            instruction.kind = .compareCount
+            instruction.comparison = comparison
+            instruction.reversed = reversed
+            operand(field)
+            constants([value])
+        case .quantified(let all, let comparison, let collection, let element, let value, let reversed):
+            instruction.kind = all ? .allElements : .anyElement
+            instruction.comparison = comparison
+            instruction.reversed = reversed
+            operand(collection)
+            instruction.otherPath = path(Operand(slot: collection.slot, rest: element))
+            constants([value])
         case .isIn(let field, let values):
             instruction.kind = .isIn
             operand(field)
@@ -225,6 +242,28 @@ extension RecordMatcher {
             }
             if let lhs = operand(lhs, slots), let rhs = operand(rhs, slots) {
                 return .compareFields(comparison, lhs, rhs)
+            }
+            if case .count(let counted) = lhs, let operand = operand(counted, slots), let constant = constant(rhs) {
+                return .compareCount(comparison, operand, constant, reversed: false)
+            }
+            if case .count(let counted) = rhs, let operand = operand(counted, slots), let constant = constant(lhs) {
+                return .compareCount(comparison.mirrored, operand, constant, reversed: true)
+            }
+            return .unknown
+        case .any(let collection, let body), .all(let collection, let body):
+            // A body of one comparison of the element (or a path in it) with a constant.
+            guard let operand = operand(collection, slots), case .compare(let comparison, let lhs, let rhs) = body
+            else { return .unknown }
+            let all: Bool
+            if case .all = node { all = true } else { all = false }
+            if case .element(let path) = lhs, let constant = constant(rhs) {
+                return .quantified(
+                    all: all, comparison, operand, element: path.map { Array($0.utf8) }, constant, reversed: false)
+            }
+            if case .element(let path) = rhs, let constant = constant(lhs) {
+                return .quantified(
+                    all: all, comparison.mirrored, operand, element: path.map { Array($0.utf8) }, constant,
+                    reversed: true)
             }
             return .unknown
         case .field:

@@ -70,6 +70,12 @@ import Testing
             case "s": return .string(pick(Self.texts))
             case "b": return .bool(chance(2))
             case "d": return .date(Date(timeIntervalSinceReferenceDate: pick(Self.dates)))
+            case "u" where chance(3):
+                // An array of scalars, sometimes with a map or an array in it.
+                return .array(
+                    (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                        chance(6) ? (chance(2) ? map(depth: 1) : .array([scalar()])) : scalar()
+                    })
             case "m" where depth == 0:
                 if chance(4) { return .array((0..<Int.random(in: 0...2, using: &random)).map { _ in map(depth: 1) }) }
                 return map(depth: 1)
@@ -111,7 +117,26 @@ import Testing
 
         mutating func leaf() -> QueryNode {
             let path = pick(Self.paths)
-            switch Int.random(in: 0..<14, using: &random) {
+            switch Int.random(in: 0..<18, using: &random) {
+            case 14:
+                // A count with a constant: arrays, maps, text, data, anything else.
+                let counted = QueryNode.count(.field(pick([["u"], ["m"], ["s"], ["m", "x"], ["missing"], ["n"]])))
+                let number: QueryNode = chance(3) ? constant() : .literal(.int(Int64.random(in: 0...4, using: &random)))
+                return chance(2)
+                    ? .compare(pick(QueryComparison.allCases), counted, number)
+                    : .compare(pick(QueryComparison.allCases), number, counted)
+            case 15:
+                // `isEmpty`.
+                return .compare(.equal, .count(.field(pick([["u"], ["m"], ["s"]]))), .literal(.int(0)))
+            case 16, 17:
+                // `any`/`all` of an array's elements, or of a path in them, with a constant.
+                let collection = QueryNode.field(pick([["u"], ["m"], ["s"], ["missing"], ["m", "x"]]))
+                let element = QueryNode.element(pick([[], [], ["x"], ["y", "z"]]))
+                let body: QueryNode =
+                    chance(2)
+                    ? .compare(pick(QueryComparison.allCases), element, constant())
+                    : .compare(pick(QueryComparison.allCases), constant(), element)
+                return chance(2) ? .any(collection, body: body) : .all(collection, body: body)
             case 9:
                 // Two fields compared.
                 return .compare(pick(QueryComparison.allCases), .field(path), .field(pick(Self.paths)))
@@ -293,7 +318,7 @@ import Testing
             ["spec", "size"],
         ]
         var nonEmpty = 0
-        for round in 0..<OracleScale.queries(default: 200) {
+        for round in 0..<OracleScale.queries(default: 300) {
             var node = generator.predicate(depth: 2)
             node = Self.rename(node, paths: paths, using: &generator)
             var ids: [Int] = []
@@ -353,6 +378,10 @@ import Testing
         case .not(let a): return .not(rename(a, paths: paths, using: &generator))
         case .arithmetic(let op, let a, let b):
             return .arithmetic(op, rename(a, paths: paths, using: &generator), b)
+        case .coalesce(let a, let b): return .coalesce(rename(a, paths: paths, using: &generator), b)
+        case .count(let a): return .count(rename(a, paths: paths, using: &generator))
+        case .any(let a, let body): return .any(rename(a, paths: paths, using: &generator), body: body)
+        case .all(let a, let body): return .all(rename(a, paths: paths, using: &generator), body: body)
         default: return node
         }
     }
