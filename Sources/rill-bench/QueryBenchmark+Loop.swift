@@ -22,6 +22,7 @@ extension QueryBenchmark {
         "loop-scan-amount": "the text query Entry where amount > 99990.0, forced to a full scan",
         "loop-scan-fields": "the text query Entry where code < category, forced to a full scan",
         "loop-scan-coalesce": "the text query Entry where (amount ?? 0.0) > 99990.0, forced to a full scan",
+        "loop-scan-arithmetic": "the text query Entry where amount * 2.0 > 199980.0, forced to a full scan",
     ]
 
     /// Runs `loop` over the arguments, `runs` times or for 15 seconds, and prints the rate.
@@ -72,6 +73,8 @@ extension QueryBenchmark {
                 _ = try store.run(QueryParser.parse("Entry where amount > 99990.0"), forceScan: true)
             case "loop-scan-fields":
                 _ = try store.run(QueryParser.parse("Entry where code < category"), forceScan: true)
+            case "loop-scan-arithmetic":
+                _ = try store.run(QueryParser.parse("Entry where amount * 2.0 > 199980.0"), forceScan: true)
             case "loop-scan-coalesce":
                 _ = try store.run(QueryParser.parse("Entry where (amount ?? 0.0) > 99990.0"), forceScan: true)
             default:

@@ -4,8 +4,8 @@ extension RecordMatcher {
     /// One test of the program, of plain values: its operands follow it, up to `end`.
     struct Instruction {
         enum Kind: UInt8 {
-            case compare, compareFields, compareCount, anyElement, allElements, isIn, between, text, and, or, not
-            case unknown
+            case compare, compareFields, compareExpressions, compareCount, anyElement, allElements, isIn, between
+            case text, and, or, not, unknown
         }
         var kind: Kind
         var comparison = QueryComparison.equal
@@ -20,6 +20,8 @@ extension RecordMatcher {
         var otherPath = 0..<0
         /// The range of `constants` compared with: one for a comparison, two for `between`.
         var constants = 0..<0
+        /// The range of the program's `nodes` holding the two sides of `compareExpressions`.
+        var expressions = 0..<0
         var test = QueryStringTest.contains
         /// The range of `pool` holding a string test's pattern.
         var pattern = 0..<0
@@ -42,8 +44,21 @@ extension RecordMatcher {
             case date(Double)
         }
 
+        /// A node of a side of `compareExpressions`, of plain values: its operands follow it, up
+        /// to `end`.
+        struct Node {
+            enum Kind: UInt8 { case field, number, arithmetic, negate }
+            var kind: Kind
+            var op = QueryArithmetic.add
+            var slot = 0
+            var path = 0..<0
+            var number = Number.int(0)
+            var end = 0
+        }
+
         let code: UnsafeBufferPointer<Instruction>
         let constants: UnsafeBufferPointer<Constant>
+        let nodes: UnsafeBufferPointer<Node>
         let pool: UnsafeBufferPointer<UInt8>
         let strings: UnsafeBufferPointer<Range<Int>>
         let slots: UnsafeMutableBufferPointer<Int>
@@ -73,6 +88,10 @@ extension RecordMatcher {
                     at: slots[instruction.otherSlot], path: instruction.otherPath, names: pool, ranges: strings,
                     in: reader)
                 return compareStored(instruction.comparison, value(instruction, reader), other, reader)
+            case .compareExpressions:
+                let lhs = compute(instruction.expressions.lowerBound, reader)
+                let rhs = compute(nodes[instruction.expressions.lowerBound].end, reader)
+                return compareStored(instruction.comparison, lhs, rhs, reader)
             case .compareCount:
                 guard let count = RecordMatcher.count(at: rawOffset(instruction, reader), in: reader) else {
                     return .unknown
@@ -178,6 +197,50 @@ extension RecordMatcher {
         private func rawOffset(_ instruction: Instruction, _ reader: RecordReader) -> Int? {
             RecordMatcher.offset(
                 at: slots[instruction.slot], path: instruction.path, names: pool, ranges: strings, in: reader)
+        }
+
+        /// The value of the side of a comparison at `nodes[index]`, as `QueryEvaluator` computes
+        /// it: a field as stored; arithmetic by `QueryEvaluator.arithmetic` on two numbers, null
+        /// when an operand is anything else but a decimal (which the evaluator reads from its
+        /// text: unknown here).
+        private func compute(_ index: Int, _ reader: RecordReader) -> StoredValue {
+            let node = nodes[index]
+            switch node.kind {
+            case .field:
+                return RecordMatcher.value(
+                    at: slots[node.slot], path: node.path, names: pool, ranges: strings, in: reader)
+            case .number:
+                return .number(node.number)
+            case .negate:
+                let operand = compute(index + 1, reader)
+                guard case .number(let number) = operand else { return Self.arithmeticOperand(operand) }
+                return Self.stored(QueryEvaluator.arithmetic(.subtract, .int(0), number.recordValue))
+            case .arithmetic:
+                let lhs = compute(index + 1, reader)
+                let rhs = compute(nodes[index + 1].end, reader)
+                guard case .number(let a) = lhs, case .number(let b) = rhs else {
+                    let left = Self.arithmeticOperand(lhs)
+                    let right = Self.arithmeticOperand(rhs)
+                    if case .unknown = left { return .unknown }
+                    if case .unknown = right { return .unknown }
+                    return .null
+                }
+                return Self.stored(QueryEvaluator.arithmetic(node.op, a.recordValue, b.recordValue))
+            }
+        }
+
+        /// What arithmetic makes of an operand that is not a number: unknown for a decimal (or
+        /// anything unknown), null otherwise.
+        private static func arithmeticOperand(_ value: StoredValue) -> StoredValue {
+            switch value {
+            case .unknown, .decimal: return .unknown
+            default: return .null
+            }
+        }
+
+        /// A result of `QueryEvaluator.arithmetic`: a number or null.
+        private static func stored(_ value: RecordValue) -> StoredValue {
+            Number(value).map(StoredValue.number) ?? .null
         }
 
         /// `any`/`all` of the stored array: the comparison tested on each element (read at

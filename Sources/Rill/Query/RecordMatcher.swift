@@ -14,7 +14,8 @@ import Foundation
 ///   tests only when their pattern holds no CR or LF (`"\r\n"` is one `Character`);
 /// - a stored decimal compared with a number (its value is read from its text), a stored UUID
 ///   compared with text (which is parsed as a UUID);
-/// - a node it does not compile (arithmetic, quantifiers whose body is not one comparison of the
+/// - a node it does not compile (arithmetic outside a comparison or with a constant that is not a
+///   number, quantifiers whose body is not one comparison of the
 ///   element with a constant, `like`, conditionals, a fallback (`??`) that is not a constant, …):
 ///   such a node is `unknown` on every record, and decides nothing unless the rest of an `and` or
 ///   an `or` does (`false && x` is false whatever `x` is).
@@ -37,6 +38,8 @@ struct RecordMatcher {
         case compare(QueryComparison, Operand, Constant, reversed: Bool)
         /// `stored op stored`: two fields of the record compared.
         case compareFields(QueryComparison, Operand, Operand)
+        /// `lhs op rhs` where a side is arithmetic on fields and numbers (see `Expression`).
+        case compareExpressions(QueryComparison, Expression, Expression)
         /// `count(stored) op constant`.
         case compareCount(QueryComparison, Operand, Constant, reversed: Bool)
         /// `any` (or with `all`, every) element of the stored array, read at `element`, `op constant`.
@@ -49,6 +52,15 @@ struct RecordMatcher {
         case not(Test)
         /// A node that is not compiled.
         case unknown
+    }
+
+    /// A side of a comparison with arithmetic: a field, a number, or arithmetic (`+ - * / %`,
+    /// negation) on them, computed by `QueryEvaluator.arithmetic` itself.
+    indirect enum Expression {
+        case field(Operand)
+        case number(Number)
+        case arithmetic(QueryArithmetic, Expression, Expression)
+        case negate(Expression)
     }
 
     /// A field path: the slot of its top-level field, then the names inside it.
@@ -86,6 +98,8 @@ struct RecordMatcher {
     /// counts: the instructions, constants and byte strings are read through pointers.
     private(set) var code: [Instruction] = []
     private(set) var constants: [Program.Constant] = []
+    /// The nodes of the comparisons' arithmetic, each followed by its operands (see `Program.Node`).
+    private(set) var nodes: [Program.Node] = []
     /// The bytes of the field names, path names, patterns and text constants, one after the other.
     private(set) var pool: [UInt8] = []
     /// Ranges of `pool`: first the name of each slot's top-level field, then the names of paths.
@@ -111,17 +125,21 @@ struct RecordMatcher {
     static func withProgram<R>(_ matcher: RecordMatcher?, _ body: (Program?) throws -> R) rethrows -> R {
         guard let matcher else { return try body(nil) }
         return try matcher.code.withUnsafeBufferPointer { code in
-            try matcher.constants.withUnsafeBufferPointer { constants in
-                try matcher.pool.withUnsafeBufferPointer { pool in
-                    try matcher.strings.withUnsafeBufferPointer { strings in
-                        try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher.slotCount)) { slots in
-                            try withUnsafeTemporaryAllocation(of: KeyMemo.self, capacity: memoCapacity) { memo in
-                                memo.initialize(repeating: KeyMemo())
-                                return try body(
-                                    Program(
-                                        code: code, constants: constants, pool: pool, strings: strings,
-                                        slots: UnsafeMutableBufferPointer(rebasing: slots[0..<matcher.slotCount]),
-                                        memo: memo))
+            try matcher.nodes.withUnsafeBufferPointer { nodes in
+                try matcher.constants.withUnsafeBufferPointer { constants in
+                    try matcher.pool.withUnsafeBufferPointer { pool in
+                        try matcher.strings.withUnsafeBufferPointer { strings in
+                            try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher.slotCount)) {
+                                slots in
+                                try withUnsafeTemporaryAllocation(of: KeyMemo.self, capacity: memoCapacity) { memo in
+                                    memo.initialize(repeating: KeyMemo())
+                                    return try body(
+                                        Program(
+                                            code: code, constants: constants, nodes: nodes, pool: pool,
+                                            strings: strings,
+                                            slots: UnsafeMutableBufferPointer(rebasing: slots[0..<matcher.slotCount]),
+                                            memo: memo))
+                                }
                             }
                         }
                     }
@@ -154,6 +172,36 @@ struct RecordMatcher {
         return start..<strings.count
     }
 
+    /// Appends `expression` and its operands to `nodes`.
+    private mutating func layOut(_ expression: Expression) {
+        let index = nodes.count
+        var node = Program.Node(kind: .number)
+        switch expression {
+        case .field(let operand):
+            node.kind = .field
+            node.slot = operand.slot
+            node.path = path(operand)
+        case .number(let number):
+            node.number = number
+        case .arithmetic(let op, _, _):
+            node.kind = .arithmetic
+            node.op = op
+        case .negate:
+            node.kind = .negate
+        }
+        nodes.append(node)
+        switch expression {
+        case .arithmetic(_, let lhs, let rhs):
+            layOut(lhs)
+            layOut(rhs)
+        case .negate(let operand):
+            layOut(operand)
+        default:
+            break
+        }
+        nodes[index].end = nodes.count
+    }
+
     /// Appends `test` and its operands to `code`.
     private mutating func assemble(_ test: Test) {
         let index = code.count
@@ -180,6 +228,13 @@ struct RecordMatcher {
             operand(lhs)
             instruction.otherSlot = rhs.slot
             instruction.otherPath = path(rhs)
+        case .compareExpressions(let comparison, let lhs, let rhs):
+            instruction.kind = .compareExpressions
+            instruction.comparison = comparison
+            let start = nodes.count
+            layOut(lhs)
+            layOut(rhs)
+            instruction.expressions = start..<nodes.count
         case .compareCount(let comparison, let field, let value, let reversed):
             instruction.kind = .compareCount
             instruction.comparison = comparison
@@ -242,6 +297,14 @@ extension RecordMatcher {
             }
             if let lhs = operand(lhs, slots), let rhs = operand(rhs, slots) {
                 return .compareFields(comparison, lhs, rhs)
+            }
+            if let lhs = expression(lhs, slots), let rhs = expression(rhs, slots) {
+                switch (lhs, rhs) {
+                case (.arithmetic, _), (.negate, _), (_, .arithmetic), (_, .negate):
+                    return .compareExpressions(comparison, lhs, rhs)
+                default:
+                    break
+                }
             }
             if case .count(let counted) = lhs, let operand = operand(counted, slots), let constant = constant(rhs) {
                 return .compareCount(comparison, operand, constant, reversed: false)
@@ -347,6 +410,27 @@ extension RecordMatcher {
         let isNull = Test.compare(.equal, field, .null, reversed: false)
         let withField = compile(rebuilt(parts.field), slots: slots)
         return fallbackHolds ? .or([isNull, withField]) : .and([.not(isNull), withField])
+    }
+
+    /// `node` as arithmetic on fields and numbers; nil when it holds anything else (a literal
+    /// that is not a number, which `compile` leaves to the evaluator).
+    private static func expression(_ node: QueryNode, _ slots: [String: Int]) -> Expression? {
+        switch node {
+        case .field:
+            return operand(node, slots).map(Expression.field)
+        case .literal(let value):
+            switch value {
+            case .int, .uint, .float, .double: return Number(value).map(Expression.number)
+            default: return nil
+            }
+        case .arithmetic(let op, let lhs, let rhs):
+            guard let lhs = expression(lhs, slots), let rhs = expression(rhs, slots) else { return nil }
+            return .arithmetic(op, lhs, rhs)
+        case .negate(let operand):
+            return expression(operand, slots).map(Expression.negate)
+        default:
+            return nil
+        }
     }
 
     private static func operand(_ node: QueryNode, _ slots: [String: Int]) -> Operand? {

@@ -110,6 +110,17 @@ import Testing
             return .literal(scalar())
         }
 
+        /// Arithmetic on fields and numbers (extremes among them), or one of them.
+        mutating func arithmetic(depth: Int) -> QueryNode {
+            if depth == 0 || chance(4) {
+                if chance(2) { return .field(pick([["n"], ["n"], ["m", "x"], ["s"], ["missing"]])) }
+                return chance(2) ? .literal(number()) : .literal(.int(pick([0, 1, 2, -1, .max, .min])))
+            }
+            if chance(6) { return .negate(arithmetic(depth: depth - 1)) }
+            return .arithmetic(
+                pick(QueryArithmetic.allCases), arithmetic(depth: depth - 1), arithmetic(depth: depth - 1))
+        }
+
         /// `field ?? constant`.
         mutating func coalesced() -> QueryNode {
             .coalesce(.field(pick(Self.paths)), chance(3) ? .literal(.string(pick(Self.texts))) : constant())
@@ -117,7 +128,11 @@ import Testing
 
         mutating func leaf() -> QueryNode {
             let path = pick(Self.paths)
-            switch Int.random(in: 0..<18, using: &random) {
+            switch Int.random(in: 0..<20, using: &random) {
+            case 18, 19:
+                // Arithmetic on fields and numbers, compared with a number or a field.
+                return .compare(
+                    pick(QueryComparison.allCases), arithmetic(depth: 2), chance(3) ? .field(path) : constant())
             case 14:
                 // A count with a constant: arrays, maps, text, data, anything else.
                 let counted = QueryNode.count(.field(pick([["u"], ["m"], ["s"], ["m", "x"], ["missing"], ["n"]])))
@@ -177,7 +192,8 @@ import Testing
             default:
                 // Not compiled: decided on the `RecordValue`.
                 return .compare(
-                    pick(QueryComparison.allCases), .arithmetic(.add, .field(["n"]), .literal(.int(1))), constant())
+                    pick(QueryComparison.allCases), .arithmetic(.add, .field(["n"]), .literal(.string("1"))),
+                    constant())
             }
         }
 
