@@ -14,8 +14,7 @@ extension RecordMatcher {
         /// its path.
         var slot = 0
         var path = 0..<0
-        /// The other field of `compareFields`, as `slot` and `path`; for `anyElement` and
-        /// `allElements`, `otherPath` is the path read in each element.
+        /// The other field of `compareFields`, as `slot` and `path`.
         var otherSlot = 0
         var otherPath = 0..<0
         /// The range of `constants` compared with: one for a comparison, two for `between`.
@@ -62,7 +61,13 @@ extension RecordMatcher {
         let pool: UnsafeBufferPointer<UInt8>
         let strings: UnsafeBufferPointer<Range<Int>>
         let slots: UnsafeMutableBufferPointer<Int>
+        /// The offset of a quantifier's current element (`Operand.elementSlot`).
+        let element: UnsafeMutablePointer<Int>
         let memo: UnsafeMutableBufferPointer<KeyMemo>
+
+        /// The offset of the value in `slot`: a field's, or the current element's.
+        @inline(__always)
+        private func offset(_ slot: Int) -> Int { slot < 0 ? element.pointee : slots[slot] }
 
         /// Decides `bytes`, a stored record.
         @inline(__always)
@@ -85,7 +90,7 @@ extension RecordMatcher {
                     reader, reversed: instruction.reversed)
             case .compareFields:
                 let other = RecordMatcher.value(
-                    at: slots[instruction.otherSlot], path: instruction.otherPath, names: pool, ranges: strings,
+                    at: offset(instruction.otherSlot), path: instruction.otherPath, names: pool, ranges: strings,
                     in: reader)
                 return compareStored(instruction.comparison, value(instruction, reader), other, reader)
             case .compareExpressions:
@@ -100,7 +105,7 @@ extension RecordMatcher {
                     instruction.comparison, .number(.int(Int64(count))), constants[instruction.constants.lowerBound],
                     reader, reversed: instruction.reversed)
             case .anyElement, .allElements:
-                return quantify(instruction, reader)
+                return quantify(instruction, at: index, reader)
             case .isIn:
                 let stored = value(instruction, reader)
                 var unknown = false
@@ -147,7 +152,7 @@ extension RecordMatcher {
         @inline(__always)
         private func value(_ instruction: Instruction, _ reader: RecordReader) -> StoredValue {
             RecordMatcher.value(
-                at: slots[instruction.slot], path: instruction.path, names: pool, ranges: strings, in: reader)
+                at: offset(instruction.slot), path: instruction.path, names: pool, ranges: strings, in: reader)
         }
 
         /// `stored op constant`, as `QueryEvaluator.compare` has it; with `reversed`, `op` is the
@@ -196,7 +201,7 @@ extension RecordMatcher {
         @inline(__always)
         private func rawOffset(_ instruction: Instruction, _ reader: RecordReader) -> Int? {
             RecordMatcher.offset(
-                at: slots[instruction.slot], path: instruction.path, names: pool, ranges: strings, in: reader)
+                at: offset(instruction.slot), path: instruction.path, names: pool, ranges: strings, in: reader)
         }
 
         /// The value of the side of a comparison at `nodes[index]`, as `QueryEvaluator` computes
@@ -208,7 +213,7 @@ extension RecordMatcher {
             switch node.kind {
             case .field:
                 return RecordMatcher.value(
-                    at: slots[node.slot], path: node.path, names: pool, ranges: strings, in: reader)
+                    at: offset(node.slot), path: node.path, names: pool, ranges: strings, in: reader)
             case .number:
                 return .number(node.number)
             case .negate:
@@ -243,23 +248,21 @@ extension RecordMatcher {
             Number(value).map(StoredValue.number) ?? .null
         }
 
-        /// `any`/`all` of the stored array: the comparison tested on each element (read at
-        /// `otherPath`), as `QueryEvaluator` has it: a value that is not an array has no element
-        /// (`any` false, `all` true).
-        private func quantify(_ instruction: Instruction, _ reader: RecordReader) -> Decision {
+        /// `any`/`all` of the stored array: the body (the instruction after `index`) tested on each
+        /// element, as `QueryEvaluator` has it: a value that is not an array has no element (`any`
+        /// false, `all` true).
+        private func quantify(_ instruction: Instruction, at index: Int, _ reader: RecordReader) -> Decision {
             let all = instruction.kind == .allElements
             guard let offset = rawOffset(instruction, reader) else { return .unknown }
             let empty: Decision = all ? .yes : .no
             guard offset != RecordReader.missingValue else { return empty }
-            let constant = constants[instruction.constants.lowerBound]
             do {
                 guard try reader.byte(at: offset) == RecordFormat.Tag.arrayBegin else { return empty }
                 var position = offset + 1
                 var unknown = false
                 while try reader.byte(at: position) != RecordFormat.Tag.end {
-                    let element = RecordMatcher.value(
-                        at: position, path: instruction.otherPath, names: pool, ranges: strings, in: reader)
-                    switch compare(instruction.comparison, element, constant, reader, reversed: instruction.reversed) {
+                    element.pointee = position
+                    switch evaluate(index + 1, reader) {
                     case .yes: if !all { return .yes }
                     case .no: if all { return .no }
                     case .unknown: unknown = true
@@ -339,7 +342,7 @@ extension RecordMatcher {
             guard instruction.path.isEmpty,
                 case .number(.double(let constant)) = constants[instruction.constants.lowerBound], !constant.isNaN
             else { return nil }
-            let offset = slots[instruction.slot]
+            let offset = self.offset(instruction.slot)
             let bytes = reader.bytes
             guard offset != RecordReader.missingValue, offset &+ 9 <= bytes.count,
                 bytes[offset] == RecordFormat.Tag.double, let base = bytes.baseAddress

@@ -15,8 +15,8 @@ import Foundation
 /// - a stored decimal compared with a number (its value is read from its text), a stored UUID
 ///   compared with text (which is parsed as a UUID);
 /// - a node it does not compile (arithmetic outside a comparison or with a constant that is not a
-///   number, quantifiers whose body is not one comparison of the
-///   element with a constant, `like`, conditionals, a fallback (`??`) that is not a constant, …):
+///   number, a quantifier inside a quantifier, `like`, conditionals, a fallback (`??`) that is not
+///   a constant, …):
 ///   such a node is `unknown` on every record, and decides nothing unless the rest of an `and` or
 ///   an `or` does (`false && x` is false whatever `x` is).
 ///
@@ -42,8 +42,8 @@ struct RecordMatcher {
         case compareExpressions(QueryComparison, Expression, Expression)
         /// `count(stored) op constant`.
         case compareCount(QueryComparison, Operand, Constant, reversed: Bool)
-        /// `any` (or with `all`, every) element of the stored array, read at `element`, `op constant`.
-        case quantified(all: Bool, QueryComparison, Operand, element: [[UInt8]], Constant, reversed: Bool)
+        /// `body` holds for any (or with `all`, every) element of the stored array.
+        case quantified(all: Bool, Operand, body: Test)
         case isIn(Operand, [Constant])
         case between(Operand, lower: Constant, upper: Constant)
         case text(TextTest)
@@ -63,10 +63,21 @@ struct RecordMatcher {
         case negate(Expression)
     }
 
-    /// A field path: the slot of its top-level field, then the names inside it.
+    /// What `compile` may read: the slots of the record's top-level fields, and, in the body of a
+    /// quantifier, the current element (one level: a quantifier in a body is not compiled).
+    private struct Scope {
+        var slots: [String: Int]
+        var inElement = false
+    }
+
+    /// A field path: the slot of its top-level field, then the names inside it; for the current
+    /// element of a quantifier, `elementSlot` and the whole path.
     struct Operand {
         let slot: Int
         let rest: [[UInt8]]
+
+        /// The slot of a quantifier's current element.
+        static let elementSlot = -1
     }
 
     /// A constant a stored value is compared with.
@@ -113,7 +124,7 @@ struct RecordMatcher {
         let ordered = fields.sorted()
         slotCount = ordered.count
         let slots = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1, $0) })
-        let test = Self.compile(filter, slots: slots)
+        let test = Self.compile(filter, slots: Scope(slots: slots))
         if case .unknown = test { return nil }
         for field in ordered { strings.append(store(Array(field.utf8))) }
         assemble(test)
@@ -129,16 +140,19 @@ struct RecordMatcher {
                 try matcher.constants.withUnsafeBufferPointer { constants in
                     try matcher.pool.withUnsafeBufferPointer { pool in
                         try matcher.strings.withUnsafeBufferPointer { strings in
-                            try withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, matcher.slotCount)) {
+                            // The fields' slots, then the current element's.
+                            try withUnsafeTemporaryAllocation(of: Int.self, capacity: matcher.slotCount + 1) {
                                 slots in
-                                try withUnsafeTemporaryAllocation(of: KeyMemo.self, capacity: memoCapacity) { memo in
+                                slots[matcher.slotCount] = RecordReader.missingValue
+                                return try withUnsafeTemporaryAllocation(of: KeyMemo.self, capacity: memoCapacity) {
+                                    memo in
                                     memo.initialize(repeating: KeyMemo())
                                     return try body(
                                         Program(
                                             code: code, constants: constants, nodes: nodes, pool: pool,
                                             strings: strings,
                                             slots: UnsafeMutableBufferPointer(rebasing: slots[0..<matcher.slotCount]),
-                                            memo: memo))
+                                            element: slots.baseAddress! + matcher.slotCount, memo: memo))
                                 }
                             }
                         }
@@ -241,13 +255,9 @@ struct RecordMatcher {
             instruction.reversed = reversed
             operand(field)
             constants([value])
-        case .quantified(let all, let comparison, let collection, let element, let value, let reversed):
+        case .quantified(let all, let collection, _):
             instruction.kind = all ? .allElements : .anyElement
-            instruction.comparison = comparison
-            instruction.reversed = reversed
             operand(collection)
-            instruction.otherPath = path(Operand(slot: collection.slot, rest: element))
-            constants([value])
         case .isIn(let field, let values):
             instruction.kind = .isIn
             operand(field)
@@ -275,7 +285,7 @@ struct RecordMatcher {
         code.append(instruction)
         switch test {
         case .and(let tests), .or(let tests): for test in tests { assemble(test) }
-        case .not(let test): assemble(test)
+        case .not(let test), .quantified(_, _, let test): assemble(test)
         default: break
         }
         code[index].end = code.count
@@ -285,7 +295,7 @@ struct RecordMatcher {
 // MARK: - Compiling
 
 extension RecordMatcher {
-    private static func compile(_ node: QueryNode, slots: [String: Int]) -> Test {
+    private static func compile(_ node: QueryNode, slots: Scope) -> Test {
         if let test = compileCoalesced(node, slots: slots) { return test }
         switch node {
         case .compare(let comparison, let lhs, let rhs):
@@ -314,21 +324,16 @@ extension RecordMatcher {
             }
             return .unknown
         case .any(let collection, let body), .all(let collection, let body):
-            // A body of one comparison of the element (or a path in it) with a constant.
-            guard let operand = operand(collection, slots), case .compare(let comparison, let lhs, let rhs) = body
-            else { return .unknown }
-            let all: Bool
-            if case .all = node { all = true } else { all = false }
-            if case .element(let path) = lhs, let constant = constant(rhs) {
-                return .quantified(
-                    all: all, comparison, operand, element: path.map { Array($0.utf8) }, constant, reversed: false)
+            // The body reads the element through the element's slot; one level of quantifiers.
+            guard !slots.inElement, case .field = collection, let operand = operand(collection, slots) else {
+                return .unknown
             }
-            if case .element(let path) = rhs, let constant = constant(lhs) {
-                return .quantified(
-                    all: all, comparison.mirrored, operand, element: path.map { Array($0.utf8) }, constant,
-                    reversed: true)
-            }
-            return .unknown
+            var inner = slots
+            inner.inElement = true
+            let test = compile(body, slots: inner)
+            if case .unknown = test { return .unknown }
+            if case .all = node { return .quantified(all: true, operand, body: test) }
+            return .quantified(all: false, operand, body: test)
         case .field:
             // A Bool field as the predicate: true only when it holds `true`.
             guard let operand = operand(node, slots) else { return .unknown }
@@ -373,7 +378,7 @@ extension RecordMatcher {
     /// decided now by `QueryEvaluator` (nothing else of it reads the record), and `T` the test of
     /// the field (`T` decides nothing on a null field, where the fallback stands in for it, and
     /// the null test is the evaluator's: a missing field reads as null). Nil for any other node.
-    private static func compileCoalesced(_ node: QueryNode, slots: [String: Int]) -> Test? {
+    private static func compileCoalesced(_ node: QueryNode, slots: Scope) -> Test? {
         func split(_ operand: QueryNode) -> (field: QueryNode, fallback: QueryNode)? {
             guard case .coalesce(let value, let fallback) = operand, case .field = value, case .literal = fallback
             else { return nil }
@@ -414,9 +419,9 @@ extension RecordMatcher {
 
     /// `node` as arithmetic on fields and numbers; nil when it holds anything else (a literal
     /// that is not a number, which `compile` leaves to the evaluator).
-    private static func expression(_ node: QueryNode, _ slots: [String: Int]) -> Expression? {
+    private static func expression(_ node: QueryNode, _ slots: Scope) -> Expression? {
         switch node {
-        case .field:
+        case .field, .element:
             return operand(node, slots).map(Expression.field)
         case .literal(let value):
             switch value {
@@ -433,8 +438,11 @@ extension RecordMatcher {
         }
     }
 
-    private static func operand(_ node: QueryNode, _ slots: [String: Int]) -> Operand? {
-        guard case .field(let path) = node, let first = path.first, let slot = slots[first] else { return nil }
+    private static func operand(_ node: QueryNode, _ slots: Scope) -> Operand? {
+        if case .element(let path) = node, slots.inElement {
+            return Operand(slot: Operand.elementSlot, rest: path.map { Array($0.utf8) })
+        }
+        guard case .field(let path) = node, let first = path.first, let slot = slots.slots[first] else { return nil }
         return Operand(slot: slot, rest: path.dropFirst().map { Array($0.utf8) })
     }
 

@@ -74,7 +74,9 @@ import Testing
                 // An array of scalars, sometimes with a map or an array in it.
                 return .array(
                     (0..<Int.random(in: 0...3, using: &random)).map { _ in
-                        chance(6) ? (chance(2) ? map(depth: 1) : .array([scalar()])) : scalar()
+                        chance(6)
+                            ? (chance(2) ? map(depth: 1) : .array([scalar()]))
+                            : (chance(2) ? .int(Int64.random(in: 0...2, using: &random)) : scalar())
                     })
             case "m" where depth == 0:
                 if chance(4) { return .array((0..<Int.random(in: 0...2, using: &random)).map { _ in map(depth: 1) }) }
@@ -121,6 +123,25 @@ import Testing
                 pick(QueryArithmetic.allCases), arithmetic(depth: depth - 1), arithmetic(depth: depth - 1))
         }
 
+        /// `node` with most of its fields read from a quantifier's current element instead.
+        mutating func elementBody(_ node: QueryNode) -> QueryNode {
+            switch node {
+            case .field: return chance(4) ? node : .element(pick([[], [], ["x"], ["y"], ["x", "z"]]))
+            case .compare(let op, let a, let b): return .compare(op, elementBody(a), elementBody(b))
+            case .string(let test, let a, let b, let options): return .string(test, elementBody(a), b, options)
+            case .isIn(let a, let list): return .isIn(elementBody(a), list)
+            case .between(let a, let lower, let upper): return .between(elementBody(a), lower: lower, upper: upper)
+            case .and(let list): return .and(list.map { elementBody($0) })
+            case .or(let list): return .or(list.map { elementBody($0) })
+            case .not(let a): return .not(elementBody(a))
+            case .count(let a): return .count(elementBody(a))
+            case .coalesce(let a, let b): return .coalesce(elementBody(a), b)
+            case .arithmetic(let op, let a, let b): return .arithmetic(op, elementBody(a), elementBody(b))
+            case .negate(let a): return .negate(elementBody(a))
+            default: return node
+            }
+        }
+
         /// `field ?? constant`.
         mutating func coalesced() -> QueryNode {
             .coalesce(.field(pick(Self.paths)), chance(3) ? .literal(.string(pick(Self.texts))) : constant())
@@ -144,13 +165,16 @@ import Testing
                 // `isEmpty`.
                 return .compare(.equal, .count(.field(pick([["u"], ["m"], ["s"]]))), .literal(.int(0)))
             case 16, 17:
-                // `any`/`all` of an array's elements, or of a path in them, with a constant.
+                // `any`/`all` of an array's elements: a body of any shape, reading the element (or a
+                // path in it) and now and then the record.
                 let collection = QueryNode.field(pick([["u"], ["m"], ["s"], ["missing"], ["m", "x"]]))
-                let element = QueryNode.element(pick([[], [], ["x"], ["y", "z"]]))
-                let body: QueryNode =
+                // Small integers, which the arrays hold often: bodies that hold for some elements only.
+                let body =
                     chance(2)
-                    ? .compare(pick(QueryComparison.allCases), element, constant())
-                    : .compare(pick(QueryComparison.allCases), constant(), element)
+                    ? elementBody(predicate(depth: 1))
+                    : .compare(
+                        pick(QueryComparison.allCases), .element([]),
+                        .literal(.int(Int64.random(in: 0...2, using: &random))))
                 return chance(2) ? .any(collection, body: body) : .all(collection, body: body)
             case 9:
                 // Two fields compared.
