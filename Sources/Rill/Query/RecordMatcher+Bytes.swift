@@ -233,26 +233,11 @@ extension RecordMatcher {
         guard offset != RecordReader.missingValue else { return .null }
         do {
             if path.isEmpty { return try scalar(at: offset, in: reader) }
-            var offset = offset
-            for component in path {
-                let name = UnsafeBufferPointer(rebasing: names[ranges[component]])
-                let tag = try reader.byte(at: offset)
-                if tag == RecordFormat.Tag.arrayBegin { return .other }
-                guard tag == RecordFormat.Tag.mapBegin else { return .null }
-                var position = offset + 1
-                var found = RecordReader.missingValue
-                while try reader.byte(at: position) != RecordFormat.Tag.end {
-                    let key = try reader.keyRange(at: position)
-                    if reader.bytes(in: key, equal: name) {
-                        found = key.upperBound
-                        break
-                    }
-                    position = try reader.skipValue(at: key.upperBound, depth: 1)
-                }
-                guard found != RecordReader.missingValue else { return .null }
-                offset = found
+            switch try end(of: path, at: offset, names: names, ranges: ranges, in: reader) {
+            case .value(let offset): return try scalar(at: offset, in: reader)
+            case .null: return .null
+            case .array: return .other
             }
-            return try scalar(at: offset, in: reader)
         } catch {
             return .unknown
         }
@@ -267,30 +252,46 @@ extension RecordMatcher {
         ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader
     ) -> Int? {
         guard offset != RecordReader.missingValue else { return offset }
-        do {
-            var offset = offset
-            for component in path {
-                let name = UnsafeBufferPointer(rebasing: names[ranges[component]])
-                let tag = try reader.byte(at: offset)
-                if tag == RecordFormat.Tag.arrayBegin { return nil }
-                guard tag == RecordFormat.Tag.mapBegin else { return RecordReader.missingValue }
-                var position = offset + 1
-                var found = RecordReader.missingValue
-                while try reader.byte(at: position) != RecordFormat.Tag.end {
-                    let key = try reader.keyRange(at: position)
-                    if reader.bytes(in: key, equal: name) {
-                        found = key.upperBound
-                        break
-                    }
-                    position = try reader.skipValue(at: key.upperBound, depth: 1)
-                }
-                guard found != RecordReader.missingValue else { return RecordReader.missingValue }
-                offset = found
-            }
-            return offset
-        } catch {
-            return nil
+        switch try? end(of: path, at: offset, names: names, ranges: ranges, in: reader) {
+        case .value(let offset)?: return offset
+        case .null?: return RecordReader.missingValue
+        case .array?, nil: return nil
         }
+    }
+
+    /// Where a path ends: at a stored value, at null (a name missing, or a value met that is not a
+    /// map), or at an array the path would map over.
+    private enum PathEnd {
+        case value(Int)
+        case null
+        case array
+    }
+
+    /// Walks `path` from the value at `offset`, through maps by the first entry of each name.
+    private static func end(
+        of path: Range<Int>, at offset: Int, names: UnsafeBufferPointer<UInt8>,
+        ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader
+    ) throws(RecordError) -> PathEnd {
+        var offset = offset
+        for component in path {
+            let name = UnsafeBufferPointer(rebasing: names[ranges[component]])
+            let tag = try reader.byte(at: offset)
+            if tag == RecordFormat.Tag.arrayBegin { return .array }
+            guard tag == RecordFormat.Tag.mapBegin else { return .null }
+            var position = offset + 1
+            var found = RecordReader.missingValue
+            while try reader.byte(at: position) != RecordFormat.Tag.end {
+                let key = try reader.keyRange(at: position)
+                if reader.bytes(in: key, equal: name) {
+                    found = key.upperBound
+                    break
+                }
+                position = try reader.skipValue(at: key.upperBound, depth: 1)
+            }
+            guard found != RecordReader.missingValue else { return .null }
+            offset = found
+        }
+        return .value(offset)
     }
 
     /// `QueryEvaluator`'s `count` of the value at `offset` (an offset from `offset(at:…)`): the

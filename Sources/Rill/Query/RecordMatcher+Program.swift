@@ -299,15 +299,7 @@ extension RecordMatcher {
                 let left = UnsafeRawBufferPointer(rebasing: reader.bytes[a])
                 let right = UnsafeRawBufferPointer(rebasing: reader.bytes[b])
                 guard RecordMatcher.isASCII(left), RecordMatcher.isASCII(right) else { return .unknown }
-                let common = min(left.count, right.count)
-                let prefix = common == 0 ? 0 : memcmp(left.baseAddress!, right.baseAddress!, common)
-                if prefix != 0 {
-                    order = prefix < 0 ? .orderedAscending : .orderedDescending
-                } else {
-                    order =
-                        left.count == right.count
-                        ? .orderedSame : (left.count < right.count ? .orderedAscending : .orderedDescending)
-                }
+                order = Self.order(left, right)
             case (.bool(let a), .bool(let b)):
                 order = a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
             case (.date(let a), .date(let b)):
@@ -371,12 +363,16 @@ extension RecordMatcher {
         ) -> ComparisonResult? {
             let text = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
             guard RecordMatcher.isASCII(text) else { return nil }
-            let other = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[constant]))
-            let common = min(text.count, other.count)
-            let prefix = common == 0 ? 0 : memcmp(text.baseAddress!, other.baseAddress!, common)
+            return Self.order(text, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[constant])))
+        }
+
+        /// The order of two byte strings, byte by byte, then by length: `String`'s order for ASCII.
+        private static func order(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> ComparisonResult {
+            let common = min(lhs.count, rhs.count)
+            let prefix = common == 0 ? 0 : memcmp(lhs.baseAddress!, rhs.baseAddress!, common)
             if prefix != 0 { return prefix < 0 ? .orderedAscending : .orderedDescending }
-            if text.count == other.count { return .orderedSame }
-            return text.count < other.count ? .orderedAscending : .orderedDescending
+            if lhs.count == rhs.count { return .orderedSame }
+            return lhs.count < rhs.count ? .orderedAscending : .orderedDescending
         }
 
         /// A string test on a stored value: false unless it is a string (a URL is not one here,

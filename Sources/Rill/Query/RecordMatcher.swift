@@ -230,8 +230,9 @@ struct RecordMatcher {
             instruction.constants = start..<self.constants.count
         }
         switch test {
-        case .compare(let comparison, let field, let value, let reversed):
-            instruction.kind = .compare
+        case .compare(let comparison, let field, let value, let reversed),
+            .compareCount(let comparison, let field, let value, let reversed):
+            if case .compareCount = test { instruction.kind = .compareCount } else { instruction.kind = .compare }
             instruction.comparison = comparison
             instruction.reversed = reversed
             operand(field)
@@ -249,12 +250,6 @@ struct RecordMatcher {
             layOut(lhs)
             layOut(rhs)
             instruction.expressions = start..<nodes.count
-        case .compareCount(let comparison, let field, let value, let reversed):
-            instruction.kind = .compareCount
-            instruction.comparison = comparison
-            instruction.reversed = reversed
-            operand(field)
-            constants([value])
         case .quantified(let all, let collection, _):
             instruction.kind = all ? .allElements : .anyElement
             operand(collection)

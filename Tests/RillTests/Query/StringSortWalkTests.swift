@@ -67,6 +67,16 @@ import Testing
         return titles
     }
 
+    /// `count` notes whose titles and tags are drawn from `titles` (a tag nil half the time).
+    static func randomNotes(_ count: Int, titles: [String], using random: inout SeededGenerator) -> [Note] {
+        (0..<count).map { id in
+            Note(
+                id: id, title: titles.randomElement(using: &random)!,
+                tag: Bool.random(using: &random) ? nil : titles.randomElement(using: &random)!,
+                group: Int.random(in: 0..<4, using: &random))
+        }
+    }
+
     func saved(_ notes: [Note], name: String) throws -> ModelContainer {
         let container = try ModelContainer(
             for: Note.self, PlainNote.self,
@@ -150,12 +160,7 @@ import Testing
     @Test func randomSortsOfStringsInKeyOrderMatchSwift() throws {
         var random = SeededGenerator(label: "string sort walks, key order")
         let titles = Self.consistentTitles(Self.keyOrderPieces, count: 150, using: &random)
-        let notes = (0..<800).map { id in
-            Note(
-                id: id, title: titles.randomElement(using: &random)!,
-                tag: Bool.random(using: &random) ? nil : titles.randomElement(using: &random)!,
-                group: Int.random(in: 0..<4, using: &random))
-        }
+        let notes = Self.randomNotes(800, titles: titles, using: &random)
         let container = try saved(notes, name: "key order")
         let walked = try checkRandomFetches(
             container, notes, titles: titles, rounds: 250, label: "key order", using: &random)
@@ -166,12 +171,7 @@ import Testing
     @Test func randomSortsOfOtherStringsMatchSwift() throws {
         var random = SeededGenerator(label: "string sort walks, other strings")
         let titles = Self.consistentTitles(Self.keyOrderPieces + Self.otherPieces, count: 150, using: &random)
-        let notes = (0..<800).map { id in
-            Note(
-                id: id, title: titles.randomElement(using: &random)!,
-                tag: Bool.random(using: &random) ? nil : titles.randomElement(using: &random)!,
-                group: Int.random(in: 0..<4, using: &random))
-        }
+        let notes = Self.randomNotes(800, titles: titles, using: &random)
         let container = try saved(notes, name: "other")
         _ = try checkRandomFetches(container, notes, titles: titles, rounds: 250, label: "other", using: &random)
     }
