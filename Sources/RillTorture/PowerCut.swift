@@ -106,7 +106,7 @@ struct PowerCut {
         var outcome = Outcome(image: directory.appendingPathComponent("image"))
         for (_, output) in processes.dropFirst(observes ? 1 : 0) {
             let text = try String(contentsOf: output, encoding: .utf8)
-            outcome.acknowledged += text.split(separator: "\n").compactMap(TortureWriter.acknowledged)
+            outcome.acknowledged += TortureWriter.acknowledged(inOutput: text)
         }
         if observes { outcome.observed = ObservedCommits(output: try Data(contentsOf: processes[0].output)) }
 

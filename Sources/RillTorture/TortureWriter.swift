@@ -160,6 +160,17 @@ package enum TortureWriter {
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
+    /// The saves a writer acknowledged in `output`, all it printed before it was killed: its
+    /// complete lines only. A kill can cut a line short (a write to a file stops at a page's end
+    /// once a fatal signal is pending), and `ack 821 insert w1` cut from `ack 821 insert w1-37`
+    /// would name another record.
+    package static func acknowledged(inOutput output: String) -> [AcknowledgedSave] {
+        var lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        // What follows the last newline is a line the writer did not finish (or nothing).
+        lines.removeLast()
+        return lines.compactMap(acknowledged)
+    }
+
     /// Reads the `ack` lines of a writer: each as the acknowledged save it names.
     package static func acknowledged(_ line: some StringProtocol) -> AcknowledgedSave? {
         let fields = line.split(separator: " ")

@@ -29,4 +29,17 @@ import Testing
                 "commit 2 lacks the acknowledged write of TortureItem w0-4"
             ])
     }
+
+    /// A writer killed in the middle of a line (a write to a file stops at a page's end once the
+    /// kill is pending) acknowledged only its complete lines: a cut `ack 3 insert w1` is not a
+    /// save of the record `w1`.
+    @Test func aWritersOutputCountsOnlyItsCompleteLines() {
+        let complete = "ack 1 insert w1-0\nack 2 update w1-0 insert w1-1\n"
+        #expect(TortureWriter.acknowledged(inOutput: complete).map(\.sequence) == [1, 2])
+        #expect(TortureWriter.acknowledged(inOutput: complete + "ack 3 insert w1").map(\.sequence) == [1, 2])
+        #expect(TortureWriter.acknowledged(inOutput: "ack 3 insert w1").isEmpty)
+        #expect(TortureWriter.acknowledged(inOutput: "").isEmpty)
+        let saves = TortureWriter.acknowledged(inOutput: complete)
+        #expect(saves.last?.changes.map(\.isDelete) == [false, false])
+    }
 }

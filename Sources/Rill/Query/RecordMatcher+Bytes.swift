@@ -295,9 +295,9 @@ extension RecordMatcher {
     }
 
     /// `QueryEvaluator`'s `count` of the value at `offset` (an offset from `offset(at:…)`): the
-    /// elements of an array, the entries of a map, the bytes of data, the characters of ASCII
-    /// text (CR LF is one), and 0 for anything else or nothing; nil when unknown (text that is
-    /// not ASCII, a path through an array, bytes that cannot be read).
+    /// elements of an array, the entries of a map, the bytes of data, the characters of text (in
+    /// ASCII CR LF is one), and 0 for anything else or nothing; nil when unknown (a path through
+    /// an array, bytes that cannot be read).
     static func count(at offset: Int?, in reader: RecordReader) -> Int? {
         guard let offset else { return nil }
         guard offset != RecordReader.missingValue else { return 0 }
@@ -323,7 +323,8 @@ extension RecordMatcher {
             case RecordFormat.Tag.string:
                 let range = try reader.lengthPrefixed(at: offset + 1)
                 let text = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
-                guard isASCII(text) else { return nil }
+                // The evaluator's count: characters, which only a `String` knows beyond ASCII.
+                guard isASCII(text) else { return String(decoding: text, as: UTF8.self).count }
                 var pairs = 0
                 var index = 1
                 while index < text.count {

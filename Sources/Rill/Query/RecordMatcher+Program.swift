@@ -26,13 +26,18 @@ extension RecordMatcher {
         var pattern = 0..<0
         var foldsCase = false
         var hasOptions = false
+        /// The range of `pool` holding a string test's pattern as written, its options, and
+        /// whether every text is tested as a `String` (see `TextTest`).
+        var written = 0..<0
+        var options = QueryStringOptions()
+        var needsStrings = false
         /// The index just past this instruction's operands.
         var end = 0
     }
 
     /// A matcher's instructions, constants and byte strings, read through pointers that are valid
     /// only inside `RecordMatcher.withProgram`, with its scratch offsets and what it learned of
-    /// the records' keys: deciding a record allocates nothing and touches no reference counts.
+    /// the records' keys: deciding a record allocates nothing and touches no reference counts, but for the `String`s made of text that is not ASCII.
     struct Program {
         /// A constant of the program: text as a range of `pool`.
         enum Constant {
@@ -296,10 +301,9 @@ extension RecordMatcher {
                 (.uuid, .uuid), (.other, .other):
                 return .unknown
             case (.text(let a, _), .text(let b, _)):
-                let left = UnsafeRawBufferPointer(rebasing: reader.bytes[a])
-                let right = UnsafeRawBufferPointer(rebasing: reader.bytes[b])
-                guard RecordMatcher.isASCII(left), RecordMatcher.isASCII(right) else { return .unknown }
-                order = Self.order(left, right)
+                order = Self.orderText(
+                    UnsafeRawBufferPointer(rebasing: reader.bytes[a]), UnsafeRawBufferPointer(rebasing: reader.bytes[b])
+                )
             case (.bool(let a), .bool(let b)):
                 order = a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
             case (.date(let a), .date(let b)):
@@ -361,9 +365,19 @@ extension RecordMatcher {
         private func orderText(
             _ range: Range<Int>, _ constant: Range<Int>, _ reader: RecordReader
         ) -> ComparisonResult? {
-            let text = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
-            guard RecordMatcher.isASCII(text) else { return nil }
-            return Self.order(text, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[constant])))
+            Self.orderText(
+                UnsafeRawBufferPointer(rebasing: reader.bytes[range]),
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[constant])))
+        }
+
+        /// `String`'s order of two valid UTF-8 texts: of the bytes when both are ASCII, else of
+        /// the `String`s made of them (`QueryValueOrder`'s `==`, then `<`).
+        private static func orderText(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> ComparisonResult
+        {
+            if RecordMatcher.isASCII(lhs), RecordMatcher.isASCII(rhs) { return order(lhs, rhs) }
+            let a = String(decoding: lhs, as: UTF8.self)
+            let b = String(decoding: rhs, as: UTF8.self)
+            return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
         }
 
         /// The order of two byte strings, byte by byte, then by length: `String`'s order for ASCII.
@@ -382,7 +396,13 @@ extension RecordMatcher {
             case .unknown: return .unknown
             case .text(let range, let isURL) where !isURL:
                 let bytes = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
-                guard RecordMatcher.isASCII(bytes) else { return .unknown }
+                if instruction.needsStrings || !RecordMatcher.isASCII(bytes) {
+                    let written = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[instruction.written]))
+                    let found = StringMatching.matches(
+                        instruction.test, String(decoding: bytes, as: UTF8.self),
+                        String(decoding: written, as: UTF8.self), instruction.options)
+                    return found ? .yes : .no
+                }
                 if instruction.pattern.isEmpty { return instruction.hasOptions ? .no : .yes }
                 let pattern = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[instruction.pattern]))
                 let found = RecordMatcher.search(

@@ -8,15 +8,15 @@ import Foundation
 /// it says `unknown`, and the caller evaluates the `RecordValue` as before:
 /// - a record whose bytes are malformed (the `RecordValue` path throws the error the store reports),
 ///   or that is not a map at the top;
-/// - text that is not ASCII, in a comparison or a string test (Swift's `String` compares by
-///   canonical equivalence, and case folding is Unicode's: on ASCII both are the bytes' order and
-///   ASCII case); patterns and constants of text are compiled only when they are ASCII, and string
-///   tests only when their pattern holds no CR or LF (`"\r\n"` is one `Character`);
+/// Text is compared and searched on its bytes when it is ASCII (where `String`'s order is the
+/// bytes' and folding is ASCII case) and a pattern holds no CR or LF (`"\r\n"` is one
+/// `Character`); any other text (and every `like`) is made into `String`s and given to the
+/// evaluator's own functions (`String`'s `==` and `<`, `StringMatching.matches`).
 /// - a stored decimal compared with a number (its value is read from its text), a stored UUID
 ///   compared with text (which is parsed as a UUID);
 /// - a node it does not compile (arithmetic outside a comparison or with a constant that is not a
-///   number, a quantifier inside a quantifier, `like`, conditionals, a fallback (`??`) that is not
-///   a constant, …):
+///   number, a quantifier inside a quantifier, conditionals, a fallback (`??`) that is not a
+///   constant, …):
 ///   such a node is `unknown` on every record, and decides nothing unless the rest of an `and` or
 ///   an `or` does (`false && x` is false whatever `x` is).
 ///
@@ -85,13 +85,13 @@ struct RecordMatcher {
         case null
         case bool(Bool)
         case number(Number)
-        /// A string or URL, in ASCII.
+        /// A string or URL, its UTF-8.
         case text([UInt8])
         /// A date's `timeIntervalSinceReferenceDate`.
         case date(Double)
     }
 
-    /// `contains`, `beginswith` or `endswith` of a field's string with an ASCII pattern.
+    /// A string test of a field's string with a constant pattern.
     struct TextTest {
         let test: QueryStringTest
         let operand: Operand
@@ -101,6 +101,12 @@ struct RecordMatcher {
         /// Whether the test has options, which make it Foundation's search (an empty pattern is
         /// found nowhere) rather than Swift's (an empty pattern is in every text).
         let hasOptions: Bool
+        /// The pattern as written, and the options, for `StringMatching.matches`.
+        let written: [UInt8]
+        let options: QueryStringOptions
+        /// Whether every text is tested by `StringMatching.matches` (`like`, a pattern that is not
+        /// ASCII or holds CR or LF); else only text that is not ASCII.
+        let needsStrings: Bool
     }
 
     /// The tests in prefix order, each followed by its operands' (see `Program`).
@@ -268,6 +274,9 @@ struct RecordMatcher {
             instruction.pattern = store(text.pattern)
             instruction.foldsCase = text.foldsCase
             instruction.hasOptions = text.hasOptions
+            instruction.written = store(text.written)
+            instruction.options = text.options
+            instruction.needsStrings = text.needsStrings
         case .and, .or, .not:
             instruction.kind = {
                 if case .and = test { return .and }
@@ -336,14 +345,15 @@ extension RecordMatcher {
         case .literal(let value):
             return value == .bool(true) ? .and([]) : .or([])
         case .string(let test, let lhs, let rhs, let options):
-            guard test != .like, let operand = operand(lhs, slots), case .literal(.string(let pattern)) = rhs,
-                pattern.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0A && $0 != 0x0D })
-            else { return .unknown }
+            guard let operand = operand(lhs, slots), case .literal(.string(let pattern)) = rhs else { return .unknown }
+            let needsStrings =
+                test == .like || !pattern.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0A && $0 != 0x0D })
             let foldsCase = options.contains(.caseInsensitive)
-            let bytes = pattern.utf8.map { foldsCase ? lowercase($0) : $0 }
+            let bytes = needsStrings ? [] : pattern.utf8.map { foldsCase ? lowercase($0) : $0 }
             return .text(
                 TextTest(
-                    test: test, operand: operand, pattern: bytes, foldsCase: foldsCase, hasOptions: !options.isEmpty))
+                    test: test, operand: operand, pattern: bytes, foldsCase: foldsCase, hasOptions: !options.isEmpty,
+                    written: Array(pattern.utf8), options: options, needsStrings: needsStrings))
         case .isIn(let value, let candidates):
             guard let operand = operand(value, slots) else { return .unknown }
             var constants: [Constant] = []
@@ -448,7 +458,7 @@ extension RecordMatcher {
         case .bool(let bool): return .bool(bool)
         case .int, .uint, .float, .double, .decimal: return Number(value).map(Constant.number)
         case .string(let text), .url(let text):
-            return text.utf8.allSatisfy { $0 < 0x80 } ? .text(Array(text.utf8)) : nil
+            return .text(Array(text.utf8))
         case .date(let date): return .date(date.timeIntervalSinceReferenceDate)
         default: return nil
         }

@@ -29,6 +29,8 @@ import Testing
         static let patterns = [
             "", "a", "A", "b", "ab", "AB", "abc", "99999", "9", "e", "E", "é", "K", "k", "\u{212A}", "\r", "\n", "\r\n",
             "b\r", "ss", "SS", "ff", "caf", "CAF", "café", " ", "~", "`", "^", "ra", "\u{301}",
+            // `like` wildcards.
+            "*", "a*", "*b", "?", "c?f*", "*é*", "*99999*", "??",
         ]
         static let doubles: [Double] = [
             .nan, .infinity, -.infinity, 0, -0.0, 1, -1, 1.5, -2.5, 99990, 99990.5, 1e300, -1e300, 0x1p63, -0x1p63,
@@ -203,7 +205,7 @@ import Testing
                     QueryStringOptions(), .caseInsensitive, .diacriticInsensitive,
                     [.caseInsensitive, .diacriticInsensitive],
                 ])
-                let test = pick([QueryStringTest.contains, .beginsWith, .endsWith, .contains])
+                let test = pick([QueryStringTest.contains, .beginsWith, .endsWith, .contains, .like])
                 return .string(
                     test, .field(pick([["s"], ["s"], ["m", "y"], ["n"]])), .literal(.string(pick(Self.patterns))),
                     options)
@@ -272,7 +274,7 @@ import Testing
             let bytes = RecordValue.map([RecordField(name: "s", value: .string(text))]).recordBytes()
             let record = try bytes.withUnsafeBytes { try RecordValue(record: $0) }
             for pattern in Generator.patterns {
-                for test in [QueryStringTest.contains, .beginsWith, .endsWith] {
+                for test in [QueryStringTest.contains, .beginsWith, .endsWith, .like] {
                     for option in options {
                         let node = QueryNode.string(test, .field(["s"]), .literal(.string(pattern)), option)
                         guard let matcher = RecordMatcher(node) else { continue }
