@@ -37,7 +37,8 @@ extension RecordMatcher {
 
     /// A matcher's instructions, constants and byte strings, read through pointers that are valid
     /// only inside `RecordMatcher.withProgram`, with its scratch offsets and what it learned of
-    /// the records' keys: deciding a record allocates nothing and touches no reference counts, but for the `String`s made of text that is not ASCII.
+    /// the records' keys: deciding a record allocates nothing and touches no reference counts,
+    /// but for the `String`s made of text that is not ASCII.
     struct Program {
         /// A constant of the program: text as a range of `pool`.
         enum Constant {
