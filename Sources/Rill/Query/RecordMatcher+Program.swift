@@ -87,35 +87,39 @@ extension RecordMatcher {
         }
 
         private func evaluate(_ index: Int, _ reader: RecordReader) -> Decision {
-            let instruction = code[index]
-            switch instruction.kind {
+            // A pointer: the instruction is too large to copy for every record.
+            let instruction = code.baseAddress.unsafelyUnwrapped + index
+            switch instruction.pointee.kind {
             case .compare:
                 if let decision = compareStoredDouble(instruction, reader) { return decision }
                 return compare(
-                    instruction.comparison, value(instruction, reader), constants[instruction.constants.lowerBound],
-                    reader, reversed: instruction.reversed)
+                    instruction.pointee.comparison, value(instruction, reader),
+                    constants[instruction.pointee.constants.lowerBound],
+                    reader, reversed: instruction.pointee.reversed)
             case .compareFields:
                 let other = RecordMatcher.value(
-                    at: offset(instruction.otherSlot), path: instruction.otherPath, names: pool, ranges: strings,
+                    at: offset(instruction.pointee.otherSlot), path: instruction.pointee.otherPath, names: pool,
+                    ranges: strings,
                     in: reader)
-                return compareStored(instruction.comparison, value(instruction, reader), other, reader)
+                return compareStored(instruction.pointee.comparison, value(instruction, reader), other, reader)
             case .compareExpressions:
-                let lhs = compute(instruction.expressions.lowerBound, reader)
-                let rhs = compute(nodes[instruction.expressions.lowerBound].end, reader)
-                return compareStored(instruction.comparison, lhs, rhs, reader)
+                let lhs = compute(instruction.pointee.expressions.lowerBound, reader)
+                let rhs = compute(nodes[instruction.pointee.expressions.lowerBound].end, reader)
+                return compareStored(instruction.pointee.comparison, lhs, rhs, reader)
             case .compareCount:
                 guard let count = RecordMatcher.count(at: rawOffset(instruction, reader), in: reader) else {
                     return .unknown
                 }
                 return compare(
-                    instruction.comparison, .number(.int(Int64(count))), constants[instruction.constants.lowerBound],
-                    reader, reversed: instruction.reversed)
+                    instruction.pointee.comparison, .number(.int(Int64(count))),
+                    constants[instruction.pointee.constants.lowerBound],
+                    reader, reversed: instruction.pointee.reversed)
             case .anyElement, .allElements:
                 return quantify(instruction, at: index, reader)
             case .isIn:
                 let stored = value(instruction, reader)
                 var unknown = false
-                for constant in instruction.constants {
+                for constant in instruction.pointee.constants {
                     switch compare(.equal, stored, constants[constant], reader) {
                     case .yes: return .yes
                     case .unknown: unknown = true
@@ -125,19 +129,21 @@ extension RecordMatcher {
                 return unknown ? .unknown : .no
             case .between:
                 let stored = value(instruction, reader)
-                let lower = compare(.greaterOrEqual, stored, constants[instruction.constants.lowerBound], reader)
+                let lower = compare(
+                    .greaterOrEqual, stored, constants[instruction.pointee.constants.lowerBound], reader)
                 if lower == .no { return .no }
-                let upper = compare(.lessOrEqual, stored, constants[instruction.constants.lowerBound + 1], reader)
+                let upper = compare(
+                    .lessOrEqual, stored, constants[instruction.pointee.constants.lowerBound + 1], reader)
                 if upper == .no { return .no }
                 return lower == .yes && upper == .yes ? .yes : .unknown
             case .text:
                 return test(instruction, value(instruction, reader), reader)
             case .and, .or:
                 // The answer that ends the walk: false for `and`, true for `or`.
-                let decisive: Decision = instruction.kind == .and ? .no : .yes
+                let decisive: Decision = instruction.pointee.kind == .and ? .no : .yes
                 var unknown = false
                 var operand = index + 1
-                while operand < instruction.end {
+                while operand < instruction.pointee.end {
                     let decision = evaluate(operand, reader)
                     if decision == decisive { return decisive }
                     if decision == .unknown { unknown = true }
@@ -156,9 +162,10 @@ extension RecordMatcher {
         }
 
         @inline(__always)
-        private func value(_ instruction: Instruction, _ reader: RecordReader) -> StoredValue {
+        private func value(_ instruction: UnsafePointer<Instruction>, _ reader: RecordReader) -> StoredValue {
             RecordMatcher.value(
-                at: offset(instruction.slot), path: instruction.path, names: pool, ranges: strings, in: reader)
+                at: offset(instruction.pointee.slot), path: instruction.pointee.path, names: pool, ranges: strings,
+                in: reader)
         }
 
         /// `stored op constant`, as `QueryEvaluator.compare` has it; with `reversed`, `op` is the
@@ -205,9 +212,10 @@ extension RecordMatcher {
         /// reads as null without being stored (missing, or under a value that is not a map); nil
         /// when it is unknown (a path through an array, which the evaluator maps over).
         @inline(__always)
-        private func rawOffset(_ instruction: Instruction, _ reader: RecordReader) -> Int? {
+        private func rawOffset(_ instruction: UnsafePointer<Instruction>, _ reader: RecordReader) -> Int? {
             RecordMatcher.offset(
-                at: offset(instruction.slot), path: instruction.path, names: pool, ranges: strings, in: reader)
+                at: offset(instruction.pointee.slot), path: instruction.pointee.path, names: pool, ranges: strings,
+                in: reader)
         }
 
         /// The value of the side of a comparison at `nodes[index]`, as `QueryEvaluator` computes
@@ -257,8 +265,10 @@ extension RecordMatcher {
         /// `any`/`all` of the stored array: the body (the instruction after `index`) tested on each
         /// element, as `QueryEvaluator` has it: a value that is not an array has no element (`any`
         /// false, `all` true).
-        private func quantify(_ instruction: Instruction, at index: Int, _ reader: RecordReader) -> Decision {
-            let all = instruction.kind == .allElements
+        private func quantify(
+            _ instruction: UnsafePointer<Instruction>, at index: Int, _ reader: RecordReader
+        ) -> Decision {
+            let all = instruction.pointee.kind == .allElements
             guard let offset = rawOffset(instruction, reader) else { return .unknown }
             let empty: Decision = all ? .yes : .no
             guard offset != RecordReader.missingValue else { return empty }
@@ -335,11 +345,13 @@ extension RecordMatcher {
         /// field stored as a Double compared with a Double constant, neither NaN; nil for any
         /// other case (which `compare` decides, as it would have this one).
         @inline(__always)
-        private func compareStoredDouble(_ instruction: Instruction, _ reader: RecordReader) -> Decision? {
-            guard instruction.path.isEmpty,
-                case .number(.double(let constant)) = constants[instruction.constants.lowerBound], !constant.isNaN
+        private func compareStoredDouble(_ instruction: UnsafePointer<Instruction>, _ reader: RecordReader) -> Decision?
+        {
+            guard instruction.pointee.path.isEmpty,
+                case .number(.double(let constant)) = constants[instruction.pointee.constants.lowerBound],
+                !constant.isNaN
             else { return nil }
-            let offset = self.offset(instruction.slot)
+            let offset = self.offset(instruction.pointee.slot)
             let bytes = reader.bytes
             guard offset != RecordReader.missingValue, offset &+ 9 <= bytes.count,
                 bytes[offset] == RecordFormat.Tag.double, let base = bytes.baseAddress
@@ -349,7 +361,7 @@ extension RecordMatcher {
             guard !stored.isNaN else { return nil }
             let order: ComparisonResult =
                 stored == constant ? .orderedSame : (stored < constant ? .orderedAscending : .orderedDescending)
-            return Self.decide(instruction.comparison, order)
+            return Self.decide(instruction.pointee.comparison, order)
         }
 
         /// A comparison with null on one side at least: only equality has an answer other than false.
@@ -392,22 +404,25 @@ extension RecordMatcher {
 
         /// A string test on a stored value: false unless it is a string (a URL is not one here,
         /// as in `QueryEvaluator`).
-        private func test(_ instruction: Instruction, _ stored: StoredValue, _ reader: RecordReader) -> Decision {
+        private func test(
+            _ instruction: UnsafePointer<Instruction>, _ stored: StoredValue, _ reader: RecordReader
+        ) -> Decision {
             switch stored {
             case .unknown: return .unknown
             case .text(let range, let isURL) where !isURL:
                 let bytes = UnsafeRawBufferPointer(rebasing: reader.bytes[range])
-                if instruction.needsStrings || !RecordMatcher.isASCII(bytes) {
-                    let written = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[instruction.written]))
+                if instruction.pointee.needsStrings || !RecordMatcher.isASCII(bytes) {
+                    let written = UnsafeRawBufferPointer(
+                        UnsafeBufferPointer(rebasing: pool[instruction.pointee.written]))
                     let found = StringMatching.matches(
-                        instruction.test, String(decoding: bytes, as: UTF8.self),
-                        String(decoding: written, as: UTF8.self), instruction.options)
+                        instruction.pointee.test, String(decoding: bytes, as: UTF8.self),
+                        String(decoding: written, as: UTF8.self), instruction.pointee.options)
                     return found ? .yes : .no
                 }
-                if instruction.pattern.isEmpty { return instruction.hasOptions ? .no : .yes }
-                let pattern = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[instruction.pattern]))
+                if instruction.pointee.pattern.isEmpty { return instruction.pointee.hasOptions ? .no : .yes }
+                let pattern = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[instruction.pointee.pattern]))
                 let found = RecordMatcher.search(
-                    instruction.test, in: bytes, for: pattern, foldsCase: instruction.foldsCase)
+                    instruction.pointee.test, in: bytes, for: pattern, foldsCase: instruction.pointee.foldsCase)
                 return found ? .yes : .no
             default: return .no
             }
