@@ -280,8 +280,8 @@ struct QueryExecutor<T: PersistentModel> {
     /// of stored properties, neither strings (Swift's `<` and the key order differ for some
     /// strings) nor decimals (keyed approximately); nil when some sort descriptor is not.
     static func orderPreservingSortKeys(_ sortBy: [SortDescriptor<T>]) -> [QuerySortKey]? {
-        var textPaths: [[String]]? = nil
-        return sortKeys(sortBy, textPaths: &textPaths)
+        var textPaths: [[String]] = []
+        return sortKeys(sortBy, allowingText: false, textPaths: &textPaths)
     }
 
     /// `sortBy` as field paths an index walk may serve in `models()`: those of
@@ -298,22 +298,21 @@ struct QueryExecutor<T: PersistentModel> {
     /// end; a match with another string sends the fetch to the sort in memory. A descending walk
     /// would meet the partner after the window, unread: strings sorted in reverse stay in memory.
     static func walkableSortKeys(_ sortBy: [SortDescriptor<T>], textPaths: inout [[String]]) -> [QuerySortKey]? {
-        guard sortBy.count != 0 else { return [] }
-        var found: [[String]]? = []
-        let keys = sortKeys(sortBy, textPaths: &found)
-        if keys != nil, let found { textPaths = found }
-        return keys
+        sortKeys(sortBy, allowingText: true, textPaths: &textPaths)
     }
 
-    /// `orderPreservingSortKeys`, and with `textPaths` also the ascending string sorts (their
-    /// paths added there).
-    private static func sortKeys(_ sortBy: [SortDescriptor<T>], textPaths: inout [[String]]?) -> [QuerySortKey]? {
+    /// `orderPreservingSortKeys`, and `allowingText`, also the ascending string sorts, their
+    /// paths set in `textPaths` (left empty when the sort is not served).
+    private static func sortKeys(
+        _ sortBy: [SortDescriptor<T>], allowingText: Bool, textPaths: inout [[String]]
+    ) -> [QuerySortKey]? {
         var keys: [QuerySortKey] = []
         // `count`, not `isEmpty`: the array's header, where `isEmpty` is a call through the
         // metadata of `[SortDescriptor<T>]`, looked up on every fetch.
         guard sortBy.count != 0 else { return keys }
         // A field the evolution adds or renames sorts by the models, not by stored bytes.
         let evolved = T.evolvedFields
+        var found: [[String]] = []
         for sort in sortBy {
             guard let keyPath = sort.keyPath, let path = FieldPath.components(of: keyPath, root: T.self)
             else { return nil }
@@ -321,15 +320,16 @@ struct QueryExecutor<T: PersistentModel> {
             let valueType = type(of: keyPath).valueType
             if valueType == String.self || valueType == String?.self {
                 // Swift's `<`, ascending, and only where the caller checks the strings.
-                guard textPaths != nil, sort.order == .forward,
+                guard allowingText, sort.order == .forward,
                     sort.stringComparator == nil || sort.stringComparator == .lexical
                 else { return nil }
-                textPaths?.append(path)
+                found.append(path)
             } else if sort.stringComparator != nil || valueType == Decimal.self || valueType == Decimal?.self {
                 return nil
             }
             keys.append(QuerySortKey(path: path, ascending: sort.order == .forward))
         }
+        textPaths = found
         return keys
     }
 

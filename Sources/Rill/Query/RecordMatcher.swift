@@ -380,7 +380,7 @@ extension RecordMatcher {
 
     /// A comparison, string test, `in` list or `between` of `field ?? constant` with constants,
     /// compiled as `field == null && R || field != null && T`: `R` is the test of the fallback,
-    /// decided now by `QueryEvaluator` (nothing else of it reads the record), and `T` the test of
+    /// decided now by `QueryEvaluator` (all else in it is constant), and `T` the test of
     /// the field (`T` decides nothing on a null field, where the fallback stands in for it, and
     /// the null test is the evaluator's: a missing field reads as null). Nil for any other node.
     private static func compileCoalesced(_ node: QueryNode, slots: Scope) -> Test? {
@@ -391,29 +391,34 @@ extension RecordMatcher {
         }
         let parts: (field: QueryNode, fallback: QueryNode)
         let rebuilt: (QueryNode) -> QueryNode
+        // The node's other operands: only constants let the fallback's test be decided now (a
+        // quantifier's element, which reads no field of the record, is not one).
+        let others: [QueryNode]
         switch node {
         case .compare(let comparison, let lhs, let rhs):
             if let split = split(lhs) {
-                (parts, rebuilt) = (split, { .compare(comparison, $0, rhs) })
+                (parts, rebuilt, others) = (split, { .compare(comparison, $0, rhs) }, [rhs])
             } else if let split = split(rhs) {
-                (parts, rebuilt) = (split, { .compare(comparison, lhs, $0) })
+                (parts, rebuilt, others) = (split, { .compare(comparison, lhs, $0) }, [lhs])
             } else {
                 return nil
             }
         case .string(let test, let lhs, let rhs, let options):
             guard let split = split(lhs) else { return nil }
-            (parts, rebuilt) = (split, { .string(test, $0, rhs, options) })
+            (parts, rebuilt, others) = (split, { .string(test, $0, rhs, options) }, [rhs])
         case .isIn(let value, let candidates):
             guard let split = split(value) else { return nil }
-            (parts, rebuilt) = (split, { .isIn($0, candidates) })
+            (parts, rebuilt, others) = (split, { .isIn($0, candidates) }, candidates)
         case .between(let value, let lower, let upper):
             guard let split = split(value) else { return nil }
-            (parts, rebuilt) = (split, { .between($0, lower: lower, upper: upper) })
+            (parts, rebuilt, others) = (split, { .between($0, lower: lower, upper: upper) }, [lower, upper])
         default:
             return nil
         }
         let withFallback = rebuilt(parts.fallback)
-        guard withFallback.topLevelFields?.isEmpty == true, let field = operand(parts.field, slots) else {
+        guard others.allSatisfy({ if case .literal = $0 { true } else { false } }),
+            let field = operand(parts.field, slots)
+        else {
             return .unknown
         }
         let fallbackHolds = QueryEvaluator.matches(withFallback, .map([]))

@@ -171,12 +171,20 @@ import Testing
                 // path in it) and now and then the record.
                 let collection = QueryNode.field(pick([["u"], ["m"], ["s"], ["missing"], ["m", "x"]]))
                 // Small integers, which the arrays hold often: bodies that hold for some elements only.
-                let body =
-                    chance(2)
-                    ? elementBody(predicate(depth: 1))
-                    : .compare(
+                // Or a record's field with a fallback compared with the element.
+                let body: QueryNode
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0, 1: body = elementBody(predicate(depth: 1))
+                case 2:
+                    body = .compare(
                         pick(QueryComparison.allCases), .element([]),
                         .literal(.int(Int64.random(in: 0...2, using: &random))))
+                default:
+                    body = .compare(
+                        pick(QueryComparison.allCases),
+                        .coalesce(.field(pick(Self.paths)), .literal(.int(Int64.random(in: 0...2, using: &random)))),
+                        .element([]))
+                }
                 return chance(2) ? .any(collection, body: body) : .all(collection, body: body)
             case 9:
                 // Two fields compared.
