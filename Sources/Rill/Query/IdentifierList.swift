@@ -36,6 +36,11 @@ struct IdentifierList {
         UnsafeRawBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
     }
 
+    /// Calls `body` with the first identifier; the list must not be empty.
+    func withFirst<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<ends[0]])) }
+    }
+
     /// Calls `body` with the identifiers' bytes and where each ends.
     func withBuffers<R>(_ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes { all in try ends.withUnsafeBufferPointer { ends in try body(all, ends) } }

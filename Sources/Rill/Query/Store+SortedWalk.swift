@@ -34,12 +34,18 @@ extension Store {
     ) throws -> Bool {
         let fieldCount = min(order.fields ?? index.fieldPaths.count, index.fieldPaths.count)
         let reverse = order.reverse
+        // The name alone, for the error: a function that captured the index copied it (each of
+        // its references retained) into every closure that calls it, for every record.
+        let indexName = index.name
         func record(_ id: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
             guard let record = try Self.storedRecord(id, of: entity, in: txn) else {
                 throw RillError(
-                    .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
+                    .corruptStore, "the index \(entity.name)(\(indexName)) lists a record that does not exist")
             }
             return record
+        }
+        func emit(_ id: UnsafeRawBufferPointer) throws -> Bool {
+            try Self.withRecord(id, of: entity, in: txn, stored: { try record(id) }) { try body(id, $0) }
         }
         // The run being gathered: the keys' bytes up to the end of the order's fields (or of a cut
         // value among them), and the identifiers of its records. The buffers are reused from run
@@ -50,9 +56,9 @@ extension Store {
             guard !run.value.ids.isEmpty else { return true }
             defer { run.value.clear() }
             if run.value.isCut { return try handOnCut(run.value.ids.arrays()) }
-            return try run.value.ids.forEach(sorted: true) { id in
-                try Self.withRecord(id, of: entity, in: txn, stored: { try record(id) }) { try body(id, $0) }
-            }
+            // A run of one record, the usual case where the values are distinct: handed on as it is.
+            if run.value.ids.count == 1 { return try run.value.ids.withFirst(emit) }
+            return try run.value.ids.forEach(sorted: true, emit)
         }
         // A run that ends at a cut value: its records are read and ordered by the whole values.
         func handOnCut(_ ids: [[UInt8]]) throws -> Bool {
