@@ -84,24 +84,18 @@ package struct QueryValidator {
         var column: Int?
     }
 
-    /// A path, resolved: what it holds, how messages name it, where it is.
+    /// A path, resolved: what it holds, how messages name it (`name(_:)`), where it is.
     private struct Operand {
         var shape: RecordShape
-        /// The entity, and the collection of the scope the path is read in: what `name` is made
-        /// of, only when a message needs it (most queries have no problem to report).
-        var entity: String
-        var related: [String: Related]
+        /// The collection of the scope the path is read in: with the validator's entity, what
+        /// `name(_:)` is made of, only when a message needs it (most queries have no problem to
+        /// report).
         var collection: String?
         var column: Int?
         var chain: [[String]]
         var path: [String]
 
         var kind: Kind? { Kind(shape) }
-
-        /// How messages name the operand (see `QueryValidator.name(_:entity:related:collection:)`).
-        var name: String {
-            QueryValidator.name(path[...], entity: entity, related: related, collection: collection)
-        }
 
         func evidence(_ test: QueryProblem.Test) -> QueryProblem.Evidence {
             QueryProblem.Evidence(chain: chain, path: path, test: test)
@@ -127,7 +121,7 @@ package struct QueryValidator {
             for operand in [subject, pattern].compactMap({ $0 }) {
                 guard let kind = operand.kind, kind != .string else { continue }
                 report(
-                    .kindMismatch, "\(test.rawValue) tests strings, and \(operand.name) is \(kind.name)",
+                    .kindMismatch, "\(test.rawValue) tests strings, and \(name(operand)) is \(kind.name)",
                     column: operand.column, evidence: operand.evidence(.isString))
             }
             for side in [lhs, rhs] {
@@ -185,7 +179,7 @@ package struct QueryValidator {
                 report(
                     .kindMismatch,
                     "count counts an array's elements or a string's characters, and "
-                        + "\(counted.name) is \(kind.name)",
+                        + "\(name(counted)) is \(kind.name)",
                     column: counted.column, evidence: counted.evidence(.isCountable))
             }
             return nil
@@ -216,7 +210,7 @@ package struct QueryValidator {
             return Scope(shape: .any, chain: [], collection: nil, column: nil)
         }
         var element = Scope(
-            shape: .any, chain: subject.chain + [subject.path], collection: subject.name, column: subject.column)
+            shape: .any, chain: subject.chain + [subject.path], collection: name(subject), column: subject.column)
         switch subject.shape {
         case .array(let shape):
             element.shape = shape
@@ -225,7 +219,7 @@ package struct QueryValidator {
         case .scalar, .map:
             report(
                 .kindMismatch,
-                "\(word) reads the elements of an array, and \(subject.name) is \(subject.kind?.name ?? "not one")",
+                "\(word) reads the elements of an array, and \(name(subject)) is \(subject.kind?.name ?? "not one")",
                 column: subject.column, evidence: subject.evidence(.isArray))
         }
         return element
@@ -235,7 +229,7 @@ package struct QueryValidator {
     private mutating func number(_ operand: Operand?) {
         guard let operand, let kind = operand.kind, kind != .number else { return }
         report(
-            .kindMismatch, "arithmetic needs numbers, and \(operand.name) is \(kind.name)",
+            .kindMismatch, "arithmetic needs numbers, and \(name(operand)) is \(kind.name)",
             column: operand.column, evidence: operand.evidence(.isNumber))
     }
 
@@ -245,7 +239,7 @@ package struct QueryValidator {
         let text = QueryNode.literalText(constant)
         report(
             .kindMismatch,
-            "\(operand.name) is \(kind.name), and \(text) is \(Kind(constant)?.name ?? "nil"): they never compare"
+            "\(name(operand)) is \(kind.name), and \(text) is \(Kind(constant)?.name ?? "nil"): they never compare"
                 + Self.hint(kind, constant),
             column: operand.column, evidence: operand.evidence(.comparesWith(constant)))
     }
@@ -277,9 +271,7 @@ package struct QueryValidator {
         _ path: [String], isElement: Bool, in scope: Scope, absenceIsAnError: Bool = true
     ) -> Operand? {
         let column = path.isEmpty ? scope.column : nextColumn(path, isElement: isElement)
-        var operand = Operand(
-            shape: .any, entity: entity, related: related, collection: scope.collection, column: column,
-            chain: scope.chain, path: path)
+        var operand = Operand(shape: .any, collection: scope.collection, column: column, chain: scope.chain, path: path)
         var shape = scope.shape
         var throughArray = false
         var index = 0
@@ -343,6 +335,11 @@ package struct QueryValidator {
     /// Book.items`, `price of an element of Book.items`.
     private func name(_ path: ArraySlice<String>, in scope: Scope) -> String {
         Self.name(path, entity: entity, related: related, collection: scope.collection)
+    }
+
+    /// How messages name `operand`.
+    private func name(_ operand: Operand) -> String {
+        Self.name(operand.path[...], entity: entity, related: related, collection: operand.collection)
     }
 
     /// `name(_:in:)` for a scope of `collection` (nil: the record) in `entity`. A path through a

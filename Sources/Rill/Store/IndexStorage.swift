@@ -7,14 +7,49 @@ import RillStorage
 /// makes every key unique and breaks ties by identifier); values are empty, except for entries
 /// whose identifier does not fit in the key (see `IndexEntry`).
 package struct IndexStorage: Sendable, Hashable {
-    /// The index's name: its field paths, dot-joined, comma-separated (`author,address.city`).
-    package let name: String
-    package let fieldPaths: [[String]]
-    let database: Database
+    /// What never changes, in one object: an index is copied into every plan, walk and closure
+    /// that reads it, and a copy of the fields themselves retained each of their three buffers,
+    /// through a function of its own (a one-row fetch made about ten).
+    private final class Fields: Sendable {
+        let name: String
+        let fieldPaths: [[String]]
+        let database: Database
+
+        init(name: String, fieldPaths: [[String]], database: Database) {
+            self.name = name
+            self.fieldPaths = fieldPaths
+            self.database = database
+        }
+    }
+
+    private let fields: Fields
     /// For a unique index, what an insert of values another record has does (see
     /// `UniqueConflictPolicy`); nil for an index records may share values of. Kept in the index's
     /// catalog entry.
     package var uniqueness: UniqueConflictPolicy? = nil
+
+    /// The index's name: its field paths, dot-joined, comma-separated (`author,address.city`).
+    package var name: String { fields.name }
+    package var fieldPaths: [[String]] { fields.fieldPaths }
+    var database: Database { fields.database }
+
+    init(name: String, fieldPaths: [[String]], database: Database, uniqueness: UniqueConflictPolicy? = nil) {
+        fields = Fields(name: name, fieldPaths: fieldPaths, database: database)
+        self.uniqueness = uniqueness
+    }
+
+    package static func == (lhs: IndexStorage, rhs: IndexStorage) -> Bool {
+        (lhs.fields === rhs.fields
+            || (lhs.name == rhs.name && lhs.fieldPaths == rhs.fieldPaths && lhs.database == rhs.database))
+            && lhs.uniqueness == rhs.uniqueness
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(fieldPaths)
+        hasher.combine(database)
+        hasher.combine(uniqueness)
+    }
 
     /// The bytes of a key the values may take together: 256, so that every integer and UUID
     /// identifier, and string identifiers up to 254 bytes, stay whole in the key; more only for

@@ -67,8 +67,8 @@ final class QueryParserState {
     func words(_ after: QueryParseAfter) -> String {
         switch after {
         case .words(let words): words
-        case .quoted(let token): quoted(token)
-        case .described(let token): describe(token)
+        case .quotedToken(let span): quoted(span.token)
+        case .describedToken(let span): describe(span.token)
         }
     }
 
