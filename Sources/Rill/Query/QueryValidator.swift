@@ -85,15 +85,26 @@ package struct QueryValidator {
     }
 
     /// A path, resolved: what it holds, how messages name it (`name(_:)`), where it is.
-    private struct Operand {
+    ///
+    /// An object: an optional struct of these fields was copied and destroyed through the
+    /// runtime's value witnesses, several times for every comparison checked.
+    private final class Operand {
         var shape: RecordShape
         /// The collection of the scope the path is read in: with the validator's entity, what
         /// `name(_:)` is made of, only when a message needs it (most queries have no problem to
         /// report).
-        var collection: String?
-        var column: Int?
-        var chain: [[String]]
-        var path: [String]
+        let collection: String?
+        let column: Int?
+        let chain: [[String]]
+        let path: [String]
+
+        init(shape: RecordShape, collection: String?, column: Int?, chain: [[String]], path: [String]) {
+            self.shape = shape
+            self.collection = collection
+            self.column = column
+            self.chain = chain
+            self.path = path
+        }
 
         var kind: Kind? { Kind(shape) }
 
@@ -271,7 +282,7 @@ package struct QueryValidator {
         _ path: [String], isElement: Bool, in scope: Scope, absenceIsAnError: Bool = true
     ) -> Operand? {
         let column = path.isEmpty ? scope.column : nextColumn(path, isElement: isElement)
-        var operand = Operand(shape: .any, collection: scope.collection, column: column, chain: scope.chain, path: path)
+        let operand = Operand(shape: .any, collection: scope.collection, column: column, chain: scope.chain, path: path)
         var shape = scope.shape
         var throughArray = false
         var index = 0

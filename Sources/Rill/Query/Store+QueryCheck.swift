@@ -29,6 +29,11 @@ extension Store {
     func check(_ query: Query, entity: EntityStorage) throws {
         if !entity.relationships.isEmpty { try checkSortKeys(of: query, relationships: entity.relationships) }
         var shape = try recordShape(of: entity, declared: [:], fresh: false)
+        guard !entity.relationships.isEmpty else {
+            // The usual case, without a copy of the query or a table of related records.
+            try report(QueryValidator.problems(in: query, shape: shape), of: query, in: entity, related: [:])
+            return
+        }
         var checked = query
         var related: [String: QueryValidator.Related] = [:]
         if let relationships = QueryRelationships(query.predicate, relationships: entity.relationships) {
@@ -51,7 +56,16 @@ extension Store {
                 shape = .map(fields)
             }
         }
-        let suspected = QueryValidator.problems(in: checked, shape: shape, related: related)
+        try report(
+            QueryValidator.problems(in: checked, shape: shape, related: related), of: query, in: entity,
+            related: related)
+    }
+
+    /// Throws the first of the `suspected` problems of `query` that no stored record disproves.
+    private func report(
+        _ suspected: [QueryProblem], of query: Query, in entity: EntityStorage,
+        related: [String: QueryValidator.Related]
+    ) throws {
         guard !suspected.isEmpty else { return }
         if let problem = try confirmed(suspected, in: entity, related: related).first {
             throw problem.error(in: query.source)
