@@ -18,14 +18,25 @@ struct QueryExecutor<T: PersistentModel> {
     var transaction: StoreSnapshot? = nil
     /// How the descriptor's predicate is decided.
     let predicate: ModelPredicate<T>
-    /// The relationships the predicate looks through: read on a copy of each candidate the
-    /// predicate is evaluated on.
-    let predicateRelationships: [ModelRelationship<T>]
-    /// The relationships the descriptor prefetches: read on each model returned.
-    let prefetched: [ModelRelationship<T>]
-    /// Whether anything is read through relationships. Stored: computed, it read both arrays
-    /// (of a generic type, unspecialized here) at each use.
-    private let readsRelationships: Bool
+    /// The relationships read, when any are; nil for a fetch that reads none, which names no
+    /// array of a generic type (each looked its metadata up, unspecialized here).
+    private let relationships: Relationships?
+    /// Whether anything is read through relationships.
+    private var readsRelationships: Bool { relationships != nil }
+
+    /// The relationships a fetch reads.
+    private final class Relationships {
+        /// Those the predicate looks through: read on a copy of each candidate the predicate is
+        /// evaluated on.
+        let predicate: [ModelRelationship<T>]
+        /// Those the descriptor prefetches: read on each model returned.
+        let prefetched: [ModelRelationship<T>]
+
+        init(predicate: [ModelRelationship<T>], prefetched: [ModelRelationship<T>]) {
+            self.predicate = predicate
+            self.prefetched = prefetched
+        }
+    }
     /// Reads them, in the fetch's snapshot; set while the fetch runs.
     private var loader: RelationshipLoader?
 
@@ -56,17 +67,21 @@ struct QueryExecutor<T: PersistentModel> {
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             if let name = FieldPath.components(of: keyPath, root: T.self)?.first { prefetchedFields.insert(name) }
         }
-        if fields.isEmpty && prefetchedFields.isEmpty {
-            // The common case, kept clear of the arrays of a generic type (unspecialized here).
-            predicateRelationships = []
-            prefetched = []
-            readsRelationships = false
-        } else {
-            let all = T.relationships
-            predicateRelationships = all.filter { fields.contains($0.schema.field) }
-            prefetched = all.filter { prefetchedFields.contains($0.schema.field) }
-            readsRelationships = !predicateRelationships.isEmpty || !prefetched.isEmpty
-        }
+        // The common case, nil, kept clear of the arrays of a generic type (unspecialized here).
+        relationships =
+            fields.isEmpty && prefetchedFields.isEmpty
+            ? nil : Self.relationships(predicate: fields, prefetched: prefetchedFields)
+    }
+
+    /// The relationships of `T` named by `fields` and `prefetchedFields`; nil when there are none.
+    private static func relationships(
+        predicate fields: Set<String>, prefetched prefetchedFields: Set<String>
+    ) -> Relationships? {
+        let all = T.relationships
+        let predicate = all.filter { fields.contains($0.schema.field) }
+        let prefetched = all.filter { prefetchedFields.contains($0.schema.field) }
+        guard !predicate.isEmpty || !prefetched.isEmpty else { return nil }
+        return Relationships(predicate: predicate, prefetched: prefetched)
     }
 
     /// Runs `body` with a loader of the relationships to read, in one snapshot with the fetch's
@@ -164,7 +179,7 @@ struct QueryExecutor<T: PersistentModel> {
         if window.isEmpty { return true }
         let testsModels = self.testsModels
         var count = 0
-        let decodesFirst = testsModels || !prefetched.isEmpty
+        let decodesFirst = testsModels || relationships?.prefetched.isEmpty == false
         try execution.forEachMatch { key, bytes in
             if decodesFirst {
                 let model = try T.decodeStored(from: bytes, key: key)
@@ -402,25 +417,29 @@ struct QueryExecutor<T: PersistentModel> {
     }
 
     private func matches(_ model: T) throws -> Bool {
-        guard let loader, !predicateRelationships.isEmpty else { return try predicate.matches(model) }
+        guard let loader, let relationships, !relationships.predicate.isEmpty else {
+            return try predicate.matches(model)
+        }
         var resolved = model
-        for relationship in predicateRelationships { try relationship.resolve(&resolved, loader) }
+        for relationship in relationships.predicate { try relationship.resolve(&resolved, loader) }
         return try predicate.matches(resolved)
     }
 
     /// The predicate evaluated on `model`, with the relationships it looks through read.
     private func evaluate(_ model: T) throws -> Bool {
-        guard let loader, !predicateRelationships.isEmpty else { return try predicate.evaluate(model) }
+        guard let loader, let relationships, !relationships.predicate.isEmpty else {
+            return try predicate.evaluate(model)
+        }
         var resolved = model
-        for relationship in predicateRelationships { try relationship.resolve(&resolved, loader) }
+        for relationship in relationships.predicate { try relationship.resolve(&resolved, loader) }
         return try predicate.evaluate(resolved)
     }
 
     /// `model` with the relationships the descriptor prefetches read.
     private func prefetching(_ model: T) throws -> T {
-        guard let loader, !prefetched.isEmpty else { return model }
+        guard let loader, let relationships, !relationships.prefetched.isEmpty else { return model }
         var resolved = model
-        for relationship in prefetched { try relationship.resolve(&resolved, loader) }
+        for relationship in relationships.prefetched { try relationship.resolve(&resolved, loader) }
         return resolved
     }
 
