@@ -21,7 +21,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
 
     init(_ descriptor: FetchDescriptor<T>) {
         self.descriptor = descriptor
-        let predicate = ModelPredicate(descriptor.predicate)
+        let predicate = ModelPredicate(of: descriptor)
         let filter = predicate.exact
         var fields: Set<String>? = []
         if let filter {

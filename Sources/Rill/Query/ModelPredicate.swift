@@ -42,6 +42,17 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
         self.init(translating: predicate)
     }
 
+    /// `init(_:)` of `descriptor`'s predicate, read where it is: the optional predicate is then
+    /// looked at in one function, where handing a copy of it to `init(_:)` looked the metadata of
+    /// its types up, and copied it, in the caller and again in the callee.
+    init(of descriptor: borrowing FetchDescriptor<T>) {
+        if let predicate = descriptor.predicate, let prepared = PreparedPredicates.modelPredicate(for: predicate) {
+            self = prepared
+            return
+        }
+        self.init(translating: descriptor.predicate)
+    }
+
     /// How `predicate` is decided, translated now; with `preparation`, with its stand-ins in
     /// place of the captured values.
     init(translating predicate: Predicate<T>?, preparation: TranslationPreparation? = nil) {

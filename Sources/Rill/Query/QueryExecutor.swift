@@ -40,14 +40,14 @@ struct QueryExecutor<T: PersistentModel> {
     /// Reads them, in the fetch's snapshot; set while the fetch runs.
     private var loader: RelationshipLoader?
 
-    /// A fetch of `descriptor`, its predicate decided as `ModelPredicate(descriptor.predicate)`.
+    /// A fetch of `descriptor`, its predicate decided as `ModelPredicate(of: descriptor)`.
     init(
         store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
         transaction: StoreSnapshot? = nil
     ) {
         self.init(
             store: store, entity: entity, descriptor: descriptor, staged: staged, transaction: transaction,
-            predicate: ModelPredicate(descriptor.predicate))
+            predicate: ModelPredicate(of: descriptor))
     }
 
     /// A fetch of `descriptor` whose predicate is decided as `predicate` says (made once by a
