@@ -93,7 +93,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// This template's decision for `predicate`, a predicate of its signature: its stand-ins
     /// replaced by `leaves`, the predicate's captured values. The translation's `untranslated`
     /// is left empty (its descriptions would show the template's values).
-    func bound(to predicate: Predicate<T>, leaves: [[RecordValue]]) -> ModelPredicate {
+    func bound(to predicate: Predicate<T>, leaves: PreparedTranslation.Leaves) -> ModelPredicate {
         var bound = self
         if exact == nil { bound.predicate = predicate }
         if let translation, let node = translation.node {

@@ -18,13 +18,48 @@ struct PredicateSignature: @unchecked Sendable {
     /// The key paths of the tree, in the order it is walked.
     private(set) var keyPaths: [AnyKeyPath] = []
     /// Operators and variable references (each variable by the order in which it first appears),
-    /// in the order the tree is walked, with a mark between conjuncts.
+    /// in the order the tree is walked, with a mark (`conjunctMark`) where each conjunct starts and
+    /// one (`valueMark`) for each captured value.
     private(set) var tags: [Int] = []
-    /// The stored form of every captured value, conjunct by conjunct, in the order the
-    /// translator reads them; nil for a value that has none.
-    private(set) var literals: [[RecordValue?]] = []
-    /// The variables seen, in the order they first appeared.
-    private var variables: [PredicateExpressions.VariableID] = []
+    /// The stored form of every captured value, in the order the translator reads them, all the
+    /// conjuncts' one after another (`tags` says where each conjunct's values start); nil for a value
+    /// that has none. One list, not one for each conjunct: a fetch collects a signature.
+    private(set) var values: [RecordValue?] = []
+    /// The variables seen, in the order they first appeared: the first few in place, so that a
+    /// signature makes no list of them (a fetch's predicate has one or two).
+    private var firstVariables:
+        (
+            PredicateExpressions.VariableID?, PredicateExpressions.VariableID?, PredicateExpressions.VariableID?,
+            PredicateExpressions.VariableID?
+        ) = (nil, nil, nil, nil)
+    private var variableCount = 0
+    /// The variables after the first four.
+    private var laterVariables: [PredicateExpressions.VariableID] = []
+
+    /// The tag that starts a conjunct.
+    private static let conjunctMark = -1
+    /// The tag of a captured value.
+    private static let valueMark = -2
+
+    /// How many conjuncts the signature has.
+    var conjunctCount: Int { tags.reduce(0) { $0 + ($1 == Self.conjunctMark ? 1 : 0) } }
+
+    /// Calls `body` with each conjunct's values, in order.
+    func forEachConjunct(_ body: (_ conjunct: Int, _ values: ArraySlice<RecordValue?>) throws -> Void) rethrows {
+        var conjunct = -1
+        var start = 0
+        var end = 0
+        for tag in tags {
+            if tag == Self.conjunctMark {
+                if conjunct >= 0 { try body(conjunct, values[start..<end]) }
+                conjunct += 1
+                start = end
+            } else if tag == Self.valueMark {
+                end += 1
+            }
+        }
+        if conjunct >= 0 { try body(conjunct, values[start..<end]) }
+    }
 
     /// The signature of `expression` with `root` as the record's variable, when `expression` is of
     /// `type`: the expression's type as one that collects its signature, found once per type (a
@@ -40,8 +75,7 @@ struct PredicateSignature: @unchecked Sendable {
         // Room for a predicate of a few conditions, so that the lists grow once at most.
         tags.reserveCapacity(16)
         keyPaths.reserveCapacity(4)
-        literals.reserveCapacity(4)
-        variables.reserveCapacity(4)
+        values.reserveCapacity(4)
         variable(root)
         expression.appendConjuncts(to: &self)
     }
@@ -53,15 +87,14 @@ struct PredicateSignature: @unchecked Sendable {
 
     /// Whether every captured value has a stored form.
     var hasEveryLiteral: Bool {
-        literals.allSatisfy { conjunct in conjunct.allSatisfy { $0 != nil } }
+        values.allSatisfy { $0 != nil }
     }
 
     // MARK: - Collecting
 
     /// Starts the next top-level conjunct.
     mutating func beginConjunct() {
-        tags.append(-1)
-        literals.append([])
+        tags.append(Self.conjunctMark)
     }
 
     mutating func keyPath(_ keyPath: AnyKeyPath) {
@@ -74,17 +107,38 @@ struct PredicateSignature: @unchecked Sendable {
 
     /// A reference to, or the binding of, `variable`.
     mutating func variable(_ variable: PredicateExpressions.VariableID) {
-        if let index = variables.firstIndex(of: variable) {
-            tags.append(index)
-        } else {
-            tags.append(variables.count)
-            variables.append(variable)
+        tags.append(index(of: variable))
+    }
+
+    /// The order in which `variable` first appeared, counting it in when it is new.
+    private mutating func index(of variable: PredicateExpressions.VariableID) -> Int {
+        let inPlace = min(variableCount, 4)
+        for index in 0..<inPlace {
+            let seen: PredicateExpressions.VariableID? =
+                switch index {
+                case 0: firstVariables.0
+                case 1: firstVariables.1
+                case 2: firstVariables.2
+                default: firstVariables.3
+                }
+            if seen == variable { return index }
         }
+        if let later = laterVariables.firstIndex(of: variable) { return 4 + later }
+        switch variableCount {
+        case 0: firstVariables.0 = variable
+        case 1: firstVariables.1 = variable
+        case 2: firstVariables.2 = variable
+        case 3: firstVariables.3 = variable
+        default: laterVariables.append(variable)
+        }
+        variableCount += 1
+        return variableCount - 1
     }
 
     /// A captured value, in the order the translator reads it.
     mutating func literal(_ literal: RecordValue?) {
-        literals[literals.count - 1].append(literal)
+        tags.append(Self.valueMark)
+        values.append(literal)
     }
 }
 

@@ -23,28 +23,57 @@ struct PreparedTranslation: Sendable {
     let shapes: [[LiteralShape]]
     /// Whether each conjunct was translated (its stand-ins are in the template).
     let translated: [Bool]
+    /// Where each conjunct's leaves start in `Leaves.values`.
+    let leafStarts: [Int]
 
-    /// The captured values of `signature` as the leaves that replace the stand-ins, conjunct by
-    /// conjunct; nil when a value has no stored form or another shape than this template's.
-    func leaves(of signature: PredicateSignature) -> [[RecordValue]]? {
-        let literals = signature.literals
-        guard literals.count == shapes.count else { return nil }
-        var leaves: [[RecordValue]] = []
-        leaves.reserveCapacity(literals.count)
-        for (conjunct, values) in literals.enumerated() {
-            guard values.count == shapes[conjunct].count else { return nil }
-            var conjunctLeaves: [RecordValue] = []
-            for (value, shape) in zip(values, shapes[conjunct]) {
-                guard let value, LiteralShape(value) == shape else { return nil }
-                if translated[conjunct] { LiteralShape.appendLeaves(of: value, to: &conjunctLeaves) }
-            }
-            leaves.append(conjunctLeaves)
+    init(shapes: [[LiteralShape]], translated: [Bool]) {
+        self.shapes = shapes
+        self.translated = translated
+        var starts: [Int] = []
+        var count = 0
+        for (conjunct, conjunctShapes) in shapes.enumerated() {
+            starts.append(count)
+            if translated[conjunct] { count += conjunctShapes.reduce(0) { $0 + $1.leafCount } }
         }
-        return leaves
+        leafStarts = starts
+    }
+
+    /// The values that replace a template's stand-ins: every translated conjunct's, one after
+    /// another, in one list (a fetch binds a template).
+    struct Leaves {
+        var values: [RecordValue]
+        /// Where each conjunct's leaves start (the template's `leafStarts`).
+        var starts: [Int]
+
+        /// The leaf of stand-in `leaf` of `conjunct`.
+        subscript(conjunct: Int, leaf: Int) -> RecordValue { values[starts[conjunct] + leaf] }
+    }
+
+    /// The captured values of `signature` as the leaves that replace the stand-ins; nil when a
+    /// value has no stored form or another shape than this template's.
+    func leaves(of signature: PredicateSignature) -> Leaves? {
+        guard signature.conjunctCount == shapes.count else { return nil }
+        var leaves: [RecordValue] = []
+        leaves.reserveCapacity(signature.values.count)
+        var fits = true
+        signature.forEachConjunct { conjunct, values in
+            guard fits, values.count == shapes[conjunct].count else {
+                fits = false
+                return
+            }
+            for (value, shape) in zip(values, shapes[conjunct]) {
+                guard let value, LiteralShape(value) == shape else {
+                    fits = false
+                    return
+                }
+                if translated[conjunct] { LiteralShape.appendLeaves(of: value, to: &leaves) }
+            }
+        }
+        return fits ? Leaves(values: leaves, starts: leafStarts) : nil
     }
 
     /// `node` with every stand-in replaced by its leaf.
-    static func bind(_ node: QueryNode, to leaves: [[RecordValue]]) -> QueryNode {
+    static func bind(_ node: QueryNode, to leaves: Leaves) -> QueryNode {
         func bound(_ node: QueryNode) -> QueryNode {
             switch node {
             case .field, .element:
@@ -85,7 +114,7 @@ struct PreparedTranslation: Sendable {
             switch value {
             case .uuid(let uuid):
                 guard let (conjunct, leaf) = TranslationPreparation.standInPosition(uuid) else { return value }
-                return leaves[conjunct][leaf]
+                return leaves[conjunct, leaf]
             case .array(let items):
                 return .array(items.map(bound))
             default:
@@ -108,6 +137,15 @@ enum LiteralShape: Hashable, Sendable {
         case .null: self = .null
         case .array(let items): self = .array(items.map(LiteralShape.init))
         default: self = .leaf
+        }
+    }
+
+    /// How many values stand-ins replace in a value of this shape.
+    var leafCount: Int {
+        switch self {
+        case .null: 0
+        case .leaf: 1
+        case .array(let items): items.reduce(0) { $0 + $1.leafCount }
         }
     }
 
@@ -195,7 +233,8 @@ final class TranslationPreparation {
     /// `signature` collected: the same conjuncts, and in each translated conjunct the same values
     /// in the same order.
     func template(checkedAgainst signature: PredicateSignature) -> PreparedTranslation? {
-        let literals = signature.literals
+        var literals: [ArraySlice<RecordValue?>] = []
+        signature.forEachConjunct { _, values in literals.append(values) }
         guard literals.count == received.count, translated.count == received.count else { return nil }
         for (conjunct, values) in literals.enumerated() where translated[conjunct] {
             guard values.count == received[conjunct].count,

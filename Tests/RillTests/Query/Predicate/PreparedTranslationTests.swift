@@ -117,6 +117,18 @@ import Testing
             }
         ),
         (
+            "four quantifiers: five variables, the last past those a signature keeps in place",
+            { random in
+                let g = int(&random)
+                let h = int(&random)
+                let n = text(&random)
+                return #Predicate<Book> { (book: Book) -> Bool in
+                    (book.ingredients.contains { $0.grams > g } && book.ingredients.contains { $0.grams < h })
+                        && (book.ingredients.contains { $0.name == n } && book.ingredients.contains { $0.grams != g })
+                }
+            }
+        ),
+        (
             "optionals: coalescing and chaining",
             { random in
                 let s = text(&random)
