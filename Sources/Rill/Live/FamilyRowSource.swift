@@ -63,7 +63,7 @@ struct FamilyRowSource<Base: Sendable>: LiveRowSource {
         descriptor.fetchOffset = nil
         descriptor.fetchLimit = limit
         let executor = FamilyExecutor(
-            store: store, entity: entity, family: family, descriptor: descriptor, staged: [:],
+            store: store, entity: entity, family: family, descriptor: descriptor, staged: Dictionary(),
             transaction: transaction, predicate: predicate)
         return try executor.rows().map { FamilyRow(key: $0.key, model: $0.model) }
     }

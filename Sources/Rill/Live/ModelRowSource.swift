@@ -155,7 +155,7 @@ struct ModelRowSource<T: PersistentModel>: LiveRowSource {
                 entity: variant.entity, records: entity.recordsHandle, at: readAt)
         }
         let executor = QueryExecutor(
-            store: store, entity: entity, descriptor: descriptor, staged: [:], transaction: snapshot,
+            store: store, entity: entity, descriptor: descriptor, staged: Dictionary(), transaction: snapshot,
             predicate: predicate)
         guard let orderPaths else {
             // Rows compare by model: the executor orders them.
