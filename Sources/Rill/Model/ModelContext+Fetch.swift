@@ -66,6 +66,8 @@ extension ModelContext {
         }
     }
 
+    /// Inlined into the fetches, as the executor's initializers are (see `QueryExecutor`).
+    @inline(__always)
     private func executor<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryExecutor<T> {
         let name = T.entityName
         return QueryExecutor(
