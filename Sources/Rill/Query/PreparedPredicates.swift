@@ -23,14 +23,22 @@ enum PreparedPredicates {
         var model: ObjectIdentifier
     }
 
-    private struct Entry: @unchecked Sendable {
+    /// An object, so that a fetch reading the templates of its type copies a reference for each,
+    /// not its signature's and translation's lists.
+    private final class Entry: @unchecked Sendable {
         // Sendable: `decision` holds a `ModelPredicate` of the key's model type, immutable once
         // made; its predicate's values are those of the first predicate of the signature.
-        var signature: PredicateSignature
-        var translation: PreparedTranslation
+        let signature: PredicateSignature
+        let translation: PreparedTranslation
         /// A `Decision<T>`, `T` the key's model type: a reference, so that reading it back is a
         /// cast of a class the key already names, not a dynamic cast from `Any`.
-        var decision: AnyObject
+        let decision: AnyObject
+
+        init(signature: PredicateSignature, translation: PreparedTranslation, decision: AnyObject) {
+            self.signature = signature
+            self.translation = translation
+            self.decision = decision
+        }
     }
 
     /// The `ModelPredicate<T>` with stand-ins.

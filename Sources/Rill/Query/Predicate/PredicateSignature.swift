@@ -64,11 +64,15 @@ struct PredicateSignature: @unchecked Sendable {
     /// The signature of `expression` with `root` as the record's variable, when `expression` is of
     /// `type`: the expression's type as one that collects its signature, found once per type (a
     /// cast to the existential looks up the conformance, every condition of it, at each call).
-    init?<Expression: PreparablePredicateExpression>(
-        _ expression: Any, as type: Expression.Type, root: PredicateExpressions.VariableID
+    ///
+    /// Both existentials are opened by the call, and the expression is taken as `type` when the
+    /// two types are one: a dynamic cast from `Any` (boxing the expression first) cost a fetch
+    /// about a thousand instructions.
+    init?<Opened: StandardPredicateExpression<Bool>, Expression: PreparablePredicateExpression>(
+        _ expression: Opened, as type: Expression.Type, root: PredicateExpressions.VariableID
     ) {
-        guard let expression = expression as? Expression else { return nil }
-        self.init(expression, root: root)
+        guard Opened.self == Expression.self else { return nil }
+        self.init(unsafeBitCast(expression, to: Expression.self), root: root)
     }
 
     private init(_ expression: some PreparablePredicateExpression, root: PredicateExpressions.VariableID) {
