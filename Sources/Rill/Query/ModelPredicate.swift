@@ -32,19 +32,12 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// before the predicate is evaluated on it (see `RelationshipReads`).
     let relationshipFields: Set<String>
 
-    /// How `predicate` is decided: from a prepared translation of its signature when there is
-    /// one (see `PreparedTranslation`), else translated now.
-    init(_ predicate: Predicate<T>?) {
-        if let predicate, let prepared = PreparedPredicates.modelPredicate(for: predicate) {
-            self = prepared
-            return
-        }
-        self.init(translating: predicate)
-    }
-
-    /// `init(_:)` of `descriptor`'s predicate, read where it is: the optional predicate is then
-    /// looked at in one function, where handing a copy of it to `init(_:)` looked the metadata of
-    /// its types up, and copied it, in the caller and again in the callee.
+    /// How `descriptor`'s predicate is decided: from a prepared translation of its signature
+    /// when there is one (see `PreparedTranslation`), else translated now.
+    ///
+    /// The descriptor, not its predicate: the optional predicate is read where it is, in this one
+    /// function, where handing a copy of it to an initializer looked the metadata of its types up,
+    /// and copied it, in the caller and again in the callee.
     init(of descriptor: borrowing FetchDescriptor<T>) {
         if let predicate = descriptor.predicate, let prepared = PreparedPredicates.modelPredicate(for: predicate) {
             self = prepared

@@ -206,7 +206,7 @@ import Testing
         func make(_ url: URL) -> Predicate<PreparedHolder> { #Predicate { $0.link == url } }
         let relative = URL(string: "a/b", relativeTo: URL(string: "https://example.com/")!)!
         #expect(PreparedPredicates.modelPredicate(for: make(relative)) == nil)
-        #expect(ModelPredicate(make(relative)).exact == nil)
+        #expect(ModelPredicate(of: FetchDescriptor(predicate: make(relative))).exact == nil)
         let absolute = try #require(PreparedPredicates.modelPredicate(for: make(URL(string: "https://a.example/")!)))
         #expect(absolute.exact == .compare(.equal, .field(["link"]), .literal(.url("https://a.example/"))))
     }
