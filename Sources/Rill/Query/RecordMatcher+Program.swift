@@ -67,9 +67,18 @@ extension RecordMatcher {
         let pool: UnsafeBufferPointer<UInt8>
         let strings: UnsafeBufferPointer<Range<Int>>
         let slots: UnsafeMutableBufferPointer<Int>
-        /// The offset of a quantifier's current element (`Operand.elementSlot`).
-        let element: UnsafeMutablePointer<Int>
         let memo: UnsafeMutableBufferPointer<KeyMemo>
+
+        /// The range of `pool` holding the bytes every matching record holds
+        /// (`RecordMatcher.required`): the last of `strings`.
+        @inline(__always)
+        private var required: Range<Int> { strings[strings.count &- 1] }
+
+        /// The offset of a quantifier's current element (`Operand.elementSlot`): just past `slots`.
+        /// (Not a stored pointer: the program is copied for every record, through `memcpy` when it
+        /// is larger than 128 bytes.)
+        @inline(__always)
+        private var element: UnsafeMutablePointer<Int> { slots.baseAddress.unsafelyUnwrapped + slots.count }
 
         /// The offset of the value in `slot`: a field's, or the current element's.
         @inline(__always)
@@ -78,6 +87,14 @@ extension RecordMatcher {
         /// Decides `bytes`, a stored record.
         @inline(__always)
         func decide(_ bytes: UnsafeRawBufferPointer) -> Decision {
+            let required = self.required
+            if !required.isEmpty,
+                !RecordMatcher.search(
+                    .contains, in: bytes, for: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: pool[required])),
+                    foldsCase: false)
+            {
+                return .no
+            }
             let reader = RecordReader(bytes)
             guard RecordMatcher.locate(names: pool, ranges: strings, in: reader, slots: slots, memo: memo)
             else {

@@ -7,7 +7,8 @@ import Foundation
 /// Its answers are exactly `QueryEvaluator.matches`'s. Where it cannot be sure on the bytes alone
 /// it says `unknown`, and the caller evaluates the `RecordValue` as before:
 /// - a record whose bytes are malformed (the `RecordValue` path throws the error the store reports),
-///   or that is not a map at the top;
+///   or that is not a map at the top; but a record without the text the filter requires
+///   (`requiredBytes`) is `no` before it is read;
 /// Text is compared and searched on its bytes when it is ASCII (where `String`'s order is the
 /// bytes' and folding is ASCII case) and a pattern holds no CR or LF (`"\r\n"` is one
 /// `Character`); any other text (and every `like`) is made into `String`s and given to the
@@ -119,10 +120,15 @@ struct RecordMatcher {
     private(set) var nodes: [Program.Node] = []
     /// The bytes of the field names, path names, patterns and text constants, one after the other.
     private(set) var pool: [UInt8] = []
-    /// Ranges of `pool`: first the name of each slot's top-level field, then the names of paths.
+    /// Ranges of `pool`: first the name of each slot's top-level field, then the names of paths,
+    /// then `required`.
     private(set) var strings: [Range<Int>] = []
     /// The number of top-level fields the filter reads.
     let slotCount: Int
+    /// A range of `pool` holding bytes that every record the filter matches holds somewhere, so
+    /// that a record without them is decided without reading its fields (see `requiredBytes`);
+    /// empty when the filter requires none.
+    private(set) var required = 0..<0
 
     /// Compiles `filter`; nil when no part of it compiles, or when it reads the whole record.
     init?(_ filter: QueryNode) {
@@ -134,7 +140,49 @@ struct RecordMatcher {
         if case .unknown = test { return nil }
         for field in ordered { strings.append(store(Array(field.utf8))) }
         assemble(test)
+        if let bytes = Self.requiredBytes(test) { required = store(bytes) }
+        // Last, where the program reads it (see `Program.required`).
+        strings.append(required)
     }
+
+    /// The longest text that a record must hold, byte for byte, for `test` to be true of it: the
+    /// pattern of a case-sensitive `contains`, `beginswith` or `endswith`, or a text constant a
+    /// field equals, of a top-level field, in the `and` at the top of the filter. Text is stored
+    /// as its UTF-8, so a record that holds no such bytes is decided `no` on them alone.
+    ///
+    /// Only text that no other text equals is taken: ASCII without CR or LF, and none of the three
+    /// ASCII characters a single other scalar is canonically equivalent to (`K`, KELVIN SIGN;
+    /// `;`, GREEK QUESTION MARK; `` ` ``, GREEK VARIA), which `String` finds in text that does not
+    /// hold their bytes. Nor text that reads as a UUID, which a stored UUID equals.
+    ///
+    /// A record that is not well formed is then decided `no` when it lacks the bytes, without the
+    /// error the `RecordValue` path would report, as it is when an index leaves it out.
+    static func requiredBytes(_ test: Test) -> [UInt8]? {
+        func rigid(_ text: [UInt8]) -> Bool {
+            !text.isEmpty && text.allSatisfy { $0 < 0x80 && !unrigidBytes.contains($0) }
+        }
+        switch test {
+        case .and(let tests):
+            return tests.lazy.compactMap(requiredBytes).max { $0.count < $1.count }
+        case .text(let text):
+            guard text.operand.slot >= 0, text.operand.rest.isEmpty, text.test != .like, !text.hasOptions,
+                !text.needsStrings, rigid(text.pattern)
+            else { return nil }
+            return text.pattern
+        case .compare(.equal, let operand, .text(let constant), _):
+            guard operand.slot >= 0, operand.rest.isEmpty, rigid(constant),
+                UUID(uuidString: String(decoding: constant, as: UTF8.self)) == nil
+            else { return nil }
+            return constant
+        default:
+            return nil
+        }
+    }
+
+    /// The ASCII bytes `requiredBytes` does not take: CR and LF, and the three characters that a
+    /// single scalar outside ASCII is canonically equivalent to (`RecordMatcherTests` checks the
+    /// list against `String`'s own equality over every scalar).
+    static let unrigidBytes: [UInt8] = [0x0A, 0x0D, UInt8(ascii: "K"), UInt8(ascii: ";"), UInt8(ascii: "`")]
 
     /// Runs `body` with the matcher's program, readable through pointers for the length of the
     /// call, and scratch space for the fields' offsets and the keys' memo; nil when `matcher` is nil.
@@ -158,7 +206,7 @@ struct RecordMatcher {
                                             code: code, constants: constants, nodes: nodes, pool: pool,
                                             strings: strings,
                                             slots: UnsafeMutableBufferPointer(rebasing: slots[0..<matcher.slotCount]),
-                                            element: slots.baseAddress! + matcher.slotCount, memo: memo))
+                                            memo: memo))
                                 }
                             }
                         }

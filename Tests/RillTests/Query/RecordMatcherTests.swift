@@ -25,12 +25,15 @@ import Testing
             "ab\u{0}c", "日本", "🎉 party",
             // A first byte met again before the match: the search goes on past a candidate.
             "aab", "9a99999", "cacaf", "xbxab",
+            // Text that another text equals without its bytes: a stored UUID's, and the three ASCII
+            // characters a single other scalar is canonically equivalent to.
+            "01020304-0506-0708-090a-0b0c0d0e0f10", "a;b", "a\u{37E}b", "\u{1FEF}", "OK", "O\u{212A}",
         ]
         static let patterns = [
             "", "a", "A", "b", "ab", "AB", "abc", "99999", "9", "e", "E", "é", "K", "k", "\u{212A}", "\r", "\n", "\r\n",
             "b\r", "ss", "SS", "ff", "caf", "CAF", "café", " ", "~", "`", "^", "ra", "\u{301}",
             // `like` wildcards.
-            "*", "a*", "*b", "?", "c?f*", "*é*", "*99999*", "??",
+            "*", "a*", "*b", "?", "c?f*", "*é*", "*99999*", "??", ";", "a;", "OK", "O",
         ]
         static let doubles: [Double] = [
             .nan, .infinity, -.infinity, 0, -0.0, 1, -1, 1.5, -2.5, 99990, 99990.5, 1e300, -1e300, 0x1p63, -0x1p63,
@@ -301,9 +304,68 @@ import Testing
         #expect(decided > 1000, "only \(decided) string tests decided on the bytes")
     }
 
+    /// The ASCII text `RecordMatcher.requiredBytes` leaves out is exactly what `String` finds
+    /// equal to other text: over every Unicode scalar, those that equal an ASCII character, or
+    /// two, are equivalent to `K`, `;` and `` ` `` alone.
+    @Test func requiredBytesLeaveOutTheTextOthersEqual() {
+        var ascii: [String: [UInt8]] = [:]
+        for a in UInt8(0)..<0x80 {
+            ascii[String(UnicodeScalar(a))] = [a]
+            for b in UInt8(0)..<0x80 { ascii[String(UnicodeScalar(a)) + String(UnicodeScalar(b))] = [a, b] }
+        }
+        var equivalents: Set<UInt8> = []
+        for value in UInt32(0x80)...0x10FFFF {
+            guard let scalar = UnicodeScalar(value), let bytes = ascii[String(scalar)] else { continue }
+            #expect(bytes.count == 1, "U+\(String(value, radix: 16)) equals \(bytes)")
+            equivalents.formUnion(bytes)
+        }
+        #expect(equivalents == [UInt8(ascii: "K"), UInt8(ascii: ";"), UInt8(ascii: "`")])
+        #expect(equivalents.isSubset(of: RecordMatcher.unrigidBytes))
+    }
+
+    /// A filter whose `and` needs a field to hold or equal some text decides a record without
+    /// those bytes `no` before reading a field: even a record that is not well formed.
+    @Test func requiredBytesDecideWithoutReading() throws {
+        let contains = QueryNode.string(.contains, .field(["s"]), .literal(.string("bc")), [])
+        let equal = QueryNode.compare(.equal, .literal(.string("abcd")), .field(["s"]))
+        let good = RecordValue.map([RecordField(name: "s", value: .string("abcd"))]).recordBytes()
+        var lacking = good
+        lacking[lacking.count - 3] = 0xFF
+        for node in [contains, equal, .and([.compare(.greater, .field(["n"]), .literal(.int(1))), contains])] {
+            let matcher = try #require(RecordMatcher(node))
+            #expect(!matcher.required.isEmpty, "\(node)")
+            RecordMatcher.withProgram(matcher) { program in
+                lacking.withUnsafeBytes { #expect(program!.decide($0) == .no, "\(node)") }
+            }
+        }
+        for node in [contains, equal] {
+            RecordMatcher.withProgram(RecordMatcher(node)) { program in
+                good.withUnsafeBytes { #expect(program!.decide($0) == .yes, "\(node)") }
+            }
+        }
+        // None taken under `or` or `not`, with options, through a path, or of a UUID's text.
+        let none: [QueryNode] = [
+            .or([contains, .compare(.equal, .field(["n"]), .literal(.int(1)))]), .not(contains),
+            .string(.contains, .field(["s"]), .literal(.string("bc")), .caseInsensitive),
+            .string(.contains, .field(["m", "s"]), .literal(.string("bc")), []),
+            .string(.contains, .field(["s"]), .literal(.string("OK")), []),
+            .compare(.equal, .field(["s"]), .literal(.string("01020304-0506-0708-090a-0b0c0d0e0f10"))),
+        ]
+        for node in none { #expect(RecordMatcher(node)?.required.isEmpty != false, "\(node)") }
+        // A stored UUID equals its text, which the record does not hold.
+        let uuid = UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
+        let record = RecordValue.map([RecordField(name: "s", value: .uuid(uuid))])
+        let node = QueryNode.compare(.equal, .field(["s"]), .literal(.string(uuid.uuidString.lowercased())))
+        #expect(QueryEvaluator.matches(node, record))
+        RecordMatcher.withProgram(RecordMatcher(node)) { program in
+            record.recordBytes().withUnsafeBytes { #expect(program?.decide($0) != .no) }
+        }
+    }
+
     /// Malformed records are never decided: the `RecordValue` path reports them.
     @Test func malformedRecordsAreLeftToTheRecordValuePath() throws {
-        let node = QueryNode.compare(.equal, .field(["s"]), .literal(.string("a")))
+        // `>=`: no text the record must hold (see `requiredBytesDecideWithoutReading`).
+        let node = QueryNode.compare(.greaterOrEqual, .field(["s"]), .literal(.string("a")))
         let matcher = try #require(RecordMatcher(node))
         let good = RecordValue.map([RecordField(name: "s", value: .string("a"))]).recordBytes()
         var invalidText = good
