@@ -31,6 +31,9 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// The model's relationship fields the predicate looks through: resolved on each candidate
     /// before the predicate is evaluated on it (see `RelationshipReads`).
     let relationshipFields: Set<String>
+    /// The plan shared by the fetches of the prepared translation this is bound from; nil for a
+    /// predicate translated alone.
+    private(set) var preparedPlan: PreparedPlan?
 
     /// How `descriptor`'s predicate is decided: from a prepared translation of its signature
     /// when there is one (see `PreparedTranslation`), else translated now.
@@ -86,8 +89,9 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// This template's decision for `predicate`, a predicate of its signature: its stand-ins
     /// replaced by `leaves`, the predicate's captured values. The translation's `untranslated`
     /// is left empty (its descriptions would show the template's values).
-    func bound(to predicate: Predicate<T>, leaves: PreparedTranslation.Leaves) -> ModelPredicate {
+    func bound(to predicate: Predicate<T>, leaves: PreparedTranslation.Leaves, plan: PreparedPlan) -> ModelPredicate {
         var bound = self
+        bound.preparedPlan = plan
         if exact == nil { bound.predicate = predicate }
         if let translation, let node = translation.node {
             let boundNode = PreparedTranslation.bind(node, to: leaves)

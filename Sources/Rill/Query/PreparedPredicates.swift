@@ -33,6 +33,8 @@ enum PreparedPredicates {
         /// A `Decision<T>`, `T` the key's model type: a reference, so that reading it back is a
         /// cast of a class the key already names, not a dynamic cast from `Any`.
         let decision: AnyObject
+        /// The plan its fetches share.
+        let plan = PreparedPlan()
 
         init(signature: PredicateSignature, translation: PreparedTranslation, decision: AnyObject) {
             self.signature = signature
@@ -78,7 +80,8 @@ enum PreparedPredicates {
         for entry in templates?.entries ?? [] where entry.signature.hasSameStructure(as: signature) {
             guard let leaves = entry.translation.leaves(of: signature) else { continue }
             // The key names `T`: every decision under it is a `Decision<T>`.
-            return unsafeDowncast(entry.decision, to: Decision<T>.self).predicate.bound(to: predicate, leaves: leaves)
+            return unsafeDowncast(entry.decision, to: Decision<T>.self).predicate.bound(
+                to: predicate, leaves: leaves, plan: entry.plan)
         }
         guard signature.hasEveryLiteral,
             (templates?.entries.count ?? 0) < signaturesPerType, (templates?.failures ?? 0) < attemptsPerType
@@ -92,6 +95,7 @@ enum PreparedPredicates {
             table.withLock { $0[key, default: Templates(preparable: preparable)].failures += 1 }
             return nil
         }
+        let entry = Entry(signature: signature, translation: translation, decision: Decision(decision))
         table.withLock { table in
             // Another thread may have made the same template meanwhile.
             let entries = table[key]?.entries ?? []
@@ -100,10 +104,9 @@ enum PreparedPredicates {
                     $0.signature.hasSameStructure(as: signature) && $0.translation.shapes == translation.shapes
                 })
             else { return }
-            table[key, default: Templates(preparable: preparable)].entries.append(
-                Entry(signature: signature, translation: translation, decision: Decision(decision)))
+            table[key, default: Templates(preparable: preparable)].entries.append(entry)
         }
-        return decision.bound(to: predicate, leaves: leaves)
+        return decision.bound(to: predicate, leaves: leaves, plan: entry.plan)
     }
 
     /// How many templates the table holds for predicates of `predicate`'s expression type.

@@ -50,10 +50,11 @@ final class QueryExecution {
     ///     hold the stored values, which a record of an earlier version lacks.
     ///   - required: when `predicate` is not exact, a test each candidate's record must pass
     ///     before the caller sees it (the kind of a family's kind); part of `predicate` already.
+    ///   - prepared: the plan shared by the fetches of `predicate`'s prepared translation.
     init(
         store: Store, entity: EntityStorage, predicate: QueryNode?, isExact: Bool, sort: [QuerySortKey]?,
         limit: Int?, forceScan: Bool = false, transaction: StoreSnapshot?, evolution: RecordEvolution? = nil,
-        required: QueryNode? = nil
+        required: QueryNode? = nil, prepared: PreparedPlan? = nil
     ) {
         self.store = store
         self.entity = entity
@@ -73,7 +74,7 @@ final class QueryExecution {
                 counter: { index, ranges, bound in
                     // A failed count leaves the choice to the ranges, as without one.
                     (try? store.countKeys(of: index, in: ranges, upTo: bound, transaction: transaction)) ?? 0
-                })
+                }, prepared: prepared)
         if sort == nil { plan.isSorted = false }
         self.plan = plan
         // Index ranges that are exactly the predicate need no test at all.

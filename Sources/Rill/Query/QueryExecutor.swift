@@ -295,7 +295,7 @@ struct QueryExecutor<T: PersistentModel> {
             store: store, entity: current, predicate: predicate.translation?.node, isExact: predicate.exact != nil,
             sort: sort,
             limit: ordered ? QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit).end : nil,
-            transaction: transaction, required: predicate.recordTest)
+            transaction: transaction, required: predicate.recordTest, prepared: predicate.preparedPlan)
     }
 
     /// `sortBy` as field paths whose index-key order is the sort descriptors' order: key paths

@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 
 /// Chooses an index for a query's predicate and sort.
 ///
@@ -15,6 +16,8 @@ package enum QueryPlanner {
         var lower: (value: RecordValue, inclusive: Bool)?
         var upper: (value: RecordValue, inclusive: Bool)?
         var node: QueryNode
+        /// Its place among the conjuncts.
+        var position = 0
     }
 
     /// Counts the keys of `index` in `ranges`, stopping once it reaches `bound`; with nil
@@ -29,20 +32,31 @@ package enum QueryPlanner {
     ///   - limit: one past the last result the query keeps (offset and limit), nil for all.
     ///   - counter: counts index keys, to choose between ranges on one index and a walk of
     ///     another in the sort's order (see `prefersSortWalk`); without it the ranges are used.
+    ///   - prepared: the plan of earlier predicates of the same structure (a prepared fetch's),
+    ///     read and kept (see `PreparedPlan`).
     package static func plan(
         _ predicate: QueryNode?, sort: [QuerySortKey], limit: Int?, entity: EntityStorage,
-        counter: KeyCounter? = nil
+        counter: KeyCounter? = nil, prepared: PreparedPlan? = nil
     ) -> QueryPlan {
         let conjuncts = predicate.map(conjuncts) ?? []
+        let shape = prepared?.shape(for: entity, sort: sort, hasLimit: limit != nil)
+        if let shape, let plan = bind(shape, to: conjuncts) { return plan }
         if let best = bestRanges(for: conjuncts, entity: entity) {
             let plan = rangesPlan(best, sort: sort, conjuncts: conjuncts)
-            if !plan.isSorted, !sort.isEmpty, let limit, let counter,
+            // A choice the data settles is made for each query.
+            let countsKeys = !plan.isSorted && !sort.isEmpty && limit != nil && counter != nil
+            if countsKeys, let limit, let counter,
                 let walk = sortWalk(for: conjuncts, sort: sort, entity: entity, excluding: best.index),
                 let choice = prefersSortWalk(walk, over: best, limit: limit, counter: counter)
             {
                 var chosen = walk
                 chosen.choice = choice
                 return chosen
+            }
+            if let prepared, !countsKeys,
+                let kept = Self.shape(of: plan, best, conjuncts, entity: entity, sort: sort, limit: limit)
+            {
+                prepared.keep(kept)
             }
             return plan
         }
@@ -127,7 +141,7 @@ package enum QueryPlanner {
     private static func sortWalk(
         for conjuncts: [QueryNode], sort: [QuerySortKey], entity: EntityStorage, excluding excluded: IndexStorage
     ) -> QueryPlan? {
-        let conditions = conjuncts.compactMap(condition)
+        let conditions = conditions(of: conjuncts)
         for index in entity.indexes where index != excluded {
             if let ranges = ranges(for: index, conditions), ranges.ranges.count == 1 {
                 let plan = rangesPlan(ranges, sort: sort, conjuncts: conjuncts)
@@ -185,13 +199,15 @@ package enum QueryPlanner {
         var fixed: Int { score / 2 }
         /// The conditions the ranges serve.
         let used: [QueryNode]
+        /// Their places among the conjuncts, in the same order.
+        let positions: [Int]
         /// Whether the ranges hold exactly the records that meet `used`.
         let exact: Bool
     }
 
     /// The index with the best key ranges for `conjuncts`, if any serves them.
     private static func bestRanges(for conjuncts: [QueryNode], entity: EntityStorage) -> IndexRanges? {
-        let conditions = conjuncts.compactMap(condition)
+        let conditions = conditions(of: conjuncts)
         guard !conditions.isEmpty else { return nil }
         var best: IndexRanges?
         let indexes = entity.indexes
@@ -221,6 +237,28 @@ package enum QueryPlanner {
         }
         append(operands)
         return conjuncts
+    }
+
+    /// Whether `node` has the form of a condition an index may serve, whatever its values are:
+    /// when it gives no condition, its values decided (a NaN, a decimal, text in a range), and
+    /// other values of a prepared fetch may give one, so its plan is not kept.
+    private static func mayServe(_ node: QueryNode) -> Bool {
+        switch node {
+        case .compare(let op, .field, .literal), .compare(let op, .literal, .field): op != .notEqual
+        case .between(.field, .literal, .literal), .field, .isIn(.field, _): true
+        default: false
+        }
+    }
+
+    /// The conditions of the conjuncts an index can serve, each with its place.
+    private static func conditions(of conjuncts: [QueryNode]) -> [Condition] {
+        var conditions: [Condition] = []
+        for position in conjuncts.indices {
+            guard var condition = condition(conjuncts[position]) else { continue }
+            condition.position = position
+            conditions.append(condition)
+        }
+        return conditions
     }
 
     private static func condition(_ node: QueryNode) -> Condition? {
@@ -329,6 +367,7 @@ package enum QueryPlanner {
         var prefixes: [[UInt8]]?
         var score = 0
         var used: [QueryNode] = []
+        var positions: [Int] = []
         var exact = true
         // Positions in `conditions`: reading a condition in place copies none of its values.
         var rangeCondition: Int?
@@ -342,6 +381,7 @@ package enum QueryPlanner {
                     if cut { exact = false }
                     score += 2
                     used.append(conditions[equality].node)
+                    positions.append(conditions[equality].position)
                     continue
                 }
                 var next: [[UInt8]] = []
@@ -358,6 +398,7 @@ package enum QueryPlanner {
                 prefixes = next.count > 1 ? Array(Set(next)) : next
                 score += 2
                 used.append(conditions[equality].node)
+                positions.append(conditions[equality].position)
                 continue
             }
             rangeCondition = conditions.firstIndex { $0.path == path && ($0.lower != nil || $0.upper != nil) }
@@ -380,23 +421,197 @@ package enum QueryPlanner {
                     if candidate.lexicographicallyPrecedes(upperSuffix) { upperSuffix = candidate }
                 }
                 used.append(condition.node)
+                positions.append(condition.position)
             }
             score += 1
             let ranges =
                 prefixes.map { $0.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) } }
                 ?? [KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)]
-            return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
+            return IndexRanges(
+                index: index, ranges: ranges, score: score, used: used, positions: positions, exact: exact)
         }
         guard score > 0 else { return nil }
         guard let prefixes else {
             // One prefix (an equality, the common case): one range, nothing to sort.
             return IndexRanges(
                 index: index, ranges: [KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))],
-                score: score, used: used, exact: exact)
+                score: score, used: used, positions: positions, exact: exact)
         }
         let sorted = prefixes.count > 1 ? prefixes.sorted { $0.lexicographicallyPrecedes($1) } : prefixes
         let ranges = sorted.map { KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0)) }
-        return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
+        return IndexRanges(index: index, ranges: ranges, score: score, used: used, positions: positions, exact: exact)
+    }
+
+    // MARK: - Prepared plans
+
+    /// The shape of `plan`, made of `best`, to keep for predicates of the structure of
+    /// `conjuncts`; nil when it is not one to keep (see `PreparedPlan`): one range, of
+    /// comparisons with a value, an equality for each of its index's leading fields it fixes and
+    /// ranges on the next, and no conjunct of a condition's form whose values gave none.
+    private static func shape(
+        of plan: QueryPlan, _ best: IndexRanges, _ conjuncts: [QueryNode], entity: EntityStorage,
+        sort: [QuerySortKey], limit: Int?
+    ) -> PreparedPlan.Shape? {
+        guard best.ranges.count == 1,
+            conjuncts.allSatisfy({ condition($0) != nil || !mayServe($0) })
+        else { return nil }
+        var rangeBounds: (lower: UInt8, upper: UInt8)?
+        for (number, position) in best.positions.enumerated() {
+            guard let (op, value) = comparison(conjuncts[position]) else { return nil }
+            if number < best.fixed {
+                guard op == .equal else { return nil }
+            } else {
+                guard op != .equal, op != .notEqual else { return nil }
+                rangeBounds = classBounds(value)
+            }
+        }
+        return PreparedPlan.Shape(
+            entity: entity, sort: sort, hasLimit: limit != nil, index: best.index,
+            positions: best.positions, equalities: best.fixed, rangeBounds: rangeBounds,
+            conjunctCount: conjuncts.count, walk: plan.walk, isSorted: plan.isSorted)
+    }
+
+    /// The comparison of a field with a value, as `field op value`.
+    private static func comparison(_ node: QueryNode) -> (QueryComparison, RecordValue)? {
+        switch node {
+        case .compare(let op, .field, .literal(let value)):
+            return (op, value)
+        case .compare(let op, .literal(let value), .field):
+            let mirrored: QueryComparison =
+                switch op {
+                case .less: .greater
+                case .lessOrEqual: .greaterOrEqual
+                case .greater: .less
+                case .greaterOrEqual: .lessOrEqual
+                case .equal, .notEqual: op
+                }
+            return (mirrored, value)
+        default:
+            return nil
+        }
+    }
+
+    /// The plan of `shape` for `conjuncts`, which have the structure of those it was made for:
+    /// the shape's index, walk and order, and one range made of these conjuncts' values, as
+    /// `ranges(for:_:)` makes it; nil when a value does not key as the shape's did (a NaN, a
+    /// value of another class, text that spells a UUID, which is keyed twice), and the
+    /// conjuncts are then planned anew.
+    ///
+    /// The index is not chosen again: with comparisons of the same forms, of values that each
+    /// give a condition, the conditions are the same and so is the choice.
+    private static func bind(_ shape: PreparedPlan.Shape, to conjuncts: [QueryNode]) -> QueryPlan? {
+        guard conjuncts.count == shape.conjunctCount else { return nil }
+        let positions = shape.positions
+        var used: [QueryNode] = []
+        used.reserveCapacity(positions.count)
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(32)
+        var exact = true
+        let limit = shape.index.payloadLimit
+        for number in 0..<shape.equalities {
+            let node = conjuncts[positions[number]]
+            guard let (op, value) = comparison(node), op == .equal, equates(value) else { return nil }
+            if case .string(let text) = value, UUID(uuidString: text) != nil { return nil }
+            guard let cut = try? IndexKey.append(value, to: &prefix, payloadLimit: limit) else { return nil }
+            if cut { exact = false }
+            used.append(node)
+        }
+        let range: KeyRange
+        if let bounds = shape.rangeBounds {
+            // Every range condition on the field folded into one [lower, upper), as in `ranges(for:_:)`.
+            var lowerSuffix = [bounds.lower]
+            var upperSuffix = [bounds.upper]
+            for number in shape.equalities..<positions.count {
+                let node = conjuncts[positions[number]]
+                guard let (op, value) = comparison(node), ranges(value), classBounds(value) == bounds,
+                    let key = try? IndexKey.key(value)
+                else { return nil }
+                switch op {
+                case .greater, .greaterOrEqual:
+                    let candidate =
+                        op == .greaterOrEqual ? key : (IndexKey.successor(ofPrefix: key) ?? [bounds.upper])
+                    if candidate.lexicographicallyPrecedes(lowerSuffix) == false { lowerSuffix = candidate }
+                case .less, .lessOrEqual:
+                    let candidate = op == .lessOrEqual ? (IndexKey.successor(ofPrefix: key) ?? [bounds.upper]) : key
+                    if candidate.lexicographicallyPrecedes(upperSuffix) { upperSuffix = candidate }
+                case .equal, .notEqual:
+                    return nil
+                }
+                used.append(node)
+            }
+            range = KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)
+        } else {
+            range = KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))
+        }
+        var plan = QueryPlan(access: .ranges(shape.index, [range], conditions: used), isSorted: shape.isSorted)
+        plan.walk = shape.walk
+        if exact {
+            plan.coversPredicate = shape.usesEveryConjunct || conjuncts.allSatisfy(used.contains)
+        }
+        return plan
+    }
+}
+
+/// The plan that fetches of one prepared translation share (see `PreparedTranslation`), as a
+/// prepared statement keeps its plan: which index, and which of the predicate's conjuncts give
+/// its ranges. Each fetch makes the ranges of its own values (`QueryPlanner.bind`).
+///
+/// Kept only for plans of index ranges chosen on the predicate's structure alone: not when the
+/// planner counted keys to choose (ranges against a walk in the sort's order, which depends on
+/// the values), nor when a conjunct of a condition's form gave none for its values (a NaN: a
+/// number in its place would serve), nor for scans, unions and walks of a whole index. Held for one entity, sort and
+/// presence of a limit at a time, the last planned: a fetch of another store or sort plans anew.
+package final class PreparedPlan: Sendable {
+    /// A kept plan: its index and walk, and which conjuncts give its range (`QueryPlanner.bind`).
+    final class Shape: Sendable {
+        let entity: EntityStorage
+        let sort: [QuerySortKey]
+        let hasLimit: Bool
+        let index: IndexStorage
+        /// The conjuncts that give the range: an equality for each of the first `equalities`
+        /// fields of the index, then the comparisons that bound the next, in `rangeBounds`.
+        let positions: [Int]
+        let equalities: Int
+        let rangeBounds: (lower: UInt8, upper: UInt8)?
+        let conjunctCount: Int
+        /// Whether `positions` are those of every conjunct.
+        let usesEveryConjunct: Bool
+        let walk: QueryPlan.Walk
+        let isSorted: Bool
+
+        init(
+            entity: EntityStorage, sort: [QuerySortKey], hasLimit: Bool, index: IndexStorage, positions: [Int],
+            equalities: Int, rangeBounds: (lower: UInt8, upper: UInt8)?, conjunctCount: Int, walk: QueryPlan.Walk,
+            isSorted: Bool
+        ) {
+            self.entity = entity
+            self.sort = sort
+            self.hasLimit = hasLimit
+            self.index = index
+            self.positions = positions
+            self.equalities = equalities
+            self.rangeBounds = rangeBounds
+            self.conjunctCount = conjunctCount
+            usesEveryConjunct = Set(positions).count == conjunctCount
+            self.walk = walk
+            self.isSorted = isSorted
+        }
+    }
+
+    private let kept = Lock<Shape?>(nil)
+
+    package init() {}
+
+    /// The shape kept for plans of `entity` with `sort`, if that is the one kept.
+    func shape(for entity: EntityStorage, sort: [QuerySortKey], hasLimit: Bool) -> Shape? {
+        guard let shape = kept.withLock({ $0 }), shape.hasLimit == hasLimit, shape.entity == entity,
+            shape.sort == sort
+        else { return nil }
+        return shape
+    }
+
+    func keep(_ shape: Shape) {
+        kept.withLock { $0 = shape }
     }
 }
 
