@@ -16,8 +16,6 @@ package enum QueryPlanner {
         var lower: (value: RecordValue, inclusive: Bool)?
         var upper: (value: RecordValue, inclusive: Bool)?
         var node: QueryNode
-        /// Its place among the conjuncts.
-        var position = 0
     }
 
     /// Counts the keys of `index` in `ranges`, stopping once it reaches `bound`; with nil
@@ -141,7 +139,7 @@ package enum QueryPlanner {
     private static func sortWalk(
         for conjuncts: [QueryNode], sort: [QuerySortKey], entity: EntityStorage, excluding excluded: IndexStorage
     ) -> QueryPlan? {
-        let conditions = conditions(of: conjuncts)
+        let conditions = conjuncts.compactMap(condition)
         for index in entity.indexes where index != excluded {
             if let ranges = ranges(for: index, conditions), ranges.ranges.count == 1 {
                 let plan = rangesPlan(ranges, sort: sort, conjuncts: conjuncts)
@@ -199,15 +197,13 @@ package enum QueryPlanner {
         var fixed: Int { score / 2 }
         /// The conditions the ranges serve.
         let used: [QueryNode]
-        /// Their places among the conjuncts, in the same order.
-        let positions: [Int]
         /// Whether the ranges hold exactly the records that meet `used`.
         let exact: Bool
     }
 
     /// The index with the best key ranges for `conjuncts`, if any serves them.
     private static func bestRanges(for conjuncts: [QueryNode], entity: EntityStorage) -> IndexRanges? {
-        let conditions = conditions(of: conjuncts)
+        let conditions = conjuncts.compactMap(condition)
         guard !conditions.isEmpty else { return nil }
         var best: IndexRanges?
         let indexes = entity.indexes
@@ -248,17 +244,6 @@ package enum QueryPlanner {
         case .between(.field, .literal, .literal), .field, .isIn(.field, _): true
         default: false
         }
-    }
-
-    /// The conditions of the conjuncts an index can serve, each with its place.
-    private static func conditions(of conjuncts: [QueryNode]) -> [Condition] {
-        var conditions: [Condition] = []
-        for position in conjuncts.indices {
-            guard var condition = condition(conjuncts[position]) else { continue }
-            condition.position = position
-            conditions.append(condition)
-        }
-        return conditions
     }
 
     private static func condition(_ node: QueryNode) -> Condition? {
@@ -367,7 +352,6 @@ package enum QueryPlanner {
         var prefixes: [[UInt8]]?
         var score = 0
         var used: [QueryNode] = []
-        var positions: [Int] = []
         var exact = true
         // Positions in `conditions`: reading a condition in place copies none of its values.
         var rangeCondition: Int?
@@ -381,7 +365,6 @@ package enum QueryPlanner {
                     if cut { exact = false }
                     score += 2
                     used.append(conditions[equality].node)
-                    positions.append(conditions[equality].position)
                     continue
                 }
                 var next: [[UInt8]] = []
@@ -398,7 +381,6 @@ package enum QueryPlanner {
                 prefixes = next.count > 1 ? Array(Set(next)) : next
                 score += 2
                 used.append(conditions[equality].node)
-                positions.append(conditions[equality].position)
                 continue
             }
             rangeCondition = conditions.firstIndex { $0.path == path && ($0.lower != nil || $0.upper != nil) }
@@ -421,25 +403,23 @@ package enum QueryPlanner {
                     if candidate.lexicographicallyPrecedes(upperSuffix) { upperSuffix = candidate }
                 }
                 used.append(condition.node)
-                positions.append(condition.position)
             }
             score += 1
             let ranges =
                 prefixes.map { $0.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) } }
                 ?? [KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)]
-            return IndexRanges(
-                index: index, ranges: ranges, score: score, used: used, positions: positions, exact: exact)
+            return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
         }
         guard score > 0 else { return nil }
         guard let prefixes else {
             // One prefix (an equality, the common case): one range, nothing to sort.
             return IndexRanges(
                 index: index, ranges: [KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))],
-                score: score, used: used, positions: positions, exact: exact)
+                score: score, used: used, exact: exact)
         }
         let sorted = prefixes.count > 1 ? prefixes.sorted { $0.lexicographicallyPrecedes($1) } : prefixes
         let ranges = sorted.map { KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0)) }
-        return IndexRanges(index: index, ranges: ranges, score: score, used: used, positions: positions, exact: exact)
+        return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
     }
 
     // MARK: - Prepared plans
@@ -455,8 +435,16 @@ package enum QueryPlanner {
         guard best.ranges.count == 1,
             conjuncts.allSatisfy({ condition($0) != nil || !mayServe($0) })
         else { return nil }
+        // The place of each condition used: the first conjunct equal to it is the one the ranges
+        // took (they take the first equality on a field, and every range on the next). Two equal
+        // conjuncts would be two places of one node, which other values may tell apart.
+        var positions: [Int] = []
+        for node in best.used {
+            guard let position = conjuncts.firstIndex(of: node), !positions.contains(position) else { return nil }
+            positions.append(position)
+        }
         var rangeBounds: (lower: UInt8, upper: UInt8)?
-        for (number, position) in best.positions.enumerated() {
+        for (number, position) in positions.enumerated() {
             guard let (op, value) = comparison(conjuncts[position]) else { return nil }
             if number < best.fixed {
                 guard op == .equal else { return nil }
@@ -467,7 +455,7 @@ package enum QueryPlanner {
         }
         return PreparedPlan.Shape(
             entity: entity, sort: sort, hasLimit: limit != nil, index: best.index,
-            positions: best.positions, equalities: best.fixed, rangeBounds: rangeBounds,
+            positions: positions, equalities: best.fixed, rangeBounds: rangeBounds,
             conjunctCount: conjuncts.count, walk: plan.walk, isSorted: plan.isSorted)
     }
 

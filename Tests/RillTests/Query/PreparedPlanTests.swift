@@ -95,6 +95,16 @@ import Testing
             }
         ),
         (
+            "n == a && n == b, d > x && d > y (conjuncts that are often equal)",
+            { random in
+                let a = Int.random(in: 0...2, using: &random)
+                let b = Int.random(in: 0...2, using: &random)
+                let x = Double(Int.random(in: -1...1, using: &random))
+                let y = Double(Int.random(in: -1...1, using: &random))
+                return FetchDescriptor(predicate: #Predicate<Item> { $0.n == a && $0.n == b && $0.d > x && $0.d > y })
+            }
+        ),
+        (
             "k == a && n > b",
             { random in
                 let a = Int.random(in: 0...3, using: &random)
