@@ -251,15 +251,7 @@ package enum QueryPlanner {
         case .compare(let op, .field(let path), .literal(let value)):
             return condition(path, op, value, node)
         case .compare(let op, .literal(let value), .field(let path)):
-            let mirrored: QueryComparison =
-                switch op {
-                case .less: .greater
-                case .lessOrEqual: .greaterOrEqual
-                case .greater: .less
-                case .greaterOrEqual: .lessOrEqual
-                case .equal, .notEqual: op
-                }
-            return condition(path, mirrored, value, node)
+            return condition(path, op.mirrored, value, node)
         case .between(.field(let path), .literal(let lower), .literal(let upper)):
             guard ranges(lower), ranges(upper), sameClass(lower, upper) else { return nil }
             return Condition(path: path, lower: (lower, true), upper: (upper, true), node: node)
@@ -395,12 +387,12 @@ package enum QueryPlanner {
             for condition in conditions where condition.path == rangePath && condition.values == nil {
                 guard classBounds((condition.lower ?? condition.upper)!.value) == bounds else { continue }
                 if let (value, inclusive) = condition.lower, let key = try? IndexKey.key(value) {
-                    let candidate = inclusive ? key : (IndexKey.successor(ofPrefix: key) ?? [bounds.upper])
-                    if candidate.lexicographicallyPrecedes(lowerSuffix) == false { lowerSuffix = candidate }
+                    narrow(
+                        &lowerSuffix, &upperSuffix, by: key, below: true, inclusive: inclusive, classEnd: bounds.upper)
                 }
                 if let (value, inclusive) = condition.upper, let key = try? IndexKey.key(value) {
-                    let candidate = inclusive ? (IndexKey.successor(ofPrefix: key) ?? [bounds.upper]) : key
-                    if candidate.lexicographicallyPrecedes(upperSuffix) { upperSuffix = candidate }
+                    narrow(
+                        &lowerSuffix, &upperSuffix, by: key, below: false, inclusive: inclusive, classEnd: bounds.upper)
                 }
                 used.append(condition.node)
             }
@@ -420,6 +412,22 @@ package enum QueryPlanner {
         let sorted = prefixes.count > 1 ? prefixes.sorted { $0.lexicographicallyPrecedes($1) } : prefixes
         let ranges = sorted.map { KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0)) }
         return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
+    }
+
+    /// Narrows `[lower, upper)`, suffixes of a range of one field's keys in a class of values
+    /// whose tags end before `classEnd`, by a bound on the field: `key` from below (`>`, `>=`)
+    /// or from above, inclusive or not.
+    private static func narrow(
+        _ lower: inout [UInt8], _ upper: inout [UInt8], by key: [UInt8], below: Bool, inclusive: Bool,
+        classEnd: UInt8
+    ) {
+        if below {
+            let candidate = inclusive ? key : (IndexKey.successor(ofPrefix: key) ?? [classEnd])
+            if !candidate.lexicographicallyPrecedes(lower) { lower = candidate }
+        } else {
+            let candidate = inclusive ? (IndexKey.successor(ofPrefix: key) ?? [classEnd]) : key
+            if candidate.lexicographicallyPrecedes(upper) { upper = candidate }
+        }
     }
 
     // MARK: - Prepared plans
@@ -465,15 +473,7 @@ package enum QueryPlanner {
         case .compare(let op, .field, .literal(let value)):
             return (op, value)
         case .compare(let op, .literal(let value), .field):
-            let mirrored: QueryComparison =
-                switch op {
-                case .less: .greater
-                case .lessOrEqual: .greaterOrEqual
-                case .greater: .less
-                case .greaterOrEqual: .lessOrEqual
-                case .equal, .notEqual: op
-                }
-            return (mirrored, value)
+            return (op.mirrored, value)
         default:
             return nil
         }
@@ -515,13 +515,10 @@ package enum QueryPlanner {
                     let key = try? IndexKey.key(value)
                 else { return nil }
                 switch op {
-                case .greater, .greaterOrEqual:
-                    let candidate =
-                        op == .greaterOrEqual ? key : (IndexKey.successor(ofPrefix: key) ?? [bounds.upper])
-                    if candidate.lexicographicallyPrecedes(lowerSuffix) == false { lowerSuffix = candidate }
-                case .less, .lessOrEqual:
-                    let candidate = op == .lessOrEqual ? (IndexKey.successor(ofPrefix: key) ?? [bounds.upper]) : key
-                    if candidate.lexicographicallyPrecedes(upperSuffix) { upperSuffix = candidate }
+                case .greater, .greaterOrEqual, .less, .lessOrEqual:
+                    narrow(
+                        &lowerSuffix, &upperSuffix, by: key, below: op == .greater || op == .greaterOrEqual,
+                        inclusive: op == .greaterOrEqual || op == .lessOrEqual, classEnd: bounds.upper)
                 case .equal, .notEqual:
                     return nil
                 }
