@@ -56,7 +56,7 @@ extension Store {
             guard !run.value.ids.isEmpty else { return true }
             defer { run.value.clear() }
             if run.value.isCut { return try handOnCut(run.value.ids.arrays()) }
-            // A run of one record, the usual case where the values are distinct: handed on as it is.
+            // A run of one record (of a key listing several, or a cut value's): handed on as it is.
             if run.value.ids.count == 1 { return try run.value.ids.withFirst(emit) }
             return try run.value.ids.forEach(sorted: true, emit)
         }
@@ -85,14 +85,38 @@ extension Store {
             }
             return true
         }
+        // The last key read while it is a run of one record so far, the usual case where the
+        // values are distinct: held where LMDB keeps it (its bytes stay put for the read
+        // transaction), not copied into the run, and handed on once the next key differs.
+        var pending: (key: UnsafeRawBufferPointer, end: Int, length: Int)?
+        func handOnPending() throws -> Bool {
+            guard let held = pending else { return true }
+            pending = nil
+            return try emit(UnsafeRawBufferPointer(rebasing: held.key[held.length...]))
+        }
         func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool {
             let extent = try Self.runExtent(of: key, index, fields: fieldCount, entity: entity.name)
             let prefix = UnsafeRawBufferPointer(rebasing: key[..<extent.end])
+            if let held = pending {
+                if !extent.isCut, sameBytes(UnsafeRawBufferPointer(rebasing: held.key[..<held.end]), prefix) {
+                    // A tie: the held record begins a run of several.
+                    pending = nil
+                    run.value.prefix.append(contentsOf: prefix.assumingMemoryBound(to: UInt8.self))
+                    run.value.isCut = false
+                    run.value.ids.append(UnsafeRawBufferPointer(rebasing: held.key[held.length...]))
+                } else {
+                    guard try handOnPending() else { return false }
+                }
+            }
             let continues =
                 !run.value.ids.isEmpty && run.value.isCut == extent.isCut
                 && run.value.prefix.withUnsafeBytes { sameBytes($0, prefix) }
             if !continues {
                 guard try flush() else { return false }
+                if value.isEmpty, !extent.isCut {
+                    pending = (key, extent.end, extent.length)
+                    return true
+                }
                 run.value.prefix.append(contentsOf: prefix.assumingMemoryBound(to: UInt8.self))
                 run.value.isCut = extent.isCut
             }
@@ -110,7 +134,8 @@ extension Store {
             reverse
             ? try txn.forEachEntryBackwards(of: index, from: range.lower, before: range.upper, visit)
             : try Self.forEachIndexEntry(of: index, in: range, txn: txn, visit)
-        return try completed && flush()
+        // At most one of the two holds records: a key is held only once the run is handed on.
+        return try completed && handOnPending() && flush()
     }
 
     /// Where a key's run ends (after its first `fields` values, or after the first of them that is

@@ -92,7 +92,8 @@ extension QueryParserState {
             return try parseParenthesized()
         case .dollar:
             return try parseElementPath()
-        case .name(let name, quoted: false) where name.lowercased() == "count" && symbol(peek()) == .leftParen:
+        // The parenthesis first: it is cheap to test, and every field name would be lowercased.
+        case .name(let name, quoted: false) where symbol(peek()) == .leftParen && name.lowercased() == "count":
             return try parseCount()
         default:
             return try parseLeaf(after: after)
