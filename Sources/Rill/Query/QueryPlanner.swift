@@ -9,7 +9,7 @@ import RillLocks
 /// record is among them.
 package enum QueryPlanner {
     /// A condition on one field that an index can serve.
-    private struct Condition {
+    struct Condition {
         var path: [String]
         /// Equality with any of these values (an `in` list, or one value).
         var values: [RecordValue]?
@@ -72,7 +72,7 @@ package enum QueryPlanner {
 
     /// The plan that reads `best`'s ranges: in the sort's order when they are one range whose
     /// walk gives it.
-    private static func rangesPlan(_ best: IndexRanges, sort: [QuerySortKey], conjuncts: [QueryNode]) -> QueryPlan {
+    static func rangesPlan(_ best: IndexRanges, sort: [QuerySortKey], conjuncts: [QueryNode]) -> QueryPlan {
         // One range that fixes every indexed field walks in identifier order (the key's last
         // part), which is the order of a query without a sort.
         let fixesEveryField = best.fixed == best.index.fieldPaths.count
@@ -188,7 +188,7 @@ package enum QueryPlanner {
     ///
     /// A struct rather than a tuple: the planner runs for every query, and an optional tuple of
     /// references is copied whole (each of its references retained) wherever one member is read.
-    private struct IndexRanges {
+    struct IndexRanges {
         let index: IndexStorage
         let ranges: [KeyRange]
         /// Two points for each leading field fixed by equality, one for a range on the next.
@@ -238,7 +238,7 @@ package enum QueryPlanner {
     /// Whether `node` has the form of a condition an index may serve, whatever its values are:
     /// when it gives no condition, its values decided (a NaN, a decimal, text in a range), and
     /// other values of a prepared fetch may give one, so its plan is not kept.
-    private static func mayServe(_ node: QueryNode) -> Bool {
+    static func mayServe(_ node: QueryNode) -> Bool {
         switch node {
         case .compare(let op, .field, .literal), .compare(let op, .literal, .field): op != .notEqual
         case .between(.field, .literal, .literal), .field, .isIn(.field, _): true
@@ -246,7 +246,7 @@ package enum QueryPlanner {
         }
     }
 
-    private static func condition(_ node: QueryNode) -> Condition? {
+    static func condition(_ node: QueryNode) -> Condition? {
         switch node {
         case .compare(let op, .field(let path), .literal(let value)):
             return condition(path, op, value, node)
@@ -292,7 +292,7 @@ package enum QueryPlanner {
     }
 
     /// Values whose index-key equality is the predicate's equality.
-    private static func equates(_ value: RecordValue) -> Bool {
+    static func equates(_ value: RecordValue) -> Bool {
         switch value {
         case .null, .bool, .int, .uint, .string, .date, .uuid: true
         case .double(let d): !d.isNaN
@@ -303,7 +303,7 @@ package enum QueryPlanner {
 
     /// Values whose index-key order is the predicate's order. Strings are excluded: Swift's `<`
     /// departs from the keys' (NFC) order for some strings with combining marks.
-    private static func ranges(_ value: RecordValue) -> Bool {
+    static func ranges(_ value: RecordValue) -> Bool {
         switch value {
         case .int, .uint, .date, .bool: true
         case .double(let d): !d.isNaN
@@ -316,7 +316,7 @@ package enum QueryPlanner {
     /// Numbers end before NaN (`0x25`), which no ordering comparison holds for: an open range
     /// (`price > 10`) must not reach the NaNs that sort after +infinity. Two tags rather than two
     /// arrays: the planner runs for every query.
-    private static func classBounds(_ value: RecordValue) -> (lower: UInt8, upper: UInt8) {
+    static func classBounds(_ value: RecordValue) -> (lower: UInt8, upper: UInt8) {
         switch value {
         case .null: (0x05, 0x06)
         case .bool: (0x10, 0x12)
@@ -336,7 +336,7 @@ package enum QueryPlanner {
     /// field fixed by equality, one for a range on the next), the conditions used, and whether the
     /// ranges hold exactly the records that meet them: not when an equality's value is a long one,
     /// which keys keep only a prefix of (records with other values that share it are in the range).
-    private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
+    static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
         // One prefix, the usual case (no `in` list), is extended in place; `prefixes` holds them
         // once an `in` list makes several.
         var prefix: [UInt8] = []
@@ -417,7 +417,7 @@ package enum QueryPlanner {
     /// Narrows `[lower, upper)`, suffixes of a range of one field's keys in a class of values
     /// whose tags end before `classEnd`, by a bound on the field: `key` from below (`>`, `>=`)
     /// or from above, inclusive or not.
-    private static func narrow(
+    static func narrow(
         _ lower: inout [UInt8], _ upper: inout [UInt8], by key: [UInt8], below: Bool, inclusive: Bool,
         classEnd: UInt8
     ) {
@@ -428,175 +428,6 @@ package enum QueryPlanner {
             let candidate = inclusive ? (IndexKey.successor(ofPrefix: key) ?? [classEnd]) : key
             if candidate.lexicographicallyPrecedes(upper) { upper = candidate }
         }
-    }
-
-    // MARK: - Prepared plans
-
-    /// The shape of `plan`, made of `best`, to keep for predicates of the structure of
-    /// `conjuncts`; nil when it is not one to keep (see `PreparedPlan`): one range, of
-    /// comparisons with a value, an equality for each of its index's leading fields it fixes and
-    /// ranges on the next, and no conjunct of a condition's form whose values gave none.
-    private static func shape(
-        of plan: QueryPlan, _ best: IndexRanges, _ conjuncts: [QueryNode], entity: EntityStorage,
-        sort: [QuerySortKey], limit: Int?
-    ) -> PreparedPlan.Shape? {
-        guard best.ranges.count == 1,
-            conjuncts.allSatisfy({ condition($0) != nil || !mayServe($0) })
-        else { return nil }
-        // The place of each condition used: the first conjunct equal to it is the one the ranges
-        // took (they take the first equality on a field, and every range on the next). Two equal
-        // conjuncts would be two places of one node, which other values may tell apart.
-        var positions: [Int] = []
-        for node in best.used {
-            guard let position = conjuncts.firstIndex(of: node), !positions.contains(position) else { return nil }
-            positions.append(position)
-        }
-        var rangeBounds: (lower: UInt8, upper: UInt8)?
-        for (number, position) in positions.enumerated() {
-            guard let (op, value) = comparison(conjuncts[position]) else { return nil }
-            if number < best.fixed {
-                guard op == .equal else { return nil }
-            } else {
-                guard op != .equal, op != .notEqual else { return nil }
-                rangeBounds = classBounds(value)
-            }
-        }
-        return PreparedPlan.Shape(
-            entity: entity, sort: sort, hasLimit: limit != nil, index: best.index,
-            positions: positions, equalities: best.fixed, rangeBounds: rangeBounds,
-            conjunctCount: conjuncts.count, walk: plan.walk, isSorted: plan.isSorted)
-    }
-
-    /// The comparison of a field with a value, as `field op value`.
-    private static func comparison(_ node: QueryNode) -> (QueryComparison, RecordValue)? {
-        switch node {
-        case .compare(let op, .field, .literal(let value)):
-            return (op, value)
-        case .compare(let op, .literal(let value), .field):
-            return (op.mirrored, value)
-        default:
-            return nil
-        }
-    }
-
-    /// The plan of `shape` for `conjuncts`, which have the structure of those it was made for:
-    /// the shape's index, walk and order, and one range made of these conjuncts' values, as
-    /// `ranges(for:_:)` makes it; nil when a value does not key as the shape's did (a NaN, a
-    /// value of another class, text that spells a UUID, which is keyed twice), and the
-    /// conjuncts are then planned anew.
-    ///
-    /// The index is not chosen again: with comparisons of the same forms, of values that each
-    /// give a condition, the conditions are the same and so is the choice.
-    private static func bind(_ shape: PreparedPlan.Shape, to conjuncts: [QueryNode]) -> QueryPlan? {
-        guard conjuncts.count == shape.conjunctCount else { return nil }
-        let positions = shape.positions
-        var used: [QueryNode] = []
-        used.reserveCapacity(positions.count)
-        var prefix: [UInt8] = []
-        prefix.reserveCapacity(32)
-        var exact = true
-        let limit = shape.index.payloadLimit
-        for number in 0..<shape.equalities {
-            let node = conjuncts[positions[number]]
-            guard let (op, value) = comparison(node), op == .equal, equates(value) else { return nil }
-            if case .string(let text) = value, UUID(uuidString: text) != nil { return nil }
-            guard let cut = try? IndexKey.append(value, to: &prefix, payloadLimit: limit) else { return nil }
-            if cut { exact = false }
-            used.append(node)
-        }
-        let range: KeyRange
-        if let bounds = shape.rangeBounds {
-            // Every range condition on the field folded into one [lower, upper), as in `ranges(for:_:)`.
-            var lowerSuffix = [bounds.lower]
-            var upperSuffix = [bounds.upper]
-            for number in shape.equalities..<positions.count {
-                let node = conjuncts[positions[number]]
-                guard let (op, value) = comparison(node), ranges(value), classBounds(value) == bounds,
-                    let key = try? IndexKey.key(value)
-                else { return nil }
-                switch op {
-                case .greater, .greaterOrEqual, .less, .lessOrEqual:
-                    narrow(
-                        &lowerSuffix, &upperSuffix, by: key, below: op == .greater || op == .greaterOrEqual,
-                        inclusive: op == .greaterOrEqual || op == .lessOrEqual, classEnd: bounds.upper)
-                case .equal, .notEqual:
-                    return nil
-                }
-                used.append(node)
-            }
-            range = KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)
-        } else {
-            range = KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))
-        }
-        var plan = QueryPlan(access: .ranges(shape.index, [range], conditions: used), isSorted: shape.isSorted)
-        plan.walk = shape.walk
-        if exact {
-            plan.coversPredicate = shape.usesEveryConjunct || conjuncts.allSatisfy(used.contains)
-        }
-        return plan
-    }
-}
-
-/// The plan that fetches of one prepared translation share (see `PreparedTranslation`), as a
-/// prepared statement keeps its plan: which index, and which of the predicate's conjuncts give
-/// its ranges. Each fetch makes the ranges of its own values (`QueryPlanner.bind`).
-///
-/// Kept only for plans of index ranges chosen on the predicate's structure alone: not when the
-/// planner counted keys to choose (ranges against a walk in the sort's order, which depends on
-/// the values), nor when a conjunct of a condition's form gave none for its values (a NaN: a
-/// number in its place would serve), nor for scans, unions and walks of a whole index. Held for one entity, sort and
-/// presence of a limit at a time, the last planned: a fetch of another store or sort plans anew.
-package final class PreparedPlan: Sendable {
-    /// A kept plan: its index and walk, and which conjuncts give its range (`QueryPlanner.bind`).
-    final class Shape: Sendable {
-        let entity: EntityStorage
-        let sort: [QuerySortKey]
-        let hasLimit: Bool
-        let index: IndexStorage
-        /// The conjuncts that give the range: an equality for each of the first `equalities`
-        /// fields of the index, then the comparisons that bound the next, in `rangeBounds`.
-        let positions: [Int]
-        let equalities: Int
-        let rangeBounds: (lower: UInt8, upper: UInt8)?
-        let conjunctCount: Int
-        /// Whether `positions` are those of every conjunct.
-        let usesEveryConjunct: Bool
-        let walk: QueryPlan.Walk
-        let isSorted: Bool
-
-        init(
-            entity: EntityStorage, sort: [QuerySortKey], hasLimit: Bool, index: IndexStorage, positions: [Int],
-            equalities: Int, rangeBounds: (lower: UInt8, upper: UInt8)?, conjunctCount: Int, walk: QueryPlan.Walk,
-            isSorted: Bool
-        ) {
-            self.entity = entity
-            self.sort = sort
-            self.hasLimit = hasLimit
-            self.index = index
-            self.positions = positions
-            self.equalities = equalities
-            self.rangeBounds = rangeBounds
-            self.conjunctCount = conjunctCount
-            usesEveryConjunct = Set(positions).count == conjunctCount
-            self.walk = walk
-            self.isSorted = isSorted
-        }
-    }
-
-    private let kept = Lock<Shape?>(nil)
-
-    package init() {}
-
-    /// The shape kept for plans of `entity` with `sort`, if that is the one kept.
-    func shape(for entity: EntityStorage, sort: [QuerySortKey], hasLimit: Bool) -> Shape? {
-        guard let shape = kept.withLock({ $0 }), shape.hasLimit == hasLimit, shape.entity == entity,
-            shape.sort == sort
-        else { return nil }
-        return shape
-    }
-
-    func keep(_ shape: Shape) {
-        kept.withLock { $0 = shape }
     }
 }
 

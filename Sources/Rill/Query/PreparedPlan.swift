@@ -1,0 +1,65 @@
+import Foundation
+import RillLocks
+
+/// The plan that fetches of one prepared translation share (see `PreparedTranslation`), as a
+/// prepared statement keeps its plan: which index, and which of the predicate's conjuncts give
+/// its ranges. Each fetch makes the ranges of its own values (`QueryPlanner.bind`).
+///
+/// Kept only for plans of index ranges chosen on the predicate's structure alone: not when the
+/// planner counted keys to choose (ranges against a walk in the sort's order, which depends on
+/// the values), nor when a conjunct of a condition's form gave none for its values (a NaN: a
+/// number in its place would serve), nor for scans, unions and walks of a whole index. Held for one entity, sort and
+/// presence of a limit at a time, the last planned: a fetch of another store or sort plans anew.
+package final class PreparedPlan: Sendable {
+    /// A kept plan: its index and walk, and which conjuncts give its range (`QueryPlanner.bind`).
+    final class Shape: Sendable {
+        let entity: EntityStorage
+        let sort: [QuerySortKey]
+        let hasLimit: Bool
+        let index: IndexStorage
+        /// The conjuncts that give the range: an equality for each of the first `equalities`
+        /// fields of the index, then the comparisons that bound the next, in `rangeBounds`.
+        let positions: [Int]
+        let equalities: Int
+        let rangeBounds: (lower: UInt8, upper: UInt8)?
+        let conjunctCount: Int
+        /// Whether `positions` are those of every conjunct.
+        let usesEveryConjunct: Bool
+        let walk: QueryPlan.Walk
+        let isSorted: Bool
+
+        init(
+            entity: EntityStorage, sort: [QuerySortKey], hasLimit: Bool, index: IndexStorage, positions: [Int],
+            equalities: Int, rangeBounds: (lower: UInt8, upper: UInt8)?, conjunctCount: Int, walk: QueryPlan.Walk,
+            isSorted: Bool
+        ) {
+            self.entity = entity
+            self.sort = sort
+            self.hasLimit = hasLimit
+            self.index = index
+            self.positions = positions
+            self.equalities = equalities
+            self.rangeBounds = rangeBounds
+            self.conjunctCount = conjunctCount
+            usesEveryConjunct = Set(positions).count == conjunctCount
+            self.walk = walk
+            self.isSorted = isSorted
+        }
+    }
+
+    private let kept = Lock<Shape?>(nil)
+
+    package init() {}
+
+    /// The shape kept for plans of `entity` with `sort`, if that is the one kept.
+    func shape(for entity: EntityStorage, sort: [QuerySortKey], hasLimit: Bool) -> Shape? {
+        guard let shape = kept.withLock({ $0 }), shape.hasLimit == hasLimit, shape.entity == entity,
+            shape.sort == sort
+        else { return nil }
+        return shape
+    }
+
+    func keep(_ shape: Shape) {
+        kept.withLock { $0 = shape }
+    }
+}
