@@ -8,8 +8,9 @@ import RillLocks
 /// Kept only for plans of index ranges chosen on the predicate's structure alone: not when the
 /// planner counted keys to choose (ranges against a walk in the sort's order, which depends on
 /// the values), nor when a conjunct of a condition's form gave none for its values (a NaN: a
-/// number in its place would serve), nor for scans, unions and walks of a whole index. Held for one entity, sort and
-/// presence of a limit at a time, the last planned: a fetch of another store or sort plans anew.
+/// number in its place would serve), nor for scans, unions and walks of a whole index. Held for
+/// one entity, sort and presence of a limit at a time, the last planned: a fetch of another
+/// store or sort plans anew.
 package final class PreparedPlan: Sendable {
     /// A kept plan: its index and walk, and which conjuncts give its range (`QueryPlanner.bind`).
     final class Shape: Sendable {

@@ -50,7 +50,7 @@ extension QueryPlanner {
 
     /// The plan of `shape` for `conjuncts`, which have the structure of those it was made for:
     /// the shape's index, walk and order, and one range made of these conjuncts' values, as
-    /// `ranges(for:_:)` makes it; nil when a value does not key as the shape's did (a NaN, a
+    /// the planner's `ranges(for:_:)` makes it; nil when a value does not key as the shape's did (a NaN, a
     /// value of another class, text that spells a UUID, which is keyed twice), and the
     /// conjuncts are then planned anew.
     ///
@@ -67,8 +67,8 @@ extension QueryPlanner {
         let limit = shape.index.payloadLimit
         for number in 0..<shape.equalities {
             let node = conjuncts[positions[number]]
-            guard let (op, value) = comparison(node), op == .equal, equates(value) else { return nil }
-            if case .string(let text) = value, UUID(uuidString: text) != nil { return nil }
+            guard let (op, value) = comparison(node), op == .equal, equates(value), uuidSpelled(by: value) == nil
+            else { return nil }
             guard let cut = try? IndexKey.append(value, to: &prefix, payloadLimit: limit) else { return nil }
             if cut { exact = false }
             used.append(node)

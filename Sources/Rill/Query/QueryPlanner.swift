@@ -1,5 +1,4 @@
 import Foundation
-import RillLocks
 
 /// Chooses an index for a query's predicate and sort.
 ///
@@ -72,7 +71,7 @@ package enum QueryPlanner {
 
     /// The plan that reads `best`'s ranges: in the sort's order when they are one range whose
     /// walk gives it.
-    static func rangesPlan(_ best: IndexRanges, sort: [QuerySortKey], conjuncts: [QueryNode]) -> QueryPlan {
+    private static func rangesPlan(_ best: IndexRanges, sort: [QuerySortKey], conjuncts: [QueryNode]) -> QueryPlan {
         // One range that fixes every indexed field walks in identifier order (the key's last
         // part), which is the order of a query without a sort.
         let fixesEveryField = best.fixed == best.index.fieldPaths.count
@@ -287,8 +286,14 @@ package enum QueryPlanner {
     /// The values whose index keys an equality with `value` must look up: a string that spells a
     /// UUID equals that UUID too (as the evaluator compares them), which is keyed apart.
     private static func equalKeys(_ value: RecordValue) -> [RecordValue] {
-        if case .string(let text) = value, let uuid = UUID(uuidString: text) { return [value, .uuid(uuid)] }
+        if let uuid = uuidSpelled(by: value) { return [value, .uuid(uuid)] }
         return [value]
+    }
+
+    /// The UUID a string value spells, which equals it (and is keyed apart); nil for any other.
+    static func uuidSpelled(by value: RecordValue) -> UUID? {
+        guard case .string(let text) = value else { return nil }
+        return UUID(uuidString: text)
     }
 
     /// Values whose index-key equality is the predicate's equality.
@@ -336,7 +341,7 @@ package enum QueryPlanner {
     /// field fixed by equality, one for a range on the next), the conditions used, and whether the
     /// ranges hold exactly the records that meet them: not when an equality's value is a long one,
     /// which keys keep only a prefix of (records with other values that share it are in the range).
-    static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
+    private static func ranges(for index: IndexStorage, _ conditions: [Condition]) -> IndexRanges? {
         // One prefix, the usual case (no `in` list), is extended in place; `prefixes` holds them
         // once an `in` list makes several.
         var prefix: [UInt8] = []
