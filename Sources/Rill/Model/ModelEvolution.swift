@@ -182,8 +182,15 @@ extension PersistentModel {
     /// still does not decode (a record of the version before a kind change: in the log, or
     /// written by an older writer running beside), the only cases that pay for it.
     static func decodeStored(from bytes: UnsafeRawBufferPointer) throws -> Self {
+        var spare: RecordDecoder?
+        return try decodeStored(from: bytes, reusing: &spare)
+    }
+
+    /// `decodeStored(from:)` with the decoder `spare` kept from the previous record, for code that
+    /// decodes many (see `RecordCoder.decode(_:from:reusing:)`).
+    static func decodeStored(from bytes: UnsafeRawBufferPointer, reusing spare: inout RecordDecoder?) throws -> Self {
         do {
-            return try RecordCoder.decode(Self.self, from: bytes)
+            return try RecordCoder.decode(Self.self, from: bytes, reusing: &spare)
         } catch let error as DecodingError {
             return try decodeEvolved(from: bytes, failure: error)
         }
@@ -219,8 +226,16 @@ extension PersistentModel {
     ///
     /// - Throws: `RillError(.decodingFailed)` naming the entity, the identifier and the model type.
     static func decodeStored(from bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws -> Self {
+        var spare: RecordDecoder?
+        return try decodeStored(from: bytes, key: key, reusing: &spare)
+    }
+
+    /// `decodeStored(from:key:)` with the decoder `spare` kept from the previous record.
+    static func decodeStored(
+        from bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, reusing spare: inout RecordDecoder?
+    ) throws -> Self {
         do {
-            return try decodeStored(from: bytes)
+            return try decodeStored(from: bytes, reusing: &spare)
         } catch {
             let id = AnyIdentifier(storageKey: key).map { "\($0)" } ?? "?"
             throw RillError(

@@ -130,6 +130,7 @@ struct QueryExecutor<T: PersistentModel> {
             let prefetches = readsRelationships
             let checksText = !textPaths.isEmpty
             var keyOrderFails = false
+            var spare: RecordDecoder?
             // Not `collect(into:)`, no optional model, the staged changes looked at in a
             // function of their own, and no method of `self` called for a row that needs none:
             // this code is not specialized for `T` (fetches are called from other modules), and
@@ -138,7 +139,7 @@ struct QueryExecutor<T: PersistentModel> {
             try sorted.forEachMatch { key, bytes in
                 // A staged deletion removes the stored model.
                 if hasStaged, isStaged(key) { return true }
-                let model = try T.decodeStored(from: bytes, key: key)
+                let model = try T.decodeStored(from: bytes, key: key, reusing: &spare)
                 guard try !testsModels || evaluate(model) else { return true }
                 if checksText, try !Self.sortsInKeyOrder(bytes, key: key, textPaths: textPaths) {
                     keyOrderFails = true
@@ -187,14 +188,15 @@ struct QueryExecutor<T: PersistentModel> {
         let testsModels = self.testsModels
         var count = 0
         let decodesFirst = testsModels || relationships?.prefetched.isEmpty == false
+        var spare: RecordDecoder?
         try execution.forEachMatch { key, bytes in
             if decodesFirst {
-                let model = try T.decodeStored(from: bytes, key: key)
+                let model = try T.decodeStored(from: bytes, key: key, reusing: &spare)
                 guard try !testsModels || evaluate(model) else { return true }
                 let prefetched = try prefetching(model)
                 try body(key, bytes) { prefetched }
             } else {
-                try body(key, bytes) { try T.decodeStored(from: bytes, key: key) }
+                try body(key, bytes) { try T.decodeStored(from: bytes, key: key, reusing: &spare) }
             }
             count += 1
             return window.keepsMore(afterKeeping: count)
@@ -398,11 +400,12 @@ struct QueryExecutor<T: PersistentModel> {
             if orderKeys?.isEmpty == true { orderKeys = nil }
             let orderFields = orderKeys.map { Set($0.compactMap { $0.path.first }) }
             let testsModels = self.testsModels
+            var spare: RecordDecoder?
             // Not `collect(into:)`: a row without an order key changes the rows kept so far.
             try execution.forEachMatch { key, bytes in
                 // A staged change replaces or deletes the stored model.
                 if hasStaged, isStaged(key) { return true }
-                let model = try T.decodeStored(from: bytes, key: key)
+                let model = try T.decodeStored(from: bytes, key: key, reusing: &spare)
                 guard try !testsModels || evaluate(model) else { return true }
                 var row = Row(key: keepingKeys ? Array(key) : nil, model: try prefetching(model))
                 if let sort = orderKeys, let identifier = row.key {

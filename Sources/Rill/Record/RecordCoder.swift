@@ -38,6 +38,31 @@ package enum RecordCoder {
         return try root.decodeTopLevel(T.self)
     }
 
+    /// Decodes a value of type `T` from record bytes, like `decode(_:from:)`, with the root decoder
+    /// left in `spare` by the previous call when there is one: a fetch decodes each of its rows
+    /// this way, and allocates one decoder, not one a row.
+    ///
+    /// The decoder is taken out of `spare` while it decodes (a decode nested in `T.init(from:)`
+    /// makes its own) and put back only when nothing else holds it: a type that kept its
+    /// decoder, or a container of it, keeps what it was given.
+    static func decode<T: Decodable>(
+        _ type: T.Type, from bytes: UnsafeRawBufferPointer, reusing spare: inout RecordDecoder?
+    ) throws -> T {
+        let reader = RecordReader(bytes)
+        let start = try reader.checkVersion()
+        var root: RecordDecoder
+        if let kept = spare {
+            spare = nil
+            kept.reset(to: reader, offset: start)
+            root = kept
+        } else {
+            root = RecordDecoder(reader: reader, offset: start, parent: nil, key: nil, depth: 0)
+        }
+        let value = try root.decodeTopLevel(T.self)
+        if isKnownUniquelyReferenced(&root) { spare = root }
+        return value
+    }
+
     /// Decodes a value of type `T` from record bytes held in an array.
     package static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         try bytes.withUnsafeBytes { try decode(T.self, from: $0) }

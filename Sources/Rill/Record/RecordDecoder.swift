@@ -16,10 +16,11 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
     /// How many entries fit in `inlineBounds`; larger maps keep their bounds in `spilledBounds`.
     private static let inlineCapacity = 12
 
-    /// The bytes, shared by all decoders of one record.
-    let reader: RecordReader
+    /// The bytes, shared by all decoders of one record. A root decoder kept for the next record
+    /// (`RecordCoder.decode(_:from:reusing:)`) is given that record's bytes.
+    @exclusivity(unchecked) private(set) var reader: RecordReader
     /// Offset of this decoder's value; `RecordReader.missingValue` for a `superDecoder` whose key is missing.
-    let offset: Int
+    @exclusivity(unchecked) private(set) var offset: Int
     /// Nesting level of this decoder's value, for the `RecordFormat.maxDepth` limit.
     let depth: Int
     private let parent: RecordDecoder?
@@ -48,6 +49,18 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         self.parent = parent
         self.key = key
         self.depth = depth
+    }
+
+    /// Points this root decoder, which nothing else holds, at another record, value at `offset`.
+    ///
+    /// The key bounds are scanned again; `lookupHint` stays, since the records of one fetch
+    /// usually store their fields in one order.
+    func reset(to reader: RecordReader, offset: Int) {
+        self.reader = reader
+        self.offset = offset
+        end = nil
+        entryCount = 0
+        hasScannedMap = false
     }
 
     // MARK: - Decoder
@@ -107,13 +120,16 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         }
         var count = 0
         var position = offset + 1
+        // Local copies: the loop calls out, after which properties would be read again.
+        let reader = self.reader
+        let childDepth = depth + 1
         try annotating(RecordCodingKey.absent) { () throws(RecordError) in
             while try reader.byte(at: position) != RecordFormat.Tag.end {
                 let key = try reader.keyRange(at: position)
                 try reader.validateUTF8(in: key)
                 appendBounds(key, at: count)
                 count += 1
-                position = try reader.skipEntryValue(at: key.upperBound, depth: depth + 1)
+                position = try reader.skipEntryValue(at: key.upperBound, depth: childDepth)
             }
         }
         end = position + 1
@@ -172,6 +188,7 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         let count = entryCount
         guard count > 0 else { return nil }
         var name = key.stringValue
+        let reader = self.reader
         return name.withUTF8 { utf8 -> Int? in
             withBounds { bounds -> Int? in
                 var index = lookupHint < count ? lookupHint : 0
