@@ -2,11 +2,12 @@ import Foundation
 import Rill
 
 extension QueryBenchmark {
-    /// An indexed query's rates through Rill's text language (measure 0), `#Predicate` (1) and
-    /// SQLite (2), its row count for the first argument, and the rate of its text forced to a
-    /// full scan.
+    /// An indexed query's rates through Rill's text language (measure 0), `#Predicate` (1),
+    /// SQLite (2) and `#Predicate` fetching a model that reads its record (3), its row count for
+    /// the first argument, and the rate of its text forced to a full scan.
     struct IndexedQuery {
-        /// Measures 0 (text), 1 (`#Predicate`), 2 (SQLite) and, when given, 3 (raw LMDB).
+        /// Measures 0 (text), 1 (`#Predicate`), 2 (SQLite), 3 (`#Predicate`, `init(record:)`)
+        /// and, when given, 4 (raw LMDB).
         var rates: InterleavedRates
         var rows: Int
         var forcedScan: Double
@@ -21,15 +22,17 @@ extension QueryBenchmark {
     ///   - text: the query in Rill's text language, parsed for every run.
     ///   - typed: the query as a `FetchDescriptor`, built anew for every run (its translation
     ///     prepared once for its form, its plan made every time).
+    ///   - reading: the same query of `RecordEntry`, whose models read their records themselves.
     ///   - peer: SQLite's prepared statement bound to the argument; returns its row count.
     ///   - raw: the same reads through LMDB's C API, when the benchmark has them; returns the row count.
     func compare<Argument>(
         _ name: String, _ arguments: [Argument], store: Store, context: ModelContext,
-        text: (Argument) -> String, typed: (Argument) -> FetchDescriptor<Entry>, peer: (Argument) -> Int,
+        text: (Argument) -> String, typed: (Argument) -> FetchDescriptor<Entry>,
+        reading: (Argument) -> FetchDescriptor<RecordEntry>, peer: (Argument) -> Int,
         raw: ((Argument) -> Int)? = nil
     ) throws -> IndexedQuery {
-        var rows = [[Int]](repeating: [Int](repeating: -1, count: arguments.count), count: 4)
-        let rates = try InterleavedRates.collect(rounds: rounds, measures: raw == nil ? 3 : 4) { side in
+        var rows = [[Int]](repeating: [Int](repeating: -1, count: arguments.count), count: 5)
+        let rates = try InterleavedRates.collect(rounds: rounds, measures: raw == nil ? 4 : 5) { side in
             switch side {
             case 0:
                 return try Self.rate(over: arguments, seconds: seconds, rows: &rows[0]) {
@@ -41,14 +44,18 @@ extension QueryBenchmark {
                 }
             case 2:
                 return Self.rate(over: arguments, seconds: seconds, rows: &rows[2], peer)
+            case 3:
+                return try Self.rate(over: arguments, seconds: seconds, rows: &rows[3]) {
+                    try context.fetch(reading($0)).count
+                }
             default:
-                return Self.rate(over: arguments, seconds: seconds, rows: &rows[3], raw!)
+                return Self.rate(over: arguments, seconds: seconds, rows: &rows[4], raw!)
             }
         }
         Self.check(
             name,
-            [("text", rows[0]), ("#Predicate", rows[1]), ("SQLite", rows[2])]
-                + (raw == nil ? [] : [("raw LMDB", rows[3])]))
+            [("text", rows[0]), ("#Predicate", rows[1]), ("SQLite", rows[2]), ("init(record:)", rows[3])]
+                + (raw == nil ? [] : [("raw LMDB", rows[4])]))
         var scanned = [Int](repeating: -1, count: arguments.count)
         let forcedScan = try Self.rate(over: arguments, seconds: 0, rows: &scanned) {
             try store.run(QueryParser.parse(text($0)), forceScan: true).count
@@ -56,6 +63,9 @@ extension QueryBenchmark {
         Self.check(name + ", forced to a full scan", [("text", rows[0]), ("text forced to a full scan", scanned)])
         return IndexedQuery(rates: rates, rows: rows[0][0], forcedScan: forcedScan)
     }
+
+    /// Rill's measures of an indexed query and their names in the tables.
+    static let rillSides = [(0, "text"), (1, "#Predicate"), (3, "#Predicate, init(record:)")]
 
     /// Runs `query` over `arguments` in order, from the first (wrapping around), for at least
     /// `seconds` and at least once; returns the queries per second, and leaves the row count of

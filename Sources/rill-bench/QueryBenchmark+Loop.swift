@@ -16,6 +16,8 @@ extension QueryBenchmark {
         "loop-range-desc-text": "the text query Entry where amount < x sort by amount desc limit 20",
         "loop-category": "the fifty-row #Predicate fetch, category == x",
         "loop-category-text": "the fifty-row text query, Entry where category == x",
+        "loop-fetch-record": "loop-fetch of a model that reads its record (RecordEntry)",
+        "loop-category-record": "loop-category of a model that reads its record (RecordEntry)",
         "loop-read": "an empty read transaction",
         "loop-scan": "the full-scan text query, Entry where name contains \"99999\"",
         "loop-scan-predicate": "the full-scan #Predicate fetch, name contains \"99999\"",
@@ -43,6 +45,11 @@ extension QueryBenchmark {
             case "loop-category":
                 let category = code % 20_000
                 _ = try context.fetch(FetchDescriptor(predicate: #Predicate<Entry> { $0.category == category }))
+            case "loop-fetch-record":
+                _ = try context.fetch(FetchDescriptor(predicate: #Predicate<RecordEntry> { $0.code == code }))
+            case "loop-category-record":
+                let category = code % 20_000
+                _ = try context.fetch(FetchDescriptor(predicate: #Predicate<RecordEntry> { $0.category == category }))
             case "loop-category-text":
                 _ = try store.run(QueryParser.parse("Entry where category == \(code % 20_000)"))
             case "loop-range":

@@ -190,7 +190,7 @@ extension PersistentModel {
     /// decodes many (see `RecordCoder.decode(_:from:reusing:)`).
     static func decodeStored(from bytes: UnsafeRawBufferPointer, reusing spare: inout RecordDecoder?) throws -> Self {
         do {
-            return try RecordCoder.decode(Self.self, from: bytes, reusing: &spare)
+            return try RecordCoder.decodeModel(Self.self, from: bytes, reusing: &spare)
         } catch let error as DecodingError {
             return try decodeEvolved(from: bytes, failure: error)
         }
@@ -205,7 +205,7 @@ extension PersistentModel {
         var failure = error
         if case .keyNotFound = error, let evolved = evolution.evolve(bytes) {
             do {
-                return try RecordCoder.decode(Self.self, from: evolved)
+                return try RecordCoder.decodeModel(Self.self, from: evolved)
             } catch let again as DecodingError {
                 failure = again
             }

@@ -46,8 +46,9 @@ struct ModelMigration<Model: PersistentModel>: Sendable {
                 // Read as the current version does, through the evolution but not the migrations
                 // (which would read it).
                 let evolved = Model.evolution.evolve(bytes)
-                let reads = evolved.map { (try? RecordCoder.decode(Model.self, from: $0)) != nil }
-                guard reads ?? ((try? RecordCoder.decode(Model.self, from: bytes)) != nil),
+                var spare: RecordDecoder?
+                let reads = evolved.map { (try? RecordCoder.decodeModel(Model.self, from: $0)) != nil }
+                guard reads ?? ((try? RecordCoder.decodeModel(Model.self, from: bytes, reusing: &spare)) != nil),
                     let record = try? RecordValue(record: bytes)
                 else { return true }
                 return !schema.problems(of: record).isEmpty

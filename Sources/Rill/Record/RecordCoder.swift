@@ -48,6 +48,30 @@ package enum RecordCoder {
     static func decode<T: Decodable>(
         _ type: T.Type, from bytes: UnsafeRawBufferPointer, reusing spare: inout RecordDecoder?
     ) throws -> T {
+        try withRoot(of: bytes, reusing: &spare) { try $0.decodeTopLevel(T.self) }
+    }
+
+    /// Reads the model `T` from its record bytes through its `init(record:)` (by default, its
+    /// `Decodable` conformance), with the root decoder left in `spare` as `decode(_:from:reusing:)`
+    /// does.
+    static func decodeModel<T: PersistentModel>(
+        _ type: T.Type, from bytes: UnsafeRawBufferPointer, reusing spare: inout RecordDecoder?
+    ) throws -> T {
+        try withRoot(of: bytes, reusing: &spare) { try $0.decodeModelTopLevel(T.self) }
+    }
+
+    /// Reads the model `T` from its record bytes through its `init(record:)`.
+    static func decodeModel<T: PersistentModel>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        var spare: RecordDecoder?
+        return try bytes.withUnsafeBytes { try decodeModel(T.self, from: $0, reusing: &spare) }
+    }
+
+    /// Runs `body` with a root decoder over `bytes`: the one in `spare` when there is one, put
+    /// back afterwards when nothing else holds it.
+    @inline(__always)
+    private static func withRoot<T>(
+        of bytes: UnsafeRawBufferPointer, reusing spare: inout RecordDecoder?, _ body: (RecordDecoder) throws -> T
+    ) throws -> T {
         let reader = RecordReader(bytes)
         let start = try reader.checkVersion()
         var root: RecordDecoder
@@ -58,7 +82,7 @@ package enum RecordCoder {
         } else {
             root = RecordDecoder(reader: reader, offset: start, parent: nil, key: nil, depth: 0)
         }
-        let value = try root.decodeTopLevel(T.self)
+        let value = try body(root)
         if isKnownUniquelyReferenced(&root) { spare = root }
         return value
     }

@@ -189,21 +189,39 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         guard count > 0 else { return nil }
         var name = key.stringValue
         let reader = self.reader
-        return name.withUTF8 { utf8 -> Int? in
-            withBounds { bounds -> Int? in
-                var index = lookupHint < count ? lookupHint : 0
-                for _ in 0..<count {
-                    let lower = bounds[2 &* index]
-                    let upper = bounds[2 &* index &+ 1]
-                    index &+= 1
-                    if index == count { index = 0 }
-                    if reader.bytes(in: lower..<upper, equal: utf8) {
-                        lookupHint = index
-                        return upper
-                    }
+        return name.withUTF8 { find($0, count: count, in: reader) }
+    }
+
+    /// The offset of the value stored under the key `name`.
+    func valueOffset(named name: String) -> Int? {
+        let count = entryCount
+        guard count > 0 else { return nil }
+        let reader = self.reader
+        if let offset = name.utf8.withContiguousStorageIfAvailable({ utf8 in
+            find(utf8, count: count, in: reader)
+        }) {
+            return offset
+        }
+        var name = name
+        return name.withUTF8 { find($0, count: count, in: reader) }
+    }
+
+    /// The offset of the value whose key is `utf8` among the `count` scanned entries.
+    @inline(__always)
+    private func find(_ utf8: UnsafeBufferPointer<UInt8>, count: Int, in reader: RecordReader) -> Int? {
+        withBounds { bounds -> Int? in
+            var index = lookupHint < count ? lookupHint : 0
+            for _ in 0..<count {
+                let lower = bounds[2 &* index]
+                let upper = bounds[2 &* index &+ 1]
+                index &+= 1
+                if index == count { index = 0 }
+                if reader.bytes(in: lower..<upper, equal: utf8) {
+                    lookupHint = index
+                    return upper
                 }
-                return nil
             }
+            return nil
         }
     }
 
@@ -225,6 +243,12 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         } else {
             value = try T(from: self)
         }
+        try checkTopLevelEnd()
+        return value
+    }
+
+    /// Checks that nothing follows the top-level value.
+    private func checkTopLevelEnd() throws {
         let knownEnd = end
         try annotating(RecordCodingKey.absent) { () throws(RecordError) in
             if let knownEnd {
@@ -233,7 +257,50 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
                 try reader.checkEnd(reader.skipValue(at: offset, depth: depth))
             }
         }
+    }
+
+    /// Reads the whole record value as the model `T`, through its `init(record:)`, then insists
+    /// nothing follows it.
+    func decodeModelTopLevel<T: PersistentModel>(_ type: T.Type) throws -> T {
+        let value = try T(record: ModelRecord(decoder: self))
+        try checkTopLevelEnd()
         return value
+    }
+
+    /// The value of the map entry `name` (see `ModelRecord`).
+    func decodeField<T: Decodable>(_ type: T.Type, named name: String) throws -> T {
+        let offset = try fieldOffset(named: name)
+        let key = RecordCodingKey(stringValue: name)
+        if let native = RecordFormat.NativeType(T.self) {
+            return try decodeNative(native, as: T.self, at: offset, key: key)
+        }
+        return try T(from: child(at: offset, key: key))
+    }
+
+    /// The value of the map entry `name`, nil when it is missing or null (see `ModelRecord`).
+    func decodeFieldIfPresent<T: Decodable>(_ type: T.Type, named name: String) throws -> T? {
+        if !hasScannedMap { try scanMap(keyedBy: RecordCodingKey.self) }
+        guard let offset = valueOffset(named: name) else { return nil }
+        let key = RecordCodingKey(stringValue: name)
+        if try read(key, at: offset, { try $0.readNull(at: $1) }) { return nil }
+        return try decodeValue(T.self, at: offset, key: key)
+    }
+
+    /// Whether the map has an entry `name`; false also when the map does not read.
+    func containsField(named name: String) -> Bool {
+        if !hasScannedMap, (try? scanMap(keyedBy: RecordCodingKey.self)) == nil { return false }
+        return valueOffset(named: name) != nil
+    }
+
+    /// Where the value of the map entry `name` starts.
+    ///
+    /// - Throws: `DecodingError.keyNotFound` when the map has no such entry.
+    private func fieldOffset(named name: String) throws -> Int {
+        if !hasScannedMap { try scanMap(keyedBy: RecordCodingKey.self) }
+        if let offset = valueOffset(named: name) { return offset }
+        throw DecodingError.keyNotFound(
+            RecordCodingKey(stringValue: name),
+            context(RecordCodingKey.absent, "No value associated with key \"\(name)\"."))
     }
 
     /// Decodes the value at `offset`, through a child decoder unless the format stores the type natively.
