@@ -269,7 +269,7 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
 
     /// The value of the map entry `name` (see `ModelRecord`).
     func decodeField<T: Decodable>(_ type: T.Type, named name: String) throws -> T {
-        let offset = try fieldOffset(named: name)
+        guard let offset = try fieldOffset(named: name) else { return try unstoredField(T.self, named: name) }
         let key = RecordCodingKey(stringValue: name)
         if let native = RecordFormat.NativeType(T.self) {
             return try decodeNative(native, as: T.self, at: offset, key: key)
@@ -282,8 +282,24 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         if !hasScannedMap { try scanMap(keyedBy: RecordCodingKey.self) }
         guard let offset = valueOffset(named: name) else { return nil }
         let key = RecordCodingKey(stringValue: name)
-        if try read(key, at: offset, { try $0.readNull(at: $1) }) { return nil }
+        if try read(key, at: offset, { try $0.readNull(at: $1) }) {
+            // As the keyed container: a stored null is `.some(nil)` when `T` can hold nil.
+            guard let nilType = T.self as? any ExpressibleByNilLiteral.Type else { return nil }
+            return nilType.init(nilLiteral: ()) as? T
+        }
         return try decodeValue(T.self, at: offset, key: key)
+    }
+
+    /// A field the record does not hold: empty for a value never stored (a `Related`), else
+    /// `DecodingError.keyNotFound`, as the keyed container reads it.
+    @inline(never)
+    private func unstoredField<T: Decodable>(_ type: T.Type, named name: String) throws -> T {
+        if let unstored = T.self as? any UnstoredValue.Type, let value = unstored.unstoredValue as? T {
+            return value
+        }
+        throw DecodingError.keyNotFound(
+            RecordCodingKey(stringValue: name),
+            context(RecordCodingKey.absent, "No value associated with key \"\(name)\"."))
     }
 
     /// Whether the map has an entry `name`; false also when the map does not read.
@@ -292,15 +308,11 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         return valueOffset(named: name) != nil
     }
 
-    /// Where the value of the map entry `name` starts.
-    ///
-    /// - Throws: `DecodingError.keyNotFound` when the map has no such entry.
-    private func fieldOffset(named name: String) throws -> Int {
+    /// Where the value of the map entry `name` starts; nil when the map has no such entry.
+    @inline(__always)
+    private func fieldOffset(named name: String) throws -> Int? {
         if !hasScannedMap { try scanMap(keyedBy: RecordCodingKey.self) }
-        if let offset = valueOffset(named: name) { return offset }
-        throw DecodingError.keyNotFound(
-            RecordCodingKey(stringValue: name),
-            context(RecordCodingKey.absent, "No value associated with key \"\(name)\"."))
+        return valueOffset(named: name)
     }
 
     /// Decodes the value at `offset`, through a child decoder unless the format stores the type natively.
@@ -320,7 +332,9 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         func cast<V>(_ value: V) -> T {
             RecordFormat.identityCast(value, to: T.self)
         }
-        return try read(key, at: offset) { reader, offset in
+        // Not through `read`: its closure, this whole switch, was called out of line for each field.
+        let reader = self.reader
+        do throws(RecordReader.Failure) {
             switch native {
             case .string: return cast(try reader.readString(at: offset))
             case .int: return cast(try reader.readInteger(Int.self, at: offset))
@@ -349,6 +363,8 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
                 if native == .int128 { return cast(try reader.readInteger(Int128.self, at: offset)) }
                 return cast(try reader.readInteger(UInt128.self, at: offset))
             }
+        } catch {
+            throw self.error(error, key: key)
         }
     }
 

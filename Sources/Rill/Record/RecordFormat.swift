@@ -148,6 +148,7 @@ enum RecordFormat {
     /// Returns `value` as `U`, which the caller has established is `T` itself (see `NativeType`).
     ///
     /// A plain bit reinterpretation: `as!` would run the general dynamic cast machinery for every field.
+    @inline(__always)
     static func identityCast<T, U>(_ value: T, to type: U.Type) -> U {
         precondition(T.self == U.self, "identityCast between different types")
         return unsafeBitCast(value, to: U.self)

@@ -160,6 +160,53 @@ import Testing
         }
     }
 
+    /// Relationships are not stored: `init(record:)` reads them empty, as `Decodable` does, and
+    /// a stored null of a double optional stays `.some(nil)`.
+    @Test func unstoredRelationshipsAndDoubleOptionalsReadAsThroughDecodable() throws {
+        let card = Card(id: 1, title: "t", chef: nil, rating: .some(nil))
+        let bytes = try RecordCoder.encode(card)
+        let read = try RecordCoder.decodeModel(Card.self, from: bytes)
+        #expect(read == card)
+        #expect(read.rating == .some(nil))
+        #expect(try RecordCoder.decode(Card.self, from: bytes) == read)
+        let absent = try RecordCoder.decodeModel(
+            Card.self, from: RecordCoder.encode(Card(id: 2, title: "u", chef: nil)))
+        #expect(absent.rating == nil)
+    }
+
+    struct Card: PersistentModel, Equatable {
+        var id: Int
+        var title: String
+        var ingredients = Related<Ingredient>()
+        var chef: Reference<Chef>?
+        var rating: Int?? = nil
+
+        init(id: Int, title: String, chef: Reference<Chef>?, rating: Int?? = nil) {
+            self.id = id
+            self.title = title
+            self.chef = chef
+            self.rating = rating
+        }
+
+        init(record: borrowing ModelRecord) throws {
+            id = try record.decode(forKey: "id")
+            title = try record.decode(forKey: "title")
+            ingredients = try record.decode(forKey: "ingredients")
+            chef = try record.decodeIfPresent(forKey: "chef")
+            rating = try record.decodeIfPresent(Int?.self, forKey: "rating")
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(title, forKey: .title)
+            try container.encode(ingredients, forKey: .ingredients)
+            try container.encodeIfPresent(chef, forKey: .chef)
+            // `.some(nil)` is stored as null, nil not at all.
+            if let rating { try container.encode(rating, forKey: .rating) }
+        }
+    }
+
     struct NoteV1: PersistentModel, Equatable {
         static let entityName = "Note"
         var id: String
