@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 
 extension Store {
     /// Runs a query without model types: every record of the entity is read as a `RecordValue`
@@ -42,14 +43,21 @@ extension Store {
         // The execution's filter is the whole predicate: a candidate is parsed whole only once it
         // matches.
         let name = query.entity
-        // The first record's key names serve the records after it (made at the second: a
-        // query of one row makes none).
-        var first: RecordValue?
-        var names: RecordKeyNames?
+        // The key names the entity's last query found serve this one's records; the first
+        // record gives new ones when it has another number of keys (a record of another version).
+        var names = recordKeyNames.withLock { $0[name] }
+        var checked = false
         try execution.collect(into: &rows) { key, bytes in
-            if names == nil, let first { names = RecordKeyNames(of: first) }
             let record = try Self.recordValue(bytes, key: key, entity: name, names: names)
-            if first == nil { first = record }
+            if !checked {
+                checked = true
+                if case .map(let fields) = record, fields.count != names?.fieldCount,
+                    let learned = RecordKeyNames(of: record)
+                {
+                    names = learned
+                    recordKeyNames.withLock { $0[name] = learned }
+                }
+            }
             return QueryRow(key: Array(key), record: record)
         }
         return rows.results()

@@ -5,10 +5,12 @@
 ///
 /// A key is taken from here only when its bytes are those of the name at its place, so the name
 /// is the one the bytes spell. Keys of more than 16 bytes are made every time.
-package final class RecordKeyNames {
+package final class RecordKeyNames: Sendable {
     /// The names' bytes (`InlineKey`), up to the first name of more than 16 bytes.
     private let keys: [InlineKey]
     private let names: [String]
+    /// How many keys the record they were taken from had.
+    let fieldCount: Int
 
     /// The names of `record`'s top-level keys; nil when it is not a map.
     package init?(of record: RecordValue) {
@@ -26,6 +28,7 @@ package final class RecordKeyNames {
         }
         self.keys = keys
         self.names = names
+        fieldCount = fields.count
     }
 
     /// The name of the key whose UTF-8 is at `range` of `reader`'s record, the `ordinal`-th key

@@ -32,6 +32,9 @@ package final class Store: Sendable {
     let catalog = Lock(Catalog())
     /// What each entity's records look like, learned for changes given as JSON (see `prepare`).
     let recordShapes = Lock<[String: RecordShape]>([:])
+    /// Each entity's key names as its last text query found them, for the next query's records
+    /// (see `RecordKeyNames`).
+    let recordKeyNames = Lock<[String: RecordKeyNames]>([:])
     /// Each entity's evolution as its current schema describes it, with the schema's stored
     /// bytes it was read from and the number of the read transaction that last found it so (see
     /// `evolution(of:in:)`).

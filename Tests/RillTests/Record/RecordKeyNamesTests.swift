@@ -1,4 +1,5 @@
 import Foundation
+import RillTestSupport
 import RillWorkloads
 import Testing
 
@@ -92,5 +93,56 @@ import Testing
     @Test func aRecordThatIsNotAMapHasNoNames() {
         #expect(RecordKeyNames(of: .int(1)) == nil)
         #expect(RecordKeyNames(of: .array([.map([])])) == nil)
+    }
+}
+
+/// The key names of an entity's last text query serve the next query's records: records of two
+/// shapes, queried one after the other, each read as it reads alone.
+@Suite struct RecordKeyNamesAcrossQueriesTests {
+    let directory = TemporaryDirectory()
+
+    struct Short: PersistentModel {
+        static let entityName = "Shape"
+        var id: Int
+        var name: String
+        var size: Int
+    }
+
+    struct Long: PersistentModel {
+        static let entityName = "Shape"
+        var id: Int
+        var size: Int
+        var name: String
+        var aFieldNamedBeyondSixteenBytes: String
+        var note: String?
+    }
+
+    @Test func queriesAfterQueriesOfOtherShapesReadEveryRecordAsAlone() throws {
+        var random = SeededGenerator(label: "key names across queries")
+        let url = directory.url.appendingPathComponent("store")
+        let short = try ModelContainer(for: Short.self, configurations: ModelConfiguration(url: url))
+        let long = try ModelContainer(for: Long.self, configurations: ModelConfiguration(url: url))
+        for id in 0..<60 {
+            if Bool.random(using: &random) {
+                short.mainContext.insert(Short(id: id, name: "s\(id)", size: id % 7))
+                try short.mainContext.save()
+            } else {
+                long.mainContext.insert(
+                    Long(id: id, size: id % 7, name: "l\(id)", aFieldNamedBeyondSixteenBytes: "x", note: nil))
+                try long.mainContext.save()
+            }
+        }
+        let store = short.store
+        let entity = try store.existingEntity("Shape")
+        for _ in 0..<40 {
+            let query =
+                Bool.random(using: &random)
+                ? "Shape where id == \(Int.random(in: 0..<60, using: &random))"
+                : "Shape where size == \(Int.random(in: 0..<7, using: &random)) sort by id desc"
+            for row in try store.run(QueryParser.parse(query)) {
+                let bytes = try #require(try store.record(of: entity, key: row.key))
+                #expect(row.record == (try bytes.withUnsafeBytes { try RecordValue(record: $0) }), "\(query)")
+            }
+        }
     }
 }
