@@ -10,7 +10,10 @@
 ///     var id: Int
 ///     var title: String
 ///     var pages: Int?
+/// }
 ///
+/// // In an extension, so that the memberwise initializer stays.
+/// extension Book {
 ///     init(record: borrowing ModelRecord) throws {
 ///         id = try record.decode(forKey: "id")
 ///         title = try record.decode(forKey: "title")
