@@ -20,7 +20,7 @@ package enum AnyIdentifier: Hashable, Sendable, CustomStringConvertible {
         switch kind {
         case .integer: guard let v = Int64(text) else { return nil }; self = .integer(v)
         case .string: self = .string(text)
-        case .uuid: guard let v = UUID(uuidString: text) else { return nil }; self = .uuid(v)
+        case .uuid: guard let v = UUIDText.uuid(text) else { return nil }; self = .uuid(v)
         }
     }
 

@@ -293,7 +293,7 @@ package enum QueryPlanner {
     /// The UUID a string value spells, which equals it (and is keyed apart); nil for any other.
     static func uuidSpelled(by value: RecordValue) -> UUID? {
         guard case .string(let text) = value else { return nil }
-        return UUID(uuidString: text)
+        return UUIDText.uuid(text)
     }
 
     /// Values whose index-key equality is the predicate's equality.

@@ -428,7 +428,7 @@ private enum Kind {
         case (.bool, .bool), (.date, .date), (.data, .data), (.uuid, .uuid):
             return true
         case (.uuid, .string(let text)):
-            return UUID(uuidString: text) != nil
+            return UUIDText.uuid(text) != nil
         default:
             return false
         }

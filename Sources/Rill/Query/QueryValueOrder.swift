@@ -35,9 +35,9 @@ package enum QueryValueOrder {
         case (.uuid(let a), .uuid(let b)):
             return order(bytes(a), bytes(b))
         case (.uuid(let a), .string(let b)):
-            return UUID(uuidString: b).map { order(bytes(a), bytes($0)) }
+            return UUIDText.uuid(b).map { order(bytes(a), bytes($0)) }
         case (.string(let a), .uuid(let b)):
-            return UUID(uuidString: a).map { order(bytes($0), bytes(b)) }
+            return UUIDText.uuid(a).map { order(bytes($0), bytes(b)) }
         case (.data(let a), .data(let b)):
             return order(Array(a), Array(b))
         default:

@@ -171,7 +171,7 @@ struct RecordMatcher {
             return text.pattern
         case .compare(.equal, let operand, .text(let constant), _):
             guard operand.slot >= 0, operand.rest.isEmpty, rigid(constant),
-                UUID(uuidString: String(decoding: constant, as: UTF8.self)) == nil
+                UUIDText.uuid(String(decoding: constant, as: UTF8.self)) == nil
             else { return nil }
             return constant
         default:

@@ -158,7 +158,7 @@ package indirect enum RecordShape: Sendable {
             }
             return .date(date)
         case (.uuid, .string(let text)):
-            guard let uuid = UUID(uuidString: text) else { throw fail("a UUID") }
+            guard let uuid = UUIDText.uuid(text) else { throw fail("a UUID") }
             return .uuid(uuid)
         case (.uuid, _): throw fail("a UUID")
         case (.data, .string(let text)):

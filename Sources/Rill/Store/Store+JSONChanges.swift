@@ -170,7 +170,7 @@ extension Store {
     private static func identified(_ record: RecordValue, kind: IdentifierKind) -> RecordValue {
         guard kind == .uuid, case .map(var fields) = record,
             let index = fields.firstIndex(where: { $0.name == "id" }),
-            case .string(let text) = fields[index].value, let uuid = UUID(uuidString: text)
+            case .string(let text) = fields[index].value, let uuid = UUIDText.uuid(text)
         else { return record }
         fields[index].value = .uuid(uuid)
         return .map(fields)
@@ -187,7 +187,7 @@ extension Store {
             }
             return key
         case (.uuid, .string(let text)):
-            guard let uuid = UUID(uuidString: text) else {
+            guard let uuid = UUIDText.uuid(text) else {
                 throw RillError(.invalidRecord, "the \(entity) id \"\(text)\" is not a UUID")
             }
             return uuid.storageKey

@@ -155,7 +155,7 @@ extension Store {
         case (.int(let number), _): return number.storageKey
         case (.uint(let number), _) where number <= UInt64(Int64.max): return Int64(number).storageKey
         case (.string(let text), .uuid?):
-            if let uuid = UUID(uuidString: text) { return uuid.storageKey }
+            if let uuid = UUIDText.uuid(text) { return uuid.storageKey }
         case (.string(let text), _):
             let key = text.storageKey
             if key.count <= 511 { return key }

@@ -134,7 +134,7 @@ struct QueryLexer {
             }
         }
         if let next = character(start + 36), next.continuesName || next == "-" { return nil }
-        return UUID(uuidString: string(start, start + 36))
+        return UUIDText.uuid(string(start, start + 36))
     }
 
     /// `dddd-dd-d…`: the start of a date literal.
