@@ -253,13 +253,18 @@ final class Connection: @unchecked Sendable {
         let context = LogContext(
             requestID: id, client: client, method: request.method, path: request.path, status: response.status,
             milliseconds: milliseconds)
-        let line = "\(request.method) \(request.path) \(response.status) (\(String(format: "%.1f", milliseconds)) ms)"
-        if response.status >= 500 {
-            Log.error(line + ": " + Self.excerpt(response.body), context)
-        } else if response.status >= 400 {
-            Log.warning(line + ": " + Self.excerpt(response.body), context)
+        // Made only for a line that is written: `String(format:)` alone was 1.7% of the daemon's
+        // time under `rill-bench serve`, where requests are not logged.
+        let status = response.status
+        func line() -> String {
+            "\(request.method) \(request.path) \(status) (\(String(format: "%.1f", milliseconds)) ms)"
+        }
+        if status >= 500 {
+            Log.error(line() + ": " + Self.excerpt(response.body), context)
+        } else if status >= 400 {
+            Log.warning(line() + ": " + Self.excerpt(response.body), context)
         } else {
-            Log.debug(line, context)
+            Log.debug(line(), context)
         }
         return Socket.write(fd, response.serialized(keepAlive: keepAlive))
     }

@@ -33,6 +33,21 @@ enum UUIDText {
         return complete ? UUID(uuid: bytes) : nil
     }
 
+    /// Appends `uuid.uuidString`'s UTF-8 (upper-case hex, dashes after the 8th, 12th, 16th and
+    /// 20th digit) to `output`, without Foundation's `sprintf`.
+    static func append(_ uuid: UUID, to output: inout [UInt8]) {
+        let digits: StaticString = "0123456789ABCDEF"
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            digits.withUTF8Buffer { hex in
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 { output.append(dash) }
+                    output.append(hex[Int(bytes[index] >> 4)])
+                    output.append(hex[Int(bytes[index] & 0x0F)])
+                }
+            }
+        }
+    }
+
     private static let dash = UInt8(ascii: "-")
 
     /// The value of an ASCII hex digit of either case.

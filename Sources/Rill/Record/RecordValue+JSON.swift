@@ -41,7 +41,10 @@ extension RecordValue {
                 Self.writeFloatingPoint(seconds, to: &output)
             }
         case .uuid(let value):
-            Self.writeString(value.uuidString, to: &output)
+            // Its text needs no escapes.
+            output.append(UInt8(ascii: "\""))
+            UUIDText.append(value, to: &output)
+            output.append(UInt8(ascii: "\""))
         case .decimal(let text):
             if Self.isJSONNumber(text) {
                 output.append(contentsOf: text.utf8)

@@ -12,6 +12,17 @@ import Testing
         " ", "+", "-", "0", "x", "X", "g", "G", "z", "\u{0}", "\t", "\n", "é", "\u{FF10}", "\u{0661}", "\u{1F600}",
     ]
 
+    @Test func writtenAsFoundationSpellsIt() {
+        var extremes = [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))]
+        extremes.append(UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+        for uuid in extremes + (0..<2_000).map({ _ in UUID() }) {
+            var output: [UInt8] = [1]
+            UUIDText.append(uuid, to: &output)
+            #expect(output == [1] + Array(uuid.uuidString.utf8))
+            #expect(RecordValue.uuid(uuid).jsonString() == "\"\(uuid.uuidString)\"")
+        }
+    }
+
     @Test func everyTextReadsAsFoundationReadsIt() {
         var random = SeededGenerator(label: "uuid text")
         var canonical = 0
