@@ -46,9 +46,8 @@ struct ModelMigration<Model: PersistentModel>: Sendable {
                 // Read as the current version does, through the evolution but not the migrations
                 // (which would read it).
                 let evolved = Model.evolution.evolve(bytes)
-                var spare: RecordDecoder?
                 let reads = evolved.map { (try? RecordCoder.decodeModel(Model.self, from: $0)) != nil }
-                guard reads ?? ((try? RecordCoder.decodeModel(Model.self, from: bytes, reusing: &spare)) != nil),
+                guard reads ?? ((try? RecordCoder.decodeModel(Model.self, from: bytes)) != nil),
                     let record = try? RecordValue(record: bytes)
                 else { return true }
                 return !schema.problems(of: record).isEmpty

@@ -61,9 +61,14 @@ package enum RecordCoder {
     }
 
     /// Reads the model `T` from its record bytes through its `init(record:)`.
-    static func decodeModel<T: PersistentModel>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    static func decodeModel<T: PersistentModel>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         var spare: RecordDecoder?
-        return try bytes.withUnsafeBytes { try decodeModel(T.self, from: $0, reusing: &spare) }
+        return try decodeModel(T.self, from: bytes, reusing: &spare)
+    }
+
+    /// Reads the model `T` from its record bytes, held in an array, through its `init(record:)`.
+    static func decodeModel<T: PersistentModel>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try bytes.withUnsafeBytes { try decodeModel(T.self, from: $0) }
     }
 
     /// Runs `body` with a root decoder over `bytes`: the one in `spare` when there is one, put

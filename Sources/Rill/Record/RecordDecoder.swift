@@ -270,36 +270,39 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
     /// The value of the map entry `name` (see `ModelRecord`).
     func decodeField<T: Decodable>(_ type: T.Type, named name: String) throws -> T {
         guard let offset = try fieldOffset(named: name) else { return try unstoredField(T.self, named: name) }
-        let key = RecordCodingKey(stringValue: name)
-        if let native = RecordFormat.NativeType(T.self) {
-            return try decodeNative(native, as: T.self, at: offset, key: key)
-        }
-        return try T(from: child(at: offset, key: key))
+        return try decodeValue(T.self, at: offset, key: RecordCodingKey(stringValue: name))
+    }
+
+    /// A field the record does not hold: what `unstoredValue` gives, else `keyNotFound`. Apart
+    /// from `decodeField`: naming `T?` there looked its metadata up for every field read.
+    @inline(never)
+    private func unstoredField<T: Decodable>(_ type: T.Type, named name: String) throws -> T {
+        if let value = Self.unstoredValue(T.self) { return value }
+        throw DecodingError.keyNotFound(
+            RecordCodingKey(stringValue: name),
+            context(RecordCodingKey.absent, "No value associated with key \"\(name)\"."))
     }
 
     /// The value of the map entry `name`, nil when it is missing or null (see `ModelRecord`).
     func decodeFieldIfPresent<T: Decodable>(_ type: T.Type, named name: String) throws -> T? {
-        if !hasScannedMap { try scanMap(keyedBy: RecordCodingKey.self) }
-        guard let offset = valueOffset(named: name) else { return nil }
+        guard let offset = try fieldOffset(named: name) else { return nil }
         let key = RecordCodingKey(stringValue: name)
-        if try read(key, at: offset, { try $0.readNull(at: $1) }) {
-            // As the keyed container: a stored null is `.some(nil)` when `T` can hold nil.
-            guard let nilType = T.self as? any ExpressibleByNilLiteral.Type else { return nil }
-            return nilType.init(nilLiteral: ()) as? T
-        }
+        if try read(key, at: offset, { try $0.readNull(at: $1) }) { return Self.storedNull(T.self) }
         return try decodeValue(T.self, at: offset, key: key)
     }
 
-    /// A field the record does not hold: empty for a value never stored (a `Related`), else
-    /// `DecodingError.keyNotFound`, as the keyed container reads it.
+    /// What a value never stored reads as: empty for a `Related` (see `UnstoredValue`), nil for
+    /// any other type (a missing key).
     @inline(never)
-    private func unstoredField<T: Decodable>(_ type: T.Type, named name: String) throws -> T {
-        if let unstored = T.self as? any UnstoredValue.Type, let value = unstored.unstoredValue as? T {
-            return value
-        }
-        throw DecodingError.keyNotFound(
-            RecordCodingKey(stringValue: name),
-            context(RecordCodingKey.absent, "No value associated with key \"\(name)\"."))
+    static func unstoredValue<T>(_ type: T.Type) -> T? {
+        (T.self as? any UnstoredValue.Type)?.unstoredValue as? T
+    }
+
+    /// What `decodeIfPresent` gives for a stored null: `.some(nil)` when `T` can itself hold nil,
+    /// so that `Int??` keeps all three states, else nil.
+    @inline(never)
+    static func storedNull<T>(_ type: T.Type) -> T? {
+        (T.self as? any ExpressibleByNilLiteral.Type).flatMap { $0.init(nilLiteral: ()) as? T }
     }
 
     /// Whether the map has an entry `name`; false also when the map does not read.
@@ -316,6 +319,7 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     /// Decodes the value at `offset`, through a child decoder unless the format stores the type natively.
+    @inline(__always)
     func decodeValue<T: Decodable, K: CodingKey>(_ type: T.Type, at offset: Int, key: K) throws -> T {
         if let native = RecordFormat.NativeType(T.self) {
             return try decodeNative(native, as: T.self, at: offset, key: key)

@@ -125,9 +125,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     /// decoded through `decode`.
     @inline(never)
     private func decodeUnstored<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        if let unstored = T.self as? any UnstoredValue.Type, let value = unstored.unstoredValue as? T {
-            return value
-        }
+        if let value = RecordDecoder.unstoredValue(T.self) { return value }
         return try decoder.decodeValue(T.self, at: self.offset(of: key), key: key)
     }
 
@@ -203,10 +201,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     /// A stored null decodes as `.some(nil)` when `T` can itself hold nil, so `Int??` keeps all three states.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let offset = decoder.valueOffset(for: key) else { return nil }
-        if try decoder.read(key, at: offset, { try $0.readNull(at: $1) }) {
-            guard let nilType = T.self as? any ExpressibleByNilLiteral.Type else { return nil }
-            return nilType.init(nilLiteral: ()) as? T
-        }
+        if try decoder.read(key, at: offset, { try $0.readNull(at: $1) }) { return RecordDecoder.storedNull(T.self) }
         return try decoder.decodeValue(T.self, at: offset, key: key)
     }
 
