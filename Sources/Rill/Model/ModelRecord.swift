@@ -27,6 +27,11 @@
 /// field (through which the model's ``PersistentModel/evolution`` reads older records), and
 /// `DecodingError.typeMismatch` or `.valueNotFound` for a value of another kind.
 ///
+/// Read the fields in the order the model encodes them (its coding keys' order): each is then
+/// found where the last one ended, without a search of the record. Any order reads the same
+/// values. A damaged record fails either way, though when it has several problems, reading in
+/// order may report a damaged value before a damaged entry further on.
+///
 /// A `ModelRecord` reads bytes that are valid only while the model is made, so it can be
 /// neither copied nor kept.
 public struct ModelRecord: ~Copyable {

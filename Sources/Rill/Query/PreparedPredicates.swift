@@ -35,11 +35,14 @@ enum PreparedPredicates {
         let decision: AnyObject
         /// The plan its fetches share.
         let plan = PreparedPlan()
+        /// What a fetch's predicate is matched against.
+        let pattern: SignaturePattern
 
         init(signature: PredicateSignature, translation: PreparedTranslation, decision: AnyObject) {
             self.signature = signature
             self.translation = translation
             self.decision = decision
+            pattern = SignaturePattern(signature: signature, translation: translation)
         }
     }
 
@@ -74,16 +77,20 @@ enum PreparedPredicates {
             }
             templates = made
         }
-        guard let preparable = templates?.preparable,
-            let signature = PredicateSignature(predicate.expression, as: preparable, root: predicate.variable.key)
-        else { return nil }
-        for entry in templates?.entries ?? [] where entry.signature.hasSameStructure(as: signature) {
-            guard let leaves = entry.translation.leaves(of: signature) else { continue }
+        guard let preparable = templates?.preparable else { return nil }
+        let root = predicate.variable.key
+        // Matched against each template as its tree is walked: no signature is collected.
+        for entry in templates?.entries ?? [] {
+            guard
+                let leaves = PredicateSignature(
+                    predicate.expression, as: preparable, root: root, matching: entry.pattern)?.leaves
+            else { continue }
             // The key names `T`: every decision under it is a `Decision<T>`.
             return unsafeDowncast(entry.decision, to: Decision<T>.self).predicate.bound(
                 to: predicate, leaves: leaves, plan: entry.plan)
         }
-        guard signature.hasEveryLiteral,
+        guard let signature = PredicateSignature(predicate.expression, as: preparable, root: root),
+            signature.hasEveryLiteral,
             (templates?.entries.count ?? 0) < signaturesPerType, (templates?.failures ?? 0) < attemptsPerType
         else { return nil }
         // A template, checked: the translator read the values the signature collected.

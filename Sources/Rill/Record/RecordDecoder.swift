@@ -42,6 +42,9 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
     /// Where the next key lookup starts: fields are usually read in the order they were written, so starting just
     /// after the previous hit usually finds the key at the first comparison.
     @exclusivity(unchecked) private var lookupHint = 0
+    /// While the fields of the map are read by name in the order they are stored, before any scan
+    /// (`nextEntryOffset(named:)`): where the next entry starts. 0 before the first read.
+    @exclusivity(unchecked) private var nextEntry = 0
 
     init(reader: RecordReader, offset: Int, parent: RecordDecoder?, key: (any CodingKey)?, depth: Int) {
         self.reader = reader
@@ -61,6 +64,7 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
         end = nil
         entryCount = 0
         hasScannedMap = false
+        nextEntry = 0
     }
 
     // MARK: - Decoder
@@ -249,6 +253,7 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
 
     /// Checks that nothing follows the top-level value.
     private func checkTopLevelEnd() throws {
+        if !hasScannedMap, nextEntry != 0 { try finishInOrder() }
         let knownEnd = end
         try annotating(RecordCodingKey.absent) { () throws(RecordError) in
             if let knownEnd {
@@ -314,8 +319,62 @@ final class RecordDecoder: Decoder, SingleValueDecodingContainer {
     /// Where the value of the map entry `name` starts; nil when the map has no such entry.
     @inline(__always)
     private func fieldOffset(named name: String) throws -> Int? {
-        if !hasScannedMap { try scanMap(keyedBy: RecordCodingKey.self) }
+        if !hasScannedMap {
+            if let offset = nextEntryOffset(named: name) { return offset }
+            try scanMap(keyedBy: RecordCodingKey.self)
+        }
         return valueOffset(named: name)
+    }
+
+    // MARK: - Reading a map in stored order
+    //
+    // A model that reads its own record (`ModelRecord`) usually asks for its fields in the order
+    // it wrote them. Each field is then the map's next entry: its key is compared where it
+    // stands, and its value skipped to find the entry after, with no scan of the whole map first
+    // and no lookup among the scanned keys. Whatever does not fit (another key, the map's end, a
+    // key or value that does not read) sends the read to the scan, which reports bytes that do
+    // not read exactly as it does without this path. A key read in order is valid UTF-8, being
+    // equal to the name asked for; the entries after the last one read are checked as the scan
+    // checks them (`finishInOrder`), so the map is checked as a whole either way.
+
+    /// The value offset of the entry `name` when it is the map's next entry in stored order;
+    /// nil when it is not, or when something there does not read.
+    @inline(__always)
+    private func nextEntryOffset(named name: String) -> Int? {
+        let reader = self.reader
+        var position = nextEntry
+        if position == 0 {
+            guard offset >= 0, (try? reader.byte(at: offset)) == RecordFormat.Tag.mapBegin else { return nil }
+            position = offset &+ 1
+        }
+        guard let key = try? reader.keyRange(at: position) else { return nil }
+        let equal =
+            name.utf8.withContiguousStorageIfAvailable { reader.bytes(in: key, equal: $0) }
+            ?? {
+                var name = name
+                return name.withUTF8 { reader.bytes(in: key, equal: $0) }
+            }()
+        guard equal, let next = try? reader.skipEntryValue(at: key.upperBound, depth: depth &+ 1) else { return nil }
+        nextEntry = next
+        return key.upperBound
+    }
+
+    /// Checks the entries after the last one read in order as `scanMap` checks them, and sets
+    /// the map's end; the scan itself reports what does not read.
+    private func finishInOrder() throws {
+        let reader = self.reader
+        var position = nextEntry
+        let childDepth = depth + 1
+        do throws(RecordError) {
+            while try reader.byte(at: position) != RecordFormat.Tag.end {
+                let key = try reader.keyRange(at: position)
+                try reader.validateUTF8(in: key)
+                position = try reader.skipEntryValue(at: key.upperBound, depth: childDepth)
+            }
+            end = position + 1
+        } catch {
+            try scanMap(keyedBy: RecordCodingKey.self)
+        }
     }
 
     /// Decodes the value at `offset`, through a child decoder unless the format stores the type natively.

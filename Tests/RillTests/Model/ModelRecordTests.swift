@@ -133,6 +133,87 @@ import Testing
         #expect(throws: RecordError.self) { try RecordCoder.decodeModel(Item.self, from: trailing) }
     }
 
+    /// Damaged records (a byte changed, bytes cut off or put in, a key that is not UTF-8 among the
+    /// entries a model does not read) fail where `Decodable` fails and read the same values where
+    /// it reads them. A model reading its fields in stored order walks the map entry by entry
+    /// instead of scanning it first, so of a record's several problems it may report another one:
+    /// a damaged value it reads before the scan would have met a damaged entry after it. Where
+    /// the whole map reads and a value does not, the error is the same kind.
+    @Test func damagedRecordsFailAsThroughDecodable() throws {
+        struct Extended: Encodable {
+            var item: Item
+            var extra: String
+            func encode(to encoder: any Encoder) throws {
+                try item.encode(to: encoder)
+                var container = encoder.container(keyedBy: RecordCodingKey.self)
+                try container.encode(extra, forKey: RecordCodingKey(stringValue: "zz"))
+            }
+        }
+        func outcome<T>(_ read: () throws -> T) -> Result<T, any Error> { Result { try read() } }
+        func kind(_ error: any Error) -> String {
+            if let error = error as? RecordError { return "record \(error.code)" }
+            if let error = error as? DecodingError {
+                switch error {
+                case .dataCorrupted: return "decoding dataCorrupted"
+                case .keyNotFound: return "decoding keyNotFound"
+                case .typeMismatch: return "decoding typeMismatch"
+                case .valueNotFound: return "decoding valueNotFound"
+                @unknown default: return "decoding"
+                }
+            }
+            return "\(type(of: error))"
+        }
+        var random = SeededGenerator(label: "damaged model records")
+        var spare: RecordDecoder?
+        var failures = 0
+        for id in 0..<3_000 {
+            let item = Self.randomItem(id: id, &random)
+            var bytes = try RecordCoder.encode(Extended(item: item, extra: "e"))
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0:
+                bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            case 1:
+                bytes.removeLast(Int.random(in: 1...bytes.count, using: &random))
+            case 2:
+                bytes.insert(
+                    UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...bytes.count, using: &random))
+            case 3:
+                // The extra key, which `Item` never reads, made invalid UTF-8.
+                let key = Array("zz".utf8)
+                if let start = (0..<(bytes.count - 1)).last(where: { Array(bytes[$0..<$0 + 2]) == key }) {
+                    bytes[start] = 0xFF
+                }
+            default:
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &random)] ^=
+                        1 << UInt8.random(in: 0..<8, using: &random)
+                }
+            }
+            let read = outcome {
+                try bytes.withUnsafeBytes { try RecordCoder.decodeModel(Item.self, from: $0, reusing: &spare) }
+            }
+            let oracle = outcome { try RecordCoder.decode(Decoded.self, from: bytes) }
+            switch (read, oracle) {
+            case (.success(let read), .success(let oracle)):
+                // Compared as stored, so that a NaN equals itself.
+                #expect(try RecordCoder.encode(Self.decoded(read)) == RecordCoder.encode(oracle), "record \(id)")
+            case (.failure(let error), .failure(let expected)):
+                failures += 1
+                if expected is DecodingError {
+                    #expect(kind(error) == kind(expected), "record \(id): \(error) vs \(expected)")
+                } else {
+                    #expect(error is RecordError || error is DecodingError, "record \(id): \(error)")
+                }
+            case (.success, .failure(let expected)):
+                Issue.record("record \(id) read, where Decodable failed with \(expected): \(bytes)")
+            case (.failure(let error), .success):
+                Issue.record("record \(id) failed with \(error), where Decodable read it: \(bytes)")
+            }
+        }
+        // Most damage is found, and some leaves a record that still reads.
+        #expect(failures > 1_000 && failures < 3_000)
+    }
+
     /// Fetches of a model that reads its records against brute force over the saved models.
     @Test func fetchesEqualBruteForce() throws {
         var random = SeededGenerator(label: "model record fetches")

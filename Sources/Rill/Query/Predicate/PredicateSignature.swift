@@ -36,6 +36,21 @@ struct PredicateSignature: @unchecked Sendable {
     /// The variables after the first four.
     private var laterVariables: [PredicateExpressions.VariableID] = []
 
+    /// The template this signature is matched against, when it is (`init(_:as:root:matching:)`):
+    /// then nothing is collected, each part is compared with the template's as it comes, and each
+    /// captured value of a translated conjunct goes to `leaves`.
+    private let pattern: SignaturePattern?
+    /// Where the match is in the pattern's tags and key paths.
+    private var tagPosition = 0
+    private var keyPathPosition = 0
+    /// The conjunct being matched, and the position of its next captured value.
+    private var conjunct = -1
+    private var valuePosition = 0
+    /// Whether every part so far is the pattern's.
+    private var matches = true
+    /// The captured values that replace the pattern's stand-ins, in order.
+    private var leafValues: [RecordValue] = []
+
     /// The tag that starts a conjunct.
     private static let conjunctMark = -1
     /// The tag of a captured value.
@@ -68,20 +83,42 @@ struct PredicateSignature: @unchecked Sendable {
     /// Both existentials are opened by the call, and the expression is taken as `type` when the
     /// two types are one: a dynamic cast from `Any` (boxing the expression first) cost a fetch
     /// about a thousand instructions.
+    ///
+    /// With `pattern`, the signature is matched against it instead of collected (see
+    /// `leaves`), so that a fetch whose signature a template has makes no lists of its parts.
     init?<Opened: StandardPredicateExpression<Bool>, Expression: PreparablePredicateExpression>(
-        _ expression: Opened, as type: Expression.Type, root: PredicateExpressions.VariableID
+        _ expression: Opened, as type: Expression.Type, root: PredicateExpressions.VariableID,
+        matching pattern: SignaturePattern? = nil
     ) {
         guard Opened.self == Expression.self else { return nil }
-        self.init(unsafeBitCast(expression, to: Expression.self), root: root)
+        self.init(unsafeBitCast(expression, to: Expression.self), root: root, pattern: pattern)
     }
 
-    private init(_ expression: some PreparablePredicateExpression, root: PredicateExpressions.VariableID) {
-        // Room for a predicate of a few conditions, so that the lists grow once at most.
-        tags.reserveCapacity(16)
-        keyPaths.reserveCapacity(4)
-        values.reserveCapacity(4)
+    private init(
+        _ expression: some PreparablePredicateExpression, root: PredicateExpressions.VariableID,
+        pattern: SignaturePattern?
+    ) {
+        self.pattern = pattern
+        if let pattern {
+            if pattern.leafCount > 0 { leafValues.reserveCapacity(pattern.leafCount) }
+        } else {
+            // Room for a predicate of a few conditions, so that the lists grow once at most.
+            tags.reserveCapacity(16)
+            keyPaths.reserveCapacity(4)
+            values.reserveCapacity(4)
+        }
         variable(root)
         expression.appendConjuncts(to: &self)
+    }
+
+    /// When this signature was matched against a pattern: its captured values as the leaves
+    /// that replace the pattern's stand-ins, or nil when the signature is not the pattern's (a
+    /// key path, operator or variable reference differs, or a value has no stored form or another
+    /// shape). Nil for a collected signature.
+    var leaves: PreparedTranslation.Leaves? {
+        guard let pattern, matches, tagPosition == pattern.tags.count, keyPathPosition == pattern.keyPaths.count
+        else { return nil }
+        return PreparedTranslation.Leaves(values: leafValues, starts: pattern.leafStarts)
     }
 
     /// Whether `other` has the same key paths, operators and variable references.
@@ -98,20 +135,40 @@ struct PredicateSignature: @unchecked Sendable {
 
     /// Starts the next top-level conjunct.
     mutating func beginConjunct() {
-        tags.append(Self.conjunctMark)
+        guard pattern != nil else { return tags.append(Self.conjunctMark) }
+        expect(Self.conjunctMark)
+        conjunct += 1
+        valuePosition = 0
     }
 
     mutating func keyPath(_ keyPath: AnyKeyPath) {
-        keyPaths.append(keyPath)
+        guard let pattern else { return keyPaths.append(keyPath) }
+        guard matches, keyPathPosition < pattern.keyPaths.count, pattern.keyPaths[keyPathPosition] == keyPath else {
+            matches = false
+            return
+        }
+        keyPathPosition += 1
     }
 
     mutating func tag(_ tag: Int) {
-        tags.append(tag)
+        guard pattern != nil else { return tags.append(tag) }
+        expect(tag)
     }
 
     /// A reference to, or the binding of, `variable`.
     mutating func variable(_ variable: PredicateExpressions.VariableID) {
-        tags.append(index(of: variable))
+        let index = index(of: variable)
+        guard pattern != nil else { return tags.append(index) }
+        expect(index)
+    }
+
+    /// Matching: the pattern's next tag is `tag`.
+    private mutating func expect(_ tag: Int) {
+        guard let pattern, matches, tagPosition < pattern.tags.count, pattern.tags[tagPosition] == tag else {
+            matches = false
+            return
+        }
+        tagPosition += 1
     }
 
     /// The order in which `variable` first appeared, counting it in when it is new.
@@ -141,8 +198,48 @@ struct PredicateSignature: @unchecked Sendable {
 
     /// A captured value, in the order the translator reads it.
     mutating func literal(_ literal: RecordValue?) {
-        tags.append(Self.valueMark)
-        values.append(literal)
+        guard let pattern else {
+            tags.append(Self.valueMark)
+            values.append(literal)
+            return
+        }
+        expect(Self.valueMark)
+        // The tags matched so far put as many values in each conjunct as the pattern has.
+        guard matches, let literal, conjunct >= 0, conjunct < pattern.shapes.count,
+            valuePosition < pattern.shapes[conjunct].count, pattern.shapes[conjunct][valuePosition].fits(literal)
+        else {
+            matches = false
+            return
+        }
+        valuePosition += 1
+        if pattern.translated[conjunct] { LiteralShape.appendLeaves(of: literal, to: &leafValues) }
+    }
+}
+
+/// A template's signature and the shapes of its values, which a fetch's predicate is matched
+/// against as its tree is walked (`PredicateSignature.init(_:as:root:matching:)`).
+final class SignaturePattern: @unchecked Sendable {
+    // Sendable: immutable; its key paths are immutable values.
+    /// The template signature's tags and key paths.
+    let tags: [Int]
+    let keyPaths: [AnyKeyPath]
+    /// The translation's shapes of the values, conjunct by conjunct, and which conjuncts were
+    /// translated.
+    let shapes: [[LiteralShape]]
+    let translated: [Bool]
+    /// Where each conjunct's leaves start, and how many there are in all.
+    let leafStarts: [Int]
+    let leafCount: Int
+
+    init(signature: PredicateSignature, translation: PreparedTranslation) {
+        tags = signature.tags
+        keyPaths = signature.keyPaths
+        shapes = translation.shapes
+        translated = translation.translated
+        leafStarts = translation.leafStarts
+        leafCount = zip(shapes, translated).reduce(0) { count, conjunct in
+            conjunct.1 ? conjunct.0.reduce(count) { $0 + $1.leafCount } : count
+        }
     }
 }
 

@@ -140,6 +140,18 @@ enum LiteralShape: Hashable, Sendable {
         }
     }
 
+    /// Whether `value` is of this shape: `LiteralShape(value) == self`, without making one.
+    func fits(_ value: RecordValue) -> Bool {
+        switch (self, value) {
+        case (.null, .null): true
+        case (.array(let shapes), .array(let items)):
+            shapes.count == items.count && zip(shapes, items).allSatisfy { $0.fits($1) }
+        case (.leaf, .null), (.leaf, .array): false
+        case (.leaf, _): true
+        default: false
+        }
+    }
+
     /// How many values stand-ins replace in a value of this shape.
     var leafCount: Int {
         switch self {

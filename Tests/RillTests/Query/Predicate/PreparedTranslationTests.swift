@@ -221,6 +221,26 @@ import Testing
         #expect(PreparedPredicates.templateCount(for: make(3)) == 1)
     }
 
+    /// A predicate is bound to the template of its values' shapes only, whichever shapes came
+    /// first: a nil first, then values (a nil's template holds no stand-in for a value), and
+    /// arrays shortest first, then longer and shorter again. (On a model of its own, so that the
+    /// templates are made in this order.)
+    @Test func eachShapeBindsItsOwnTemplate() throws {
+        func optional(_ x: Double?) -> Predicate<PreparedShapes> { #Predicate { $0.rating == x } }
+        func list(_ values: [Int]) -> Predicate<PreparedShapes> { #Predicate { values.contains($0.score) } }
+        for x in [nil, 2.5, nil, -1, .nan, nil] as [Double?] {
+            let prepared = try #require(PreparedPredicates.modelPredicate(for: optional(x)))
+            let fresh = ModelPredicate(translating: optional(x))
+            #expect(prepared.exact.map { "\($0)" } == fresh.exact.map { "\($0)" }, "\(String(describing: x))")
+        }
+        for values in [[], [1], [1, 2], [], [3], [4, 5, 6], [7, 8]] as [[Int]] {
+            let prepared = try #require(PreparedPredicates.modelPredicate(for: list(values)))
+            #expect(prepared.exact == ModelPredicate(translating: list(values)).exact, "\(values)")
+        }
+        #expect(PreparedPredicates.templateCount(for: optional(nil)) == 2)
+        #expect(PreparedPredicates.templateCount(for: list([])) == 4)
+    }
+
     /// A stand-in cannot be confused with a captured identifier: captured identifiers are bound
     /// in, never read as stand-ins, even one with a stand-in's bytes.
     @Test func capturedIdentifiersAreBoundLikeAnyValue() throws {
@@ -240,4 +260,11 @@ struct PreparedHolder: PersistentModel {
     var link: URL
     var score: Int
     var rating: Double?
+}
+
+/// A model of `eachShapeBindsItsOwnTemplate` alone.
+struct PreparedShapes: PersistentModel {
+    var id: Int
+    var rating: Double?
+    var score: Int
 }
