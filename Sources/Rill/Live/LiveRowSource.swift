@@ -40,6 +40,10 @@ protocol LiveRowSource {
     /// decides).
     func compare(_ lhs: LiveEntry, _ rhs: LiveEntry) -> ComparisonResult
 
+    /// `compare`, as a function a maintained query keeps: it compares rows at every step of its
+    /// binary searches, and calling the source's method there copied the whole source each time.
+    var comparator: (LiveEntry, LiveEntry) -> ComparisonResult { get }
+
     /// The element a row of this source shows.
     static func element(_ row: LiveEntry) -> Element
 
@@ -54,6 +58,10 @@ protocol LiveRowSource {
 }
 
 extension LiveRowSource {
+    var comparator: (LiveEntry, LiveEntry) -> ComparisonResult {
+        { [self] lhs, rhs in compare(lhs, rhs) }
+    }
+
     var relatedDependencies: [RelatedDependency] { [] }
 
     var necessaryCondition: QueryNode? { nil }

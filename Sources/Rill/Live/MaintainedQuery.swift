@@ -32,6 +32,11 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// The source's, kept at hand.
     private var hasFilter = false
     private var orderPaths: [QuerySortKey]?
+    /// The source's `comparator`, `relationshipSlot` and `filter`, kept at hand: reading them
+    /// from the source on the paths every change takes copied the whole source.
+    private var compareRows: (LiveEntry, LiveEntry) -> ComparisonResult = { _, _ in .orderedSame }
+    private var relationshipSlot: RelationshipSlot?
+    private var filter: QueryNode?
 
     init(_ source: Source) {
         self.sourceBox = SourceBox(source)
@@ -51,8 +56,11 @@ final class MaintainedQuery<Source: LiveRowSource> {
     private func configure() {
         let source = sourceBox.value
         screen.reset(dependencies: source.dependencies, filter: source.filter, necessary: source.necessaryCondition)
-        hasFilter = source.filter != nil
+        filter = source.filter
+        hasFilter = filter != nil
         orderPaths = source.orderPaths
+        compareRows = source.comparator
+        relationshipSlot = source.relationshipSlot
         window = QueryWindow(offset: source.offset, limit: source.limit)
     }
 
@@ -133,7 +141,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// Reads the first rows from the store as of the transaction's snapshot.
     func load(in transaction: StoreSnapshot, store: Store) throws {
         sharedRows = store.sharedRows
-        let slot = source.relationshipSlot
+        let slot = relationshipSlot
         slot?.loader = RelationshipLoader(store: store, snapshot: transaction)
         defer { slot?.loader = nil }
         let target = window.end(plus: lookahead)
@@ -154,7 +162,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// when the store's matches were cut, every match up to the last one given is known: the
     /// rows are cut there, which keeps at least the window.
     func loadWindow(before context: CommitContext) throws {
-        let slot = source.relationshipSlot
+        let slot = relationshipSlot
         slot?.loader = RelationshipLoader(store: context.store, snapshot: context.transaction)
         defer { slot?.loader = nil }
         var changed: Set<[UInt8]> = []
@@ -232,7 +240,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// holds, and inserts and updates its `screen` admits — and returns the change to the
     /// results, or nil when they are as they were.
     func apply(_ changes: [DecodedChange], commit: CommitContext) throws -> RowChange? {
-        let slot = source.relationshipSlot
+        let slot = relationshipSlot
         slot?.loader = RelationshipLoader(store: commit.store, snapshot: commit.transaction, commit: commit)
         defer { slot?.loader = nil }
         // The changes that can affect the held rows: a held record changed or deleted, or a
@@ -282,9 +290,32 @@ final class MaintainedQuery<Source: LiveRowSource> {
             rows.truncate(to: keep, retiring: version)
             complete = false
         }
+        if let end = windowEnd, !touchesWindow(end: end, before: before, relevant: relevant, oldRows: oldRows) {
+            return nil
+        }
         let change = windowChange(
             from: before, touched: relevant.map { $0.key }, oldRows: oldRows, sequence: commit.sequence)
         return change.isEmpty ? nil : change
+    }
+
+    /// Whether a changed record's row was or is among the first `end` rows, the window's end:
+    /// when none was and none is, the window is what it was, and the change to it is none.
+    ///
+    /// The rows that did not change keep their order, and none of them left the first `end`
+    /// of either list: rows are refilled only when fewer than `end` remain, which a removal
+    /// past `end` cannot cause, and let go only past the look-ahead, after `end`. So the first
+    /// `end` rows before and after are the same rows. This is the common case of a query with
+    /// a limit: most changes to its matches fall past the window, or past the rows it holds.
+    private func touchesWindow(
+        end: Int, before: RowList, relevant: [(key: [UInt8], row: LiveEntry?)], oldRows: [RecordKey: LiveEntry]
+    ) -> Bool {
+        for (key, _) in relevant {
+            if let old = oldRows[RecordKey(key)], let position = position(of: old, in: before), position < end {
+                return true
+            }
+            if let new = held[key], let position = position(of: new, in: rows), position < end { return true }
+        }
+        return false
     }
 
     /// `apply` for the most common case: one record changed, and the query has no window (it
@@ -331,10 +362,10 @@ final class MaintainedQuery<Source: LiveRowSource> {
         // The filter is the predicate's complete, exact translation: it decides alone.
         if screen.decidesFilter {
             guard try screen.conditionsHold(for: decoded) else { return nil }
-        } else if let filter = source.filter {
+        } else if let filter {
             guard let value = try decoded.recordValue(), QueryEvaluator.matches(filter, value) else { return nil }
         }
-        return try sourceBox.value.row(for: decoded, filtered: hasFilter) { try orderKey($0, key: key) }
+        return try sourceBox.row(for: decoded, filtered: hasFilter) { try orderKey($0, key: key) }
     }
 
     /// Reads the matches up to the window's end plus `lookahead` as of the current commit, when
@@ -374,7 +405,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// The descriptor's order: its sort descriptors, then the identifier key.
     func precedes(_ lhs: LiveEntry, _ rhs: LiveEntry) -> Bool {
         if let left = lhs.order, let right = rhs.order { return OrderKey.precedes(left, right) }
-        switch sourceBox.value.compare(lhs, rhs) {
+        switch compareRows(lhs, rhs) {
         case .orderedAscending: return true
         case .orderedDescending: return false
         case .orderedSame: return lhs.key.lexicographicallyPrecedes(rhs.key)
@@ -530,8 +561,16 @@ private struct WindowCandidate {
 }
 
 /// An immutable box for a value read in place.
-private final class SourceBox<Value> {
+private final class SourceBox<Value: LiveRowSource> {
     let value: Value
 
     init(_ value: Value) { self.value = value }
+
+    /// `value.row(for:filtered:order:)`, the source read in place: the same call through
+    /// `value` from outside the box copied the whole source first.
+    func row(
+        for change: DecodedChange, filtered: Bool, order: (RecordValue) throws -> [UInt8]?
+    ) throws -> LiveEntry? {
+        try value.row(for: change, filtered: filtered, order: order)
+    }
 }

@@ -136,9 +136,19 @@ struct RecordRowSource: LiveRowSource {
     }
 
     func compare(_ lhs: LiveEntry, _ rhs: LiveEntry) -> ComparisonResult {
+        Self.compare(lhs, rhs, sort: query.sort)
+    }
+
+    /// `compare`, holding the sort alone.
+    var comparator: (LiveEntry, LiveEntry) -> ComparisonResult {
+        let sort = query.sort
+        return { lhs, rhs in Self.compare(lhs, rhs, sort: sort) }
+    }
+
+    private static func compare(_ lhs: LiveEntry, _ rhs: LiveEntry, sort: [QuerySortKey]) -> ComparisonResult {
         let left = unsafeDowncast(lhs, to: LiveRecordRow.self).record
         let right = unsafeDowncast(rhs, to: LiveRecordRow.self).record
-        for key in query.sort {
+        for key in sort {
             let order = QueryValueOrder.sortOrder(
                 QueryEvaluator.read(key.path, from: left), QueryEvaluator.read(key.path, from: right))
             if order == .orderedSame { continue }
