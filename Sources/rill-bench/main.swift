@@ -52,8 +52,12 @@ case "live":
     if arguments.count > 2 { benchmark.refetchSamples = arguments[2] }
     try benchmark.run()
 case "serve":
-    // rill-bench serve [subscribers] [seconds]
+    // rill-bench serve [subscribers] [seconds], or rill-bench serve follower [saves]
     var benchmark = ServeBenchmark()
+    if CommandLine.arguments.dropFirst(2).first == "follower" {
+        try benchmark.runFollower(saves: CommandLine.arguments.dropFirst(3).first.flatMap { Int($0) } ?? 2_000)
+        exit(0)
+    }
     let arguments = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
     if arguments.count > 0 { benchmark.subscribers = arguments[0] }
     if arguments.count > 1 { benchmark.seconds = Double(arguments[1]) }

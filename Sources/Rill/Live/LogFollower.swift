@@ -431,8 +431,9 @@ final class LogFollower: @unchecked Sendable {
                         while next < held.count, held[next] < id { next += 1 }
                         if next < held.count, held[next] == id { continue }
                         do {
-                            // Through the pointer, the test is run in place, not copied.
-                            if try ScreenTest.admits(base + index, decoded) {
+                            // Through the pointer, the test is run in place, not copied; the
+                            // change is this thread's alone until the commit's queries apply.
+                            if try ScreenTest.admits(base + index, decoded, unshared: true) {
                                 targets.append(id)
                                 reach(id)
                             }

@@ -10,8 +10,13 @@ struct ScreenTest {
         var comparison: QueryComparison
         var constant: RecordValue
 
-        static func holds(_ condition: UnsafePointer<Condition>, for change: DecodedChange) throws -> Bool {
-            guard let value = try change.field(slot: condition.pointee.slot) else { return false }
+        static func holds(
+            _ condition: UnsafePointer<Condition>, for change: DecodedChange, unshared: Bool = false
+        ) throws -> Bool {
+            let slot = condition.pointee.slot
+            guard let value = try unshared ? change.unsharedField(slot: slot) : change.field(slot: slot) else {
+                return false
+            }
             return QueryEvaluator.compare(condition.pointee.comparison, value, condition.pointee.constant)
         }
     }
@@ -36,29 +41,35 @@ struct ScreenTest {
     }
 
     /// False when `change` (an insert or update) cannot make the record match the query whose
-    /// test `test` points to.
-    static func admits(_ test: UnsafePointer<ScreenTest>, _ change: DecodedChange) throws -> Bool {
+    /// test `test` points to. `unshared`: no other thread has the change yet (see
+    /// `DecodedChange.unsharedField(slot:)`).
+    static func admits(
+        _ test: UnsafePointer<ScreenTest>, _ change: DecodedChange, unshared: Bool = false
+    ) throws -> Bool {
         if test.pointee.skipsUnrelatedUpdates, change.kind == .update,
             change.changedMask & test.pointee.dependencyMask == 0
         {
             return false
         }
-        return try conditionsHold(test, for: change)
+        return try conditionsHold(test, for: change, unshared: unshared)
     }
 
     /// Whether the record after `change` passes every condition of the test `test` points to.
-    static func conditionsHold(_ test: UnsafePointer<ScreenTest>, for change: DecodedChange) throws -> Bool {
+    static func conditionsHold(
+        _ test: UnsafePointer<ScreenTest>, for change: DecodedChange, unshared: Bool = false
+    ) throws -> Bool {
         let count = test.pointee.conditionCount
         guard count > 0 else { return true }
         let raw = UnsafeRawPointer(test)
         let first = (raw + firstOffset).assumingMemoryBound(to: Condition.self)
-        if try !Condition.holds(first, for: change) { return false }
+        if try !Condition.holds(first, for: change, unshared: unshared) { return false }
         guard count > 1 else { return true }
         let second = (raw + secondOffset).assumingMemoryBound(to: Condition.self)
-        if try !Condition.holds(second, for: change) { return false }
+        if try !Condition.holds(second, for: change, unshared: unshared) { return false }
         guard count > 2 else { return true }
         return try test.pointee.rest.withUnsafeBufferPointer { rest in
-            for index in rest.indices where try !Condition.holds(rest.baseAddress! + index, for: change) {
+            for index in rest.indices
+            where try !Condition.holds(rest.baseAddress! + index, for: change, unshared: unshared) {
                 return false
             }
             return true
