@@ -129,9 +129,18 @@ package struct QueryEvaluator {
         case .equal: return QueryValueOrder.equal(a, b)
         case .notEqual: return !QueryValueOrder.equal(a, b)
         case .less: return QueryValueOrder.compare(a, b) == .orderedAscending
-        case .lessOrEqual: return [.orderedAscending, .orderedSame].contains(QueryValueOrder.compare(a, b))
+        case .lessOrEqual:
+            // A switch, not a list's `contains`: that made the list at every comparison.
+            switch QueryValueOrder.compare(a, b) {
+            case .orderedAscending?, .orderedSame?: return true
+            default: return false
+            }
         case .greater: return QueryValueOrder.compare(a, b) == .orderedDescending
-        case .greaterOrEqual: return [.orderedDescending, .orderedSame].contains(QueryValueOrder.compare(a, b))
+        case .greaterOrEqual:
+            switch QueryValueOrder.compare(a, b) {
+            case .orderedDescending?, .orderedSame?: return true
+            default: return false
+            }
         }
     }
 

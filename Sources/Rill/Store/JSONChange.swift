@@ -30,9 +30,13 @@ package struct JSONChange: Sendable {
         func field(_ name: String) -> RecordValue? { fields.first { $0.name == name }?.value }
         let isChange = field("op") != nil || field("entity") != nil
         if isChange {
-            for extra in fields where !["op", "entity", "id", "record"].contains(extra.name) {
-                throw RillError(
-                    .invalidRecord, "a change has no field \"\(extra.name)\" (it has op, entity, id, record)")
+            for extra in fields {
+                switch extra.name {
+                case "op", "entity", "id", "record": continue
+                default:
+                    throw RillError(
+                        .invalidRecord, "a change has no field \"\(extra.name)\" (it has op, entity, id, record)")
+                }
             }
         }
         let opValue = isChange ? field("op") : nil
