@@ -283,28 +283,20 @@ struct ServeBenchmark {
             sendAll(fd, "GET /v1/subscribe?q=\(encoded) HTTP/1.1\r\nHost: rill\r\n\(transport.header)\r\n")
             Thread {
                 var buffer = [UInt8](repeating: 0, count: 1 << 16)
-                var pending = ""
-                var current: (name: String, id: UInt64) = ("", 0)
+                var reader = EventReader()
                 while true {
                     let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                     guard count > 0 else { return }
                     let time = now()
-                    pending += String(decoding: buffer[0..<count], as: UTF8.self)
-                    while let newline = pending.firstIndex(of: "\n") {
-                        let line = pending[..<newline]
-                        if line.hasPrefix("event: ") { current.name = String(line.dropFirst(7)) }
-                        if line.hasPrefix("id: ") { current.id = UInt64(line.dropFirst(4)) ?? 0 }
-                        if line.isEmpty, current.id > 0 {
-                            if current.name == "change" {
-                                received.withLock { $0.append((current.id, time)) }
-                            } else if current.name == "reset" {
-                                resets.add(1, ordering: .relaxed)
-                            } else if current.name == "results" {
-                                ready.add(1, ordering: .relaxed)
+                    buffer.withUnsafeBytes { bytes in
+                        reader.read(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) { event in
+                            switch event {
+                            case .change(let sequence): received.withLock { $0.append((sequence, time)) }
+                            case .reset: resets.add(1, ordering: .relaxed)
+                            case .results: ready.add(1, ordering: .relaxed)
+                            case .other: break
                             }
-                            current = ("", 0)
                         }
-                        pending.removeSubrange(...newline)
                     }
                 }
             }.start()
@@ -317,30 +309,27 @@ struct ServeBenchmark {
         let start = now()
         let done = DispatchSemaphore(value: 0)
         let header = transport.header
+        let idBytes = ids.map { Array($0.uuidString.utf8) }
         for _ in 0..<writers {
             let fd = try transport.connect()
+            let seed = UInt64.random(in: 1...UInt64.max)
             Thread {
                 defer { done.signal() }
-                var random = SystemRandomNumberGenerator()
+                var requests = SaveRequests(ids: idBytes, header: header, seed: seed)
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 while now() - start < seconds {
-                    let id = ids.randomElement(using: &random)!
-                    let body =
-                        #"[{"op":"update","entity":"Item","record":{"id":"\#(id)","quantity":\#(Int.random(in: 0..<1000, using: &random)),"price":\#(Double(Int.random(in: 0..<10_000, using: &random)) / 100)}}]"#
+                    let request = requests.next()
                     let sent = now()
-                    sendAll(
-                        fd,
-                        "POST /v1/save HTTP/1.1\r\nHost: rill\r\n\(header)Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-                    )
+                    sendAll(fd, request)
                     // The response is small: one read holds it.
                     let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                     guard count > 0 else { return }
                     let time = now()
                     roundTrips.withLock { $0.append(time - sent) }
-                    let text = String(decoding: buffer[0..<count], as: UTF8.self)
-                    guard let range = text.range(of: #""seq":"#) else { continue }
-                    let digits = text[range.upperBound...].prefix { $0.isNumber }
-                    if let sequence = UInt64(digits) { acknowledged.withLock { $0[sequence] = time } }
+                    let sequence = buffer.withUnsafeBytes {
+                        Self.acknowledgedSequence(in: UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+                    }
+                    if let sequence { acknowledged.withLock { $0[sequence] = time } }
                 }
                 close(fd)
             }.start()
@@ -398,7 +387,10 @@ struct ServeBenchmark {
     }
 
     private func sendAll(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
+        sendAll(fd, Array(text.utf8))
+    }
+
+    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes {
