@@ -54,7 +54,7 @@ extension LogEntry {
             guard case .map(let fields) = value else { return value }
             return .map(
                 change.changedFields.map { name in
-                    RecordField(name: name, value: fields.first { $0.name == name }?.value ?? .null)
+                    RecordField(name: name, value: fields.value(named: name) ?? .null)
                 })
         }
         return [RecordField(name: "before", value: changed(before)), RecordField(name: "after", value: changed(after))]

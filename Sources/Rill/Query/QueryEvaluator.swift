@@ -105,7 +105,7 @@ package struct QueryEvaluator {
         for (index, name) in path.enumerated() {
             switch current {
             case .map(let fields):
-                current = fields.first { $0.name == name }?.value ?? .null
+                current = fields.value(named: name) ?? .null
             case .array(let items):
                 let rest = Array(path[index...])
                 var mapped: [RecordValue] = []

@@ -99,7 +99,7 @@ struct QueryRelationships: Sendable {
                     of: entity, key: key, source: relationship.entity, field: relationship.inverseOf ?? "")
                 related = .array(try keys.compactMap { try loader.recordValue(of: relationship.entity, key: $0) })
             case .reference, .requiredReference, .references:
-                let stored = fields.first { $0.name == relationship.field }?.value ?? .null
+                let stored = fields.value(named: relationship.field) ?? .null
                 func target(_ value: RecordValue) throws -> RecordValue {
                     guard value != .null,
                         let key = try? Store.referenceKey(

@@ -12,6 +12,21 @@ package struct RecordField: Hashable, Sendable {
     }
 }
 
+extension [RecordField] {
+    /// The value of the field named `name`, nil when there is none.
+    ///
+    /// A walk by index: `first(where:)` copies each field it passes (its name and value
+    /// retained, then released), and a sort reads its keys at every comparison of two rows.
+    package func value(named name: String) -> RecordValue? {
+        var index = startIndex
+        while index < endIndex {
+            if self[index].name == name { return self[index].value }
+            index += 1
+        }
+        return nil
+    }
+}
+
 extension RecordValue {
     /// This map with `fields` set: each replaces the field of its name or is appended; a null
     /// value removes the field instead. Other values are returned as they are.

@@ -87,7 +87,7 @@ package struct EntitySchema: Sendable, Equatable {
 
     init?(json: RecordValue) {
         guard case .map(let fields) = json else { return nil }
-        func field(_ name: String) -> RecordValue? { fields.first { $0.name == name }?.value }
+        func field(_ name: String) -> RecordValue? { fields.value(named: name) }
         guard case .uint(let version)? = field("version"), let kinds = field("fields"),
             case .array(let optional)? = field("optional"), case .array(let indexes)? = field("indexes")
         else { return nil }
@@ -145,7 +145,7 @@ extension EntitySchema {
         var problems: [String] = []
         let optionalPaths = Set(optional).union(defaulted)
         for kindField in kindFields {
-            let value = fields.first { $0.name == kindField.name }?.value
+            let value = fields.value(named: kindField.name)
             switch value {
             case nil, .null?:
                 let renamedFrom = renamed[kindField.name]

@@ -27,7 +27,7 @@ package struct JSONChange: Sendable {
         guard case .map(let fields) = json else {
             throw RillError(.invalidRecord, "a change must be a JSON object")
         }
-        func field(_ name: String) -> RecordValue? { fields.first { $0.name == name }?.value }
+        func field(_ name: String) -> RecordValue? { fields.value(named: name) }
         let isChange = field("op") != nil || field("entity") != nil
         if isChange {
             for extra in fields {
