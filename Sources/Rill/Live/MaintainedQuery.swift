@@ -438,25 +438,28 @@ final class MaintainedQuery<Source: LiveRowSource> {
     ) -> RowChange {
         let window = self.window
         let band = touched.count + 1
-        let touchedSet = Set(touched.map(RecordKey.init))
+        var touchedKeys = SmallKeyedTable<Void>(capacity: touched.count)
+        for key in touched { touchedKeys.set((), for: key) }
 
-        var candidates: [RecordKey: WindowCandidate] = [:]
+        // The touched rows, and at most `band` rows at each edge of each window.
+        var candidates = SmallKeyedTable<WindowCandidate>(capacity: touched.count + 4 * band)
         func offsetInWindow(_ position: Int?) -> Int? { position.flatMap { window.offset(ofPosition: $0) } }
         // Rows near the edges of both windows.
         func edgePositions(count: Int) -> [Int] { window.edgePositions(in: count, width: band) }
         // The touched rows, by binary search; their positions give every other row's.
         var removedAt: [Int] = []  // positions in `before`, of touched rows held before
         var insertedAt: [Int] = []  // positions in `rows`, of touched rows held now
-        for key in touchedSet {
-            let oldRow = oldRows[key]
-            let newRow = held[key.bytes]
+        for key in touchedKeys.orderedKeys {
+            let oldRow = oldRows[RecordKey(key)]
+            let newRow = held[key]
             let oldPosition = oldRow.flatMap { position(of: $0, in: before) }
             let newPosition = newRow.flatMap { position(of: $0, in: rows) }
             if let oldPosition { removedAt.append(oldPosition) }
             if let newPosition { insertedAt.append(newPosition) }
-            candidates[key] = WindowCandidate(
-                oldOffset: offsetInWindow(oldPosition), newOffset: offsetInWindow(newPosition),
-                old: oldRow, new: newRow, touched: true)
+            candidates.set(
+                WindowCandidate(
+                    oldOffset: offsetInWindow(oldPosition), newOffset: offsetInWindow(newPosition),
+                    old: oldRow, new: newRow, touched: true), for: key)
         }
         removedAt.sort()
         insertedAt.sort()
@@ -472,20 +475,22 @@ final class MaintainedQuery<Source: LiveRowSource> {
             }
             return position < count ? position : nil
         }
-        for position in edgePositions(count: before.count) where !touchedSet.contains(RecordKey(before[position].key)) {
+        for position in edgePositions(count: before.count) where !touchedKeys.contains(before[position].key) {
             let row = before[position]
             let newPosition = mapped(rank: rank(position, skipping: removedAt), around: insertedAt, count: rows.count)
-            candidates[RecordKey(row.key)] = WindowCandidate(
-                oldOffset: window.offset(ofPosition: position)!, newOffset: offsetInWindow(newPosition), old: row,
-                new: newPosition == nil ? nil : row, touched: false)
+            candidates.set(
+                WindowCandidate(
+                    oldOffset: window.offset(ofPosition: position)!, newOffset: offsetInWindow(newPosition), old: row,
+                    new: newPosition == nil ? nil : row, touched: false), for: row.key)
         }
-        for position in edgePositions(count: rows.count) where !touchedSet.contains(RecordKey(rows[position].key)) {
+        for position in edgePositions(count: rows.count) where !touchedKeys.contains(rows[position].key) {
             let row = rows[position]
-            guard candidates[RecordKey(row.key)] == nil else { continue }
+            guard !candidates.contains(row.key) else { continue }
             let oldPosition = mapped(rank: rank(position, skipping: insertedAt), around: removedAt, count: before.count)
-            candidates[RecordKey(row.key)] = WindowCandidate(
-                oldOffset: offsetInWindow(oldPosition), newOffset: window.offset(ofPosition: position)!,
-                old: oldPosition == nil ? nil : row, new: row, touched: false)
+            candidates.set(
+                WindowCandidate(
+                    oldOffset: offsetInWindow(oldPosition), newOffset: window.offset(ofPosition: position)!,
+                    old: oldPosition == nil ? nil : row, new: row, touched: false), for: row.key)
         }
 
         // Rows in the old window that are not untouched rows of both windows, and the same in
@@ -549,15 +554,6 @@ final class MaintainedQuery<Source: LiveRowSource> {
         change.updates.sort { $0.offset < $1.offset }
         return change
     }
-}
-
-/// A row that may have entered, left or moved within a live query's window.
-private struct WindowCandidate {
-    var oldOffset: Int?
-    var newOffset: Int?
-    var old: LiveEntry?
-    var new: LiveEntry?
-    var touched: Bool
 }
 
 /// An immutable box for a value read in place.
