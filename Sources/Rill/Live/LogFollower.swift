@@ -103,16 +103,8 @@ final class LogFollower: @unchecked Sendable {
     /// How many commits this follower applied on two threads so far.
     var parallelRounds: Int { applier.parallelRounds }
 
-    /// The screen tests of an entity's queries side by side, by ascending query number, as of
-    /// a generation of the entity's field table (made anew when a query comes, goes or changes).
+    /// The screen tests of each entity's queries.
     private var screenTests: [String: ScreenTests] = [:]
-
-    /// The queries' numbers, and their screen tests in the same order.
-    private struct ScreenTests {
-        var generation: Int
-        var ids: ContiguousArray<Int32>
-        var tests: ContiguousArray<ScreenTest>
-    }
 
     /// The screen tests of `entity`'s queries, made anew when they changed.
     private func tests(of entity: String, table: FieldTable) -> ScreenTests {
@@ -426,10 +418,10 @@ final class LogFollower: @unchecked Sendable {
                 let screens = tests(of: change.entity, table: table)
                 screens.tests.withUnsafeBufferPointer { tests in
                     guard let base = tests.baseAddress else { return }
-                    for index in 0..<tests.count {
+                    screens.forEachCandidate(of: decoded) { index in
                         let id = screens.ids[index]
                         while next < held.count, held[next] < id { next += 1 }
-                        if next < held.count, held[next] == id { continue }
+                        if next < held.count, held[next] == id { return }
                         do {
                             // Through the pointer, the test is run in place, not copied; the
                             // change is this thread's alone until the commit's queries apply.

@@ -31,6 +31,11 @@ struct ScreenTest {
     private var second = Condition(slot: 0, comparison: .equal, constant: .null)
     private var rest: [Condition] = []
 
+    /// The conditions, in order.
+    var conditions: [Condition] {
+        [first, second].prefix(conditionCount) + rest
+    }
+
     mutating func append(_ condition: Condition) {
         switch conditionCount {
         case 0: first = condition
