@@ -1,6 +1,7 @@
 /// The follower's first, cheap test of an insert or update of a record a live query does not
-/// hold: false when the change cannot make the record enter the query. It is asked of every
-/// query of the entity for every such change, so it must cost next to nothing.
+/// hold: false when the change cannot make the record enter the query. It is asked of the
+/// entity's queries for every such change (of all of them, or of those an index of their number
+/// bounds offers: `ScreenRangeIndex`), so it must cost next to nothing.
 ///
 /// It knows the top-level fields the query reads (an update that changed none of them cannot
 /// matter) and the comparisons of a top-level field with a constant among the conjuncts of the

@@ -106,9 +106,14 @@ final class LogFollower: @unchecked Sendable {
     /// The screen tests of each entity's queries.
     private var screenTests: [String: ScreenTests] = [:]
 
-    /// The screen tests of `entity`'s queries, made anew when they changed.
+    /// The screen tests of `entity`'s queries, made anew when they changed; counted as used
+    /// for one change (see `ScreenTests.use()`).
     private func tests(of entity: String, table: FieldTable) -> ScreenTests {
-        if let current = screenTests[entity], current.generation == table.generation { return current }
+        if var current = screenTests[entity], current.generation == table.generation {
+            guard current.use() else { return current }
+            screenTests[entity] = current
+            return current
+        }
         let queries = queriesByEntity[entity] ?? []
         let tests = ScreenTests(
             generation: table.generation, ids: ContiguousArray(queries.map { $0.id }),

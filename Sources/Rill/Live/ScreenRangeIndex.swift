@@ -7,14 +7,30 @@ struct ScreenTests {
     var generation: Int
     var ids: ContiguousArray<Int32>
     var tests: ContiguousArray<ScreenTest>
-    /// Nil when too few tests bound a number of one field for an index to pay.
-    var index: ScreenRangeIndex?
+    /// Nil until `use()` made it, and when too few tests bound a number of one field for an
+    /// index to pay.
+    private(set) var index: ScreenRangeIndex?
+    /// How many changes these tests screened.
+    private var uses = 0
+
+    /// The changes tests screen by a sweep before their index is made: making it costs about as
+    /// much as a few sweeps of a thousand tests, and a follower whose queries come and go at
+    /// every commit would make it for each.
+    static let usesBeforeIndex = 8
 
     init(generation: Int, ids: ContiguousArray<Int32>, tests: ContiguousArray<ScreenTest>) {
         self.generation = generation
         self.ids = ids
         self.tests = tests
-        index = ScreenRangeIndex(tests.map { $0.conditions })
+    }
+
+    /// Counts a change screened; returns true when that changed these tests (the count, or the
+    /// index made at last), which the caller then keeps.
+    mutating func use() -> Bool {
+        guard uses < Self.usesBeforeIndex else { return false }
+        uses += 1
+        if uses == Self.usesBeforeIndex { index = ScreenRangeIndex(tests.map { $0.conditions }) }
+        return true
     }
 
     /// Calls `body` with the position of each test that may admit `change`, in ascending order:
@@ -43,6 +59,10 @@ struct ScreenTests {
 /// follower sweeps a few tests rather than all. Numbers compare exactly (`Number.compare`, a
 /// total order without NaN), so a value's cell is that of its place among them.
 ///
+/// The runs are kept in a segment tree over the cells: each run in the few nodes that cover it
+/// exactly (at most two a level), so that wide runs cost no more room than narrow ones, and the
+/// runs holding a cell are those of the nodes from its leaf to the root.
+///
 /// A value that is no number, or NaN, or absent, fails every such comparison: only the tests
 /// outside the index may admit it.
 struct ScreenRangeIndex {
@@ -50,9 +70,12 @@ struct ScreenRangeIndex {
     let slot: Int
     /// The numbers, ascending, each once.
     private let bounds: [Number]
-    /// For each cell (2 × `bounds.count` + 1: the stretch below the first number, the number,
-    /// the stretch after it, …), the positions of the tests whose run holds it, ascending.
-    private let cells: [[Int32]]
+    /// The cells (2 × `bounds.count` + 1: the stretch below the first number, the number, the
+    /// stretch after it, …) rounded up to a power of two: the tree's leaves.
+    private let leaves: Int
+    /// The tree's nodes (node 1 the root, node `n`'s children `2n` and `2n + 1`, leaf `c` node
+    /// `leaves + c`), each with the positions of the tests whose run it covers, ascending.
+    private let nodes: [[Int32]]
     /// The positions of the tests outside the index, ascending.
     private let unindexed: [Int32]
 
@@ -83,7 +106,10 @@ struct ScreenRangeIndex {
         for number in numbers where bounds.last.map({ Number.compare($0, number) != .orderedSame }) ?? true {
             bounds.append(number)
         }
-        var cells = Array(repeating: [Int32](), count: 2 * bounds.count + 1)
+        let cellCount = 2 * bounds.count + 1
+        var leaves = 1
+        while leaves < cellCount { leaves *= 2 }
+        var nodes = Array(repeating: [Int32](), count: 2 * leaves)
         var unindexed: [Int32] = []
         var entries = 0
         for (position, test) in conditions.enumerated() {
@@ -93,7 +119,7 @@ struct ScreenRangeIndex {
                 continue
             }
             var lowest = 0
-            var highest = cells.count - 1
+            var highest = cellCount - 1
             for (comparison, number) in own {
                 let cell = 2 * Self.place(of: number, in: bounds).below + 1
                 switch comparison {
@@ -107,13 +133,29 @@ struct ScreenRangeIndex {
             }
             // An empty run: no number passes, and nothing else does either.
             guard lowest <= highest else { continue }
-            entries += highest - lowest + 1
+            // The nodes that cover cells lowest through highest exactly, bottom up.
+            var left = lowest + leaves
+            var right = highest + leaves + 1
+            while left < right {
+                if left & 1 == 1 {
+                    nodes[left].append(Int32(position))
+                    left += 1
+                    entries += 1
+                }
+                if right & 1 == 1 {
+                    right -= 1
+                    nodes[right].append(Int32(position))
+                    entries += 1
+                }
+                left /= 2
+                right /= 2
+            }
             guard entries <= 64 * conditions.count else { return nil }
-            for cell in lowest...highest { cells[cell].append(Int32(position)) }
         }
         self.slot = slot
         self.bounds = bounds
-        self.cells = cells
+        self.leaves = leaves
+        self.nodes = nodes
         self.unindexed = unindexed
     }
 
@@ -143,7 +185,17 @@ struct ScreenRangeIndex {
         var indexed: [Int32] = []
         if let number = Number(value), Number.compare(number, number) != nil {
             let (below, equal) = Self.place(of: number, in: bounds)
-            indexed = cells[2 * below + (equal ? 1 : 0)]
+            // Each test's run is in one node on the path at most: the path's lists, together.
+            var node = leaves + 2 * below + (equal ? 1 : 0)
+            var lists = 0
+            while node >= 1 {
+                if !nodes[node].isEmpty {
+                    indexed += nodes[node]
+                    lists += 1
+                }
+                node /= 2
+            }
+            if lists > 1 { indexed.sort() }
         }
         // The two ascending lists, merged.
         var next = 0
