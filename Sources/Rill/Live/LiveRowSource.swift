@@ -44,6 +44,11 @@ protocol LiveRowSource {
     /// binary searches, and calling the source's method there copied the whole source each time.
     var comparator: (LiveEntry, LiveEntry) -> ComparisonResult { get }
 
+    /// The sort's order of each row relative to `probe` (`compare(row, probe)`), the probe's
+    /// sort values read once for the many comparisons of a binary search; nil to compare through
+    /// `comparator`.
+    func probeComparator(_ probe: LiveEntry) -> ((LiveEntry) -> ComparisonResult)?
+
     /// The element a row of this source shows.
     static func element(_ row: LiveEntry) -> Element
 
@@ -61,6 +66,8 @@ extension LiveRowSource {
     var comparator: (LiveEntry, LiveEntry) -> ComparisonResult {
         { [self] lhs, rhs in compare(lhs, rhs) }
     }
+
+    func probeComparator(_ probe: LiveEntry) -> ((LiveEntry) -> ComparisonResult)? { nil }
 
     var relatedDependencies: [RelatedDependency] { [] }
 

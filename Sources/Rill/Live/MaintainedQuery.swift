@@ -278,7 +278,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
                 if let position = position(of: old, in: rows) { rows.remove(at: position, retiring: version) }
             }
             if let row, complete || (rows.last.map { precedes(row, $0) } ?? false) {
-                rows.insert(row, at: rows.partitionPoint(before: row, precedes), retiring: version)
+                rows.insert(row, at: rows.partitionPoint(before: row, isBefore: isBefore(row)), retiring: version)
                 hold(row)
             }
         }
@@ -327,7 +327,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
         if let oldPosition { rows.remove(at: oldPosition, retiring: version) }
         var newPosition: Int?
         if let row {
-            let position = rows.partitionPoint(before: row, precedes)
+            let position = rows.partitionPoint(before: row, isBefore: isBefore(row))
             rows.insert(row, at: position, retiring: version)
             newPosition = position
         }
@@ -412,6 +412,21 @@ final class MaintainedQuery<Source: LiveRowSource> {
         }
     }
 
+    /// `precedes(row, probe)`, for the rows of a binary search for `probe`: the probe's sort
+    /// values read once when the source can (see `LiveRowSource.probeComparator`).
+    private func isBefore(_ probe: LiveEntry) -> (LiveEntry) -> Bool {
+        guard probe.order == nil, let compare = sourceBox.probeComparator(probe) else {
+            return { self.precedes($0, probe) }
+        }
+        return { row in
+            switch compare(row) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: return row.key.lexicographicallyPrecedes(probe.key)
+            }
+        }
+    }
+
     /// The position of `row` (as it is in `list`) in `list`, or nil when it is not there.
     ///
     /// Found by a binary search, and else by a walk of the whole list: the list holds its rows
@@ -420,7 +435,7 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// descriptors, and `String`'s `<` is not total for every string (`"\u{C5}\0"` and
     /// `"\u{212B}"` are neither before, after nor equal to each other).
     private func position(of row: LiveEntry, in list: RowList) -> Int? {
-        let position = list.partitionPoint(before: row, precedes)
+        let position = list.partitionPoint(before: row, isBefore: isBefore(row))
         if position < list.count, list[position] === row || list[position].key == row.key { return position }
         return list.position { $0 === row || $0.key == row.key }
     }
@@ -561,6 +576,11 @@ private final class SourceBox<Value: LiveRowSource> {
     let value: Value
 
     init(_ value: Value) { self.value = value }
+
+    /// `value.probeComparator(_:)`, the source read in place.
+    func probeComparator(_ probe: LiveEntry) -> ((LiveEntry) -> ComparisonResult)? {
+        value.probeComparator(probe)
+    }
 
     /// `value.row(for:filtered:order:)`, the source read in place: the same call through
     /// `value` from outside the box copied the whole source first.

@@ -145,6 +145,19 @@ struct RecordRowSource: LiveRowSource {
         return { lhs, rhs in Self.compare(lhs, rhs, sort: sort) }
     }
 
+    /// For a sort by one key: the probe's value read once.
+    func probeComparator(_ probe: LiveEntry) -> ((LiveEntry) -> ComparisonResult)? {
+        guard query.sort.count == 1 else { return nil }
+        let key = query.sort[0]
+        let probeValue = QueryEvaluator.read(key.path, from: unsafeDowncast(probe, to: LiveRecordRow.self).record)
+        return { row in
+            let order = QueryValueOrder.sortOrder(
+                QueryEvaluator.read(key.path, from: unsafeDowncast(row, to: LiveRecordRow.self).record), probeValue)
+            if order == .orderedSame || key.ascending { return order }
+            return order == .orderedAscending ? .orderedDescending : .orderedAscending
+        }
+    }
+
     private static func compare(_ lhs: LiveEntry, _ rhs: LiveEntry, sort: [QuerySortKey]) -> ComparisonResult {
         let left = unsafeDowncast(lhs, to: LiveRecordRow.self).record
         let right = unsafeDowncast(rhs, to: LiveRecordRow.self).record

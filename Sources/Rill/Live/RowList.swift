@@ -91,10 +91,15 @@ struct RowList: @unchecked Sendable {
 
     /// The position of the first row not ordered before `probe` by `precedes`.
     func partitionPoint(before probe: LiveEntry, _ precedes: (LiveEntry, LiveEntry) -> Bool) -> Int {
+        partitionPoint(before: probe, isBefore: { precedes($0, probe) })
+    }
+
+    /// The position of the first row for which `isBefore` (`precedes(row, probe)`) is false.
+    func partitionPoint(before probe: LiveEntry, isBefore rowIsBefore: (LiveEntry) -> Bool) -> Int {
         let prefix = Self.prefix(of: probe)
         func isBefore(_ slot: Slot) -> Bool {
             if slot.prefix != prefix { return slot.prefix < prefix }
-            return precedes(slot.row.takeUnretainedValue(), probe)
+            return rowIsBefore(slot.row.takeUnretainedValue())
         }
         // The first chunk whose last row is not before the probe.
         var low = 0
