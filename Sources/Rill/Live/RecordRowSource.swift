@@ -151,21 +151,26 @@ struct RecordRowSource: LiveRowSource {
         let key = query.sort[0]
         let probeValue = QueryEvaluator.read(key.path, from: unsafeDowncast(probe, to: LiveRecordRow.self).record)
         return { row in
-            let order = QueryValueOrder.sortOrder(
-                QueryEvaluator.read(key.path, from: unsafeDowncast(row, to: LiveRecordRow.self).record), probeValue)
-            if order == .orderedSame || key.ascending { return order }
-            return order == .orderedAscending ? .orderedDescending : .orderedAscending
+            Self.order(
+                QueryEvaluator.read(key.path, from: unsafeDowncast(row, to: LiveRecordRow.self).record), probeValue,
+                by: key)
         }
+    }
+
+    /// The order of two values of the sort key `key`, its direction applied.
+    private static func order(_ left: RecordValue, _ right: RecordValue, by key: QuerySortKey) -> ComparisonResult {
+        let order = QueryValueOrder.sortOrder(left, right)
+        if order == .orderedSame || key.ascending { return order }
+        return order == .orderedAscending ? .orderedDescending : .orderedAscending
     }
 
     private static func compare(_ lhs: LiveEntry, _ rhs: LiveEntry, sort: [QuerySortKey]) -> ComparisonResult {
         let left = unsafeDowncast(lhs, to: LiveRecordRow.self).record
         let right = unsafeDowncast(rhs, to: LiveRecordRow.self).record
         for key in sort {
-            let order = QueryValueOrder.sortOrder(
-                QueryEvaluator.read(key.path, from: left), QueryEvaluator.read(key.path, from: right))
-            if order == .orderedSame { continue }
-            return key.ascending ? order : (order == .orderedAscending ? .orderedDescending : .orderedAscending)
+            let order = Self.order(
+                QueryEvaluator.read(key.path, from: left), QueryEvaluator.read(key.path, from: right), by: key)
+            if order != .orderedSame { return order }
         }
         return .orderedSame
     }

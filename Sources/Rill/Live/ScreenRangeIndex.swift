@@ -162,10 +162,14 @@ struct ScreenRangeIndex {
     /// The comparison and number of `condition` when it bounds its field's number: a comparison
     /// other than `!=` with a number that is not NaN.
     private static func bound(_ condition: ScreenTest.Condition) -> (QueryComparison, Number)? {
-        guard condition.comparison != .notEqual, let number = Number(condition.constant),
-            Number.compare(number, number) != nil
-        else { return nil }
+        guard condition.comparison != .notEqual, let number = orderedNumber(condition.constant) else { return nil }
         return (condition.comparison, number)
+    }
+
+    /// `value` as a number that has a place among the others: nil for NaN and for what is no number.
+    private static func orderedNumber(_ value: RecordValue) -> Number? {
+        guard let number = Number(value), Number.compare(number, number) != nil else { return nil }
+        return number
     }
 
     /// How many of `bounds` are below `number`, and whether the next one equals it.
@@ -183,7 +187,7 @@ struct ScreenRangeIndex {
     /// `value`, ascending.
     func forEachCandidate(for value: RecordValue, _ body: (Int) -> Void) {
         var indexed: [Int32] = []
-        if let number = Number(value), Number.compare(number, number) != nil {
+        if let number = Self.orderedNumber(value) {
             let (below, equal) = Self.place(of: number, in: bounds)
             // Each test's run is in one node on the path at most: the path's lists, together.
             var node = leaves + 2 * below + (equal ? 1 : 0)
