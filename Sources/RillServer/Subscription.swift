@@ -32,7 +32,7 @@ final class Subscription: Sendable {
     private struct State {
         var items: [Item] = []
         var closed = false
-        /// A byte is in the pipe (and not yet read back).
+        /// A byte is in the pipe, or about to be, since the connection last took the items.
         var signaled = false
     }
 
@@ -60,22 +60,24 @@ final class Subscription: Sendable {
 
     /// Queues an event; never blocks for long (the follower calls it).
     func push(_ event: RecordLiveQuery.Event) {
-        state.withLock { state in
+        let wakes = state.withLock { state in
             if state.items.count >= limit {
                 state.items = [.reset]
             } else {
                 state.items.append(.event(event))
             }
-            signal(&state)
+            return Self.signal(&state)
         }
+        if wakes { wakeConnection() }
     }
 
     /// Ends the subscription: the connection's next wait returns `.ended`.
     func close() {
-        state.withLock { state in
+        let wakes = state.withLock { state in
             state.closed = true
-            signal(&state)
+            return Self.signal(&state)
         }
+        if wakes { wakeConnection() }
     }
 
     /// The queued items, waiting for some up to `timeout` seconds; `.ended` once closed or when
@@ -86,11 +88,7 @@ final class Subscription: Sendable {
         while true {
             let taken = state.withLock { state -> Next? in
                 if state.closed { return .ended }
-                if state.signaled {
-                    var byte: UInt8 = 0
-                    _ = read(wake.read, &byte, 1)
-                    state.signaled = false
-                }
+                state.signaled = false
                 guard !state.items.isEmpty else { return nil }
                 defer { state.items = [] }
                 return .items(state.items)
@@ -100,6 +98,7 @@ final class Subscription: Sendable {
             case .timedOut:
                 return .idle
             case .other:
+                drainWakeUps()
                 continue
             case .readable:
                 var scratch = [UInt8](repeating: 0, count: 512)
@@ -114,12 +113,29 @@ final class Subscription: Sendable {
         }
     }
 
-    /// Makes the pipe readable, once until the connection reads it back (under the lock, so
-    /// that the pipe holds a byte exactly while `signaled` is set).
-    private func signal(_ state: inout State) {
-        guard !state.signaled else { return }
+    /// Marks the queue signaled; true when it was not, and the caller must then `wakeConnection()` the
+    /// connection once it has let go of the lock.
+    ///
+    /// The pipe is written and read outside the lock: the follower pushing and the connection
+    /// taking met on it, each holding it through a system call. So a byte may come after the
+    /// items it announces were taken, or stay in the pipe: the connection drains the pipe
+    /// whenever a wait finds it readable, and takes what is queued after each wait. No push is
+    /// missed: one after the connection's last take finds `signaled` cleared by that take, and
+    /// writes.
+    private static func signal(_ state: inout State) -> Bool {
+        guard !state.signaled else { return false }
+        state.signaled = true
+        return true
+    }
+
+    private func wakeConnection() {
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
-        state.signaled = true
+    }
+
+    /// Reads every byte in the pipe (it never blocks: the pipe is non-blocking).
+    private func drainWakeUps() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while bytes.withUnsafeMutableBytes({ read(wake.read, $0.baseAddress, $0.count) }) > 0 {}
     }
 }

@@ -84,6 +84,18 @@ import Testing
         #expect(RequestID.make() != RequestID.make())
     }
 
+    @Test func madeRequestIDsAreDistinctHexOfSixteenDigits() {
+        let made = (0..<20_000).map { _ in RequestID.make() }
+        #expect(Set(made).count == made.count)
+        #expect(made.allSatisfy { $0.utf8.count == 16 && $0.allSatisfy { "0123456789abcdef".contains($0) } })
+        #expect(RequestID.hex(0) == "0000000000000000")
+        #expect(RequestID.hex(0x0123_4567_89AB_CDEF) == "0123456789abcdef")
+        #expect(RequestID.hex(.max) == "ffffffffffffffff")
+        // Consecutive counts differ in about half their bits once mixed.
+        let flipped = (0..<1_000 as Range<UInt64>).map { (RequestID.mix($0) ^ RequestID.mix($0 + 1)).nonzeroBitCount }
+        #expect(Double(flipped.reduce(0, +)) / Double(flipped.count) > 24)
+    }
+
     @Test func jsonLinesParseWhateverTheMessageHolds() throws {
         let message = "quote \" backslash \\ line\nfeed tab\t bell \u{07} del \u{7F} é ✓"
         let context = LogContext(

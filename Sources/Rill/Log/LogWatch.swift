@@ -96,23 +96,40 @@ package final class LogWatch: Sendable {
             while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 { changed = true }
             if changed, fd == inotify { rechecksLeft.store(Self.recheckCount, ordering: .relaxed) }
         }
+        // After the pipe is drained: a post that found one pending from before comes back
+        // readable from the commits its owner now reads.
+        signal.consumed()
     }
 
     // MARK: - Posting
 
     /// The write end of a watch's pipe; closed under the table's lock, so a post never writes to
     /// a descriptor that was closed (and perhaps reused).
+    ///
+    /// Posts coalesce: while one is pending (its byte written, or about to be, and the pipe not
+    /// yet drained), another writes nothing. The saves of a group commit each post when they
+    /// return, together: each writing a byte under this lock, they met on it, and on the pipe,
+    /// for one wake-up that the first byte gives. A post skipped that way is covered: its
+    /// commit landed before the pending flag was cleared (`consumed()`), which is before the
+    /// owner reads the log.
     private final class Signal: Sendable {
         private let fd: Lock<Int32>
+        private let pending = Atomic<Bool>(false)
 
         init(fd: Int32) { self.fd = Lock(fd) }
 
         func post() {
+            guard !pending.exchange(true, ordering: .sequentiallyConsistent) else { return }
             fd.withLock { fd in
                 guard fd >= 0 else { return }
                 var byte: UInt8 = 1
                 _ = write(fd, &byte, 1)
             }
+        }
+
+        /// The waiter drained the pipe: the next post writes again.
+        func consumed() {
+            pending.store(false, ordering: .sequentiallyConsistent)
         }
 
         /// Closes the descriptor; false when it was closed already.

@@ -66,6 +66,23 @@ import Testing
         #expect(try reader.head() == 2)
     }
 
+    @Test func coalescedWakeUpsAreNeverLost() throws {
+        let store = try store(commits: 1)
+        let watch = try store.log.watch()
+        defer { watch.close() }
+        // Posts meeting before the watch drains its pipe write one byte; the next post after a
+        // wait writes again. Were a wake-up lost, a wait would last its bound of a second.
+        var slowest = 0.0
+        for round in 0..<200 {
+            let posters = round % 4 == 0 ? 8 : 1
+            DispatchQueue.concurrentPerform(iterations: posters) { _ in watch.wake() }
+            let started = Date()
+            watch.wait()
+            slowest = max(slowest, Date().timeIntervalSince(started))
+        }
+        #expect(slowest < 0.5, "the slowest wait after a wake-up took \(slowest) s")
+    }
+
     @Test func aClosedWatchIsNoLongerWoken() throws {
         let store = try store(commits: 1)
         let watch = try store.log.watch()
