@@ -19,16 +19,19 @@ extension Store {
         _ query: Query, forceScan: Bool = false, in transaction: StoreSnapshot? = nil
     ) throws -> [QueryRow] {
         let entity = try existingEntity(query.entity)
+        // Queries of a shape met before share its check and its plan (see `QueryShapeMemo`).
+        let memo = entity.relationships.isEmpty ? queryShapes.entry(for: query) : nil
         guard let transaction else {
-            try check(query, entity: entity)
+            try check(query, entity: entity, memo: memo)
             // One read for the schema's evolution and the records.
-            return try read { try run(query, entity: entity, forceScan: forceScan, in: $0) }
+            return try read { try run(query, entity: entity, forceScan: forceScan, in: $0, memo: memo) }
         }
-        return try run(query, entity: entity, forceScan: forceScan, in: transaction)
+        return try run(query, entity: entity, forceScan: forceScan, in: transaction, memo: memo)
     }
 
     private func run(
-        _ query: Query, entity: EntityStorage, forceScan: Bool, in transaction: StoreSnapshot
+        _ query: Query, entity: EntityStorage, forceScan: Bool, in transaction: StoreSnapshot,
+        memo: QueryShapeMemo.Entry?
     ) throws -> [QueryRow] {
         if let relationships = QueryRelationships(query.predicate, relationships: entity.relationships) {
             return try run(query, through: relationships, entity: entity, forceScan: forceScan, in: transaction)
@@ -38,7 +41,7 @@ extension Store {
         let execution = QueryExecution(
             store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
             limit: QueryWindow(offset: query.offset, limit: query.limit).end, forceScan: forceScan,
-            transaction: transaction, evolution: evolution)
+            transaction: transaction, evolution: evolution, prepared: memo?.plan)
         var rows = Self.rows(of: query, sorted: execution.isSorted)
         // The execution's filter is the whole predicate: a candidate is parsed whole only once it
         // matches.

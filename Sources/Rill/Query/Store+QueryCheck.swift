@@ -26,14 +26,17 @@ extension Store {
     }
 
     /// `check(_:)` for a query whose entity's storage the caller holds already.
-    func check(_ query: Query, entity: EntityStorage) throws {
-        if !entity.relationships.isEmpty { try checkSortKeys(of: query, relationships: entity.relationships) }
-        var shape = try recordShape(of: entity, declared: [:], fresh: false)
+    ///
+    /// - Parameter memo: what is remembered of the query's shape, when the caller looked it up
+    ///   already (see `QueryShapeMemo`).
+    func check(_ query: Query, entity: EntityStorage, memo: QueryShapeMemo.Entry? = nil) throws {
         guard !entity.relationships.isEmpty else {
             // The usual case, without a copy of the query or a table of related records.
-            try report(QueryValidator.problems(in: query, shape: shape), of: query, in: entity, related: [:])
+            try check(query, entity: entity, remembering: memo ?? queryShapes.entry(for: query))
             return
         }
+        try checkSortKeys(of: query, relationships: entity.relationships)
+        var shape = try recordShape(of: entity, declared: [:], fresh: false)
         var checked = query
         var related: [String: QueryValidator.Related] = [:]
         if let relationships = QueryRelationships(query.predicate, relationships: entity.relationships) {
@@ -59,6 +62,23 @@ extension Store {
         try report(
             QueryValidator.problems(in: checked, shape: shape, related: related), of: query, in: entity,
             related: related)
+    }
+
+    /// Checks a query of an entity without relationships, unless its shape passed against the
+    /// record shapes of this generation; marks the shape checked when it passes with none of its
+    /// problems even suspected, against the shape the table holds for the entity.
+    private func check(_ query: Query, entity: EntityStorage, remembering memo: QueryShapeMemo.Entry) throws {
+        let generation = recordShapes.withLock { $0.generation }
+        if memo.isChecked(at: generation) { return }
+        let shape = try recordShape(of: entity, declared: [:], fresh: false)
+        let suspected = QueryValidator.problems(in: query, shape: shape)
+        guard suspected.isEmpty else {
+            try report(suspected, of: query, in: entity, related: [:])
+            return
+        }
+        // The table unchanged since the generation was read: `shape` is the one it holds.
+        let (now, held) = recordShapes.withLock { ($0.generation, $0.byEntity[entity.name] != nil) }
+        if now == generation, held { memo.markChecked(at: generation) }
     }
 
     /// Throws the first of the `suspected` problems of `query` that no stored record disproves.
@@ -124,7 +144,9 @@ extension Store {
         }
         if let learned {
             recordShapes.withLock { shapes in
-                if let known = shapes[entity.name] { shapes[entity.name] = known.merged(with: learned) }
+                if let known = shapes.byEntity[entity.name] {
+                    shapes.byEntity[entity.name] = known.merged(with: learned)
+                }
             }
         }
         return problems.indices.filter { !refuted.contains($0) }.map { problems[$0] }

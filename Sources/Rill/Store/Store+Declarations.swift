@@ -36,7 +36,7 @@ extension Store {
             for declaration in declarations { catalog.entities[declaration.name] = nil }
         }
         recordShapes.withLock { shapes in
-            for declaration in declarations { shapes[declaration.name] = nil }
+            for declaration in declarations { shapes.byEntity[declaration.name] = nil }
         }
     }
 

@@ -102,10 +102,10 @@ extension Store {
     package func recordShape(
         of entity: EntityStorage, declared: [String: RecordShape], fresh: Bool
     ) throws -> RecordShape {
-        if !fresh, let known = recordShapes.withLock({ $0[entity.name] }) { return known }
+        if !fresh, let known = recordShapes.withLock({ $0.byEntity[entity.name] }) { return known }
         let shape = try recordShape(of: entity, declared: declared[entity.name])
         if case .any = shape { return shape }
-        if declared[entity.name] == nil { recordShapes.withLock { $0[entity.name] = shape } }
+        if declared[entity.name] == nil { recordShapes.withLock { $0.byEntity[entity.name] = shape } }
         return shape
     }
 

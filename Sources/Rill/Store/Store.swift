@@ -30,8 +30,11 @@ package final class Store: Sendable {
     let progress: (@Sendable (StoreProgress) -> Void)?
     /// Entities loaded from the catalog, and the catalog version they reflect.
     let catalog = Lock(Catalog())
-    /// What each entity's records look like, learned for changes given as JSON (see `prepare`).
-    let recordShapes = Lock<[String: RecordShape]>([:])
+    /// What each entity's records look like, learned for changes given as JSON (see `prepare`)
+    /// and for the checks of text queries.
+    let recordShapes = Lock(RecordShapes())
+    /// The checks and plans of the text queries of each shape met (see `QueryShapeMemo`).
+    let queryShapes = QueryShapeMemo()
     /// Each entity's key names as its last text query found them, for the next query's records
     /// (see `RecordKeyNames`).
     let recordKeyNames = Lock<[String: RecordKeyNames]>([:])

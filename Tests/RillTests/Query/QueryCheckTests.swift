@@ -90,7 +90,7 @@ import Testing
         }
         #expect(try store.run(try QueryParser.parse("Item where v > 97")).count == 1)
         // What the last record showed is remembered with what writes take the entity to have.
-        guard case .map(let fields)? = store.recordShapes.withLock({ $0["Item"] }) else {
+        guard case .map(let fields)? = store.recordShapes.withLock({ $0.byEntity["Item"] }) else {
             Issue.record("no shape of Item remembered")
             return
         }
