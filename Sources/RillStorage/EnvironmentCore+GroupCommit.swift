@@ -14,10 +14,11 @@ extension EnvironmentCore {
             groupCommits.append(write)
             // The writer runs jobs in order, and each job runs groups from the front of the
             // queue until its own write is settled: usually by an earlier job's group, which took
-            // every write queued by then.
-            try writer.runAndWait {
-                while !write.isSettled { runNextGroup() }
-            }
+            // every write queued by then. The caller waits about a group's time: the jobs of
+            // writes settled by earlier groups are short whatever a group takes, so the last
+            // job's length would have a caller spin through a group's flushes.
+            try writer.runAndWait(
+                { while !write.isSettled { runNextGroup() } }, expected: groupCommits.lastGroupNanoseconds)
             if let error = write.error { throw error }
             return result.value!
         }

@@ -1,4 +1,5 @@
 import RillLocks
+import Synchronization
 
 /// The grouped writes waiting for an environment's writer thread, oldest first, and how the
 /// writer takes them: at most `maxGroupSize` at a time, after waiting briefly for stragglers.
@@ -13,6 +14,12 @@ final class GroupCommitQueue: @unchecked Sendable {
     private let writes = Lock<[GroupedWrite]>([])
     /// The size of the last group and how long it took.
     private var last: (size: Int, nanoseconds: UInt64) = (0, 0)
+    /// How long the last group took, for the threads whose writes wait for the next.
+    private let lastNanoseconds = Atomic<UInt64>(0)
+
+    /// How long the last group took, in nanoseconds: about what a write queued now waits for,
+    /// and what decides whether its caller spins for the result (see `WriterThread`).
+    var lastGroupNanoseconds: UInt64 { lastNanoseconds.load(ordering: .relaxed) }
 
     /// Queues `write` behind the others.
     func append(_ write: GroupedWrite) {
@@ -40,6 +47,7 @@ final class GroupCommitQueue: @unchecked Sendable {
     /// Records that a group of `size` writes took `nanoseconds`.
     func finished(size: Int, nanoseconds: UInt64) {
         last = (size, nanoseconds)
+        lastNanoseconds.store(nanoseconds, ordering: .relaxed)
     }
 
     /// Waits briefly for the writers of the last group to queue their next writes, when fewer are

@@ -50,9 +50,14 @@ final class WriterThread: Sendable {
 
     /// Runs `job` on the writer thread and returns its result once it has run; the caller blocks.
     ///
-    /// - Parameter meanwhile: work for the calling thread while the job runs (for example
-    ///   producing what the job consumes); it runs after the job is submitted, before waiting.
-    func runAndWait<R>(_ job: () throws -> R, meanwhile: () -> Void = {}) throws -> R {
+    /// - Parameters:
+    ///   - meanwhile: work for the calling thread while the job runs (for example producing what
+    ///     the job consumes); it runs after the job is submitted, before waiting.
+    ///   - expected: how long the caller expects to wait, in nanoseconds, when it knows better
+    ///     than the last job's length (a grouped write waits for a group commit, however short
+    ///     the jobs of writes that earlier groups settled were); the caller spins only when it
+    ///     is short.
+    func runAndWait<R>(_ job: () throws -> R, meanwhile: () -> Void = {}, expected: UInt64? = nil) throws -> R {
         precondition(!isCurrent, "a write transaction cannot be started from inside another one")
         return try withoutActuallyEscaping(job) { job in
             // The caller stays blocked until the job has run, so the closure and its result never
@@ -69,7 +74,7 @@ final class WriterThread: Sendable {
                 completion.finish()
             }
             meanwhile()
-            let short = lastJobNanoseconds.load(ordering: .relaxed) < Self.shortJobNanoseconds
+            let short = (expected ?? lastJobNanoseconds.load(ordering: .relaxed)) < Self.shortJobNanoseconds
             completion.wait(spinning: short, spinner: spinningCallers)
             return try box.value!.get()
         }
