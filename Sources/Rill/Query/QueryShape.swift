@@ -78,73 +78,62 @@ struct ShapeHasher {
 extension QueryNode {
     /// Hashes the node as `QueryShape` compares it: a constant by its kind only.
     func hashShape(into hasher: inout ShapeHasher) {
+        hasher.mix(shapeTag)
         switch self {
-        case .field(let path):
-            hasher.mix(0)
-            hasher.mix(path)
-        case .element(let path):
-            hasher.mix(1)
+        case .field(let path), .element(let path):
             hasher.mix(path)
         case .literal(let value):
-            hasher.mix(2)
             value.hashKind(into: &hasher)
         case .compare(let op, let lhs, let rhs):
-            hasher.mix(3)
             hasher.mix(op.rawValue)
             lhs.hashShape(into: &hasher)
             rhs.hashShape(into: &hasher)
-        case .and(let operands):
-            hasher.mix(4)
-            Self.hashShapes(operands, into: &hasher)
-        case .or(let operands):
-            hasher.mix(5)
-            Self.hashShapes(operands, into: &hasher)
-        case .not(let operand):
-            hasher.mix(6)
-            operand.hashShape(into: &hasher)
+        case .arithmetic(let op, let lhs, let rhs):
+            hasher.mix(op.rawValue)
+            lhs.hashShape(into: &hasher)
+            rhs.hashShape(into: &hasher)
         case .string(let test, let lhs, let rhs, let options):
-            hasher.mix(7)
             hasher.mix(test.rawValue)
             hasher.mix(UInt64(options.rawValue))
             lhs.hashShape(into: &hasher)
             rhs.hashShape(into: &hasher)
+        case .and(let operands), .or(let operands):
+            Self.hashShapes(operands, into: &hasher)
+        case .not(let operand), .count(let operand), .negate(let operand):
+            operand.hashShape(into: &hasher)
         case .isIn(let value, let candidates):
-            hasher.mix(8)
             value.hashShape(into: &hasher)
             Self.hashShapes(candidates, into: &hasher)
-        case .between(let value, let lower, let upper):
-            hasher.mix(9)
-            value.hashShape(into: &hasher)
-            lower.hashShape(into: &hasher)
-            upper.hashShape(into: &hasher)
-        case .any(let collection, let body):
-            hasher.mix(10)
-            collection.hashShape(into: &hasher)
-            body.hashShape(into: &hasher)
-        case .all(let collection, let body):
-            hasher.mix(11)
-            collection.hashShape(into: &hasher)
-            body.hashShape(into: &hasher)
-        case .count(let operand):
-            hasher.mix(12)
-            operand.hashShape(into: &hasher)
-        case .arithmetic(let op, let lhs, let rhs):
-            hasher.mix(13)
-            hasher.mix(op.rawValue)
-            lhs.hashShape(into: &hasher)
-            rhs.hashShape(into: &hasher)
-        case .negate(let operand):
-            hasher.mix(14)
-            operand.hashShape(into: &hasher)
-        case .coalesce(let value, let fallback):
-            hasher.mix(15)
-            value.hashShape(into: &hasher)
-            fallback.hashShape(into: &hasher)
-        case .conditional(let condition, let then, let otherwise):
-            hasher.mix(16)
-            condition.hashShape(into: &hasher)
-            then.hashShape(into: &hasher)
-            otherwise.hashShape(into: &hasher)
+        case .between(let first, let second, let third), .conditional(let first, let second, let third):
+            first.hashShape(into: &hasher)
+            second.hashShape(into: &hasher)
+            third.hashShape(into: &hasher)
+        case .any(let first, let second), .all(let first, let second), .coalesce(let first, let second):
+            first.hashShape(into: &hasher)
+            second.hashShape(into: &hasher)
+        }
+    }
+
+    /// Which case the node is, as a number.
+    private var shapeTag: UInt64 {
+        switch self {
+        case .field: 0
+        case .element: 1
+        case .literal: 2
+        case .compare: 3
+        case .and: 4
+        case .or: 5
+        case .not: 6
+        case .string: 7
+        case .isIn: 8
+        case .between: 9
+        case .any: 10
+        case .all: 11
+        case .count: 12
+        case .arithmetic: 13
+        case .negate: 14
+        case .coalesce: 15
+        case .conditional: 16
         }
     }
 
