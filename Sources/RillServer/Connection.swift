@@ -339,10 +339,7 @@ final class Connection: @unchecked Sendable {
                 let (rows, sequence) = try store.run(query, asOf: position)
                 return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
             }
-            try store.check(query)
-            let (sequence, rows) = try store.read { txn in
-                (try store.head(in: txn), try store.run(query, in: txn))
-            }
+            let (sequence, rows) = try store.runWithHead(query)
             return .json(200, RecordLiveQuery.resultsJSON(rows, sequence: sequence).jsonString())
         case "/v1/schema":
             guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }

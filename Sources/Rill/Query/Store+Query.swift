@@ -18,15 +18,31 @@ extension Store {
     package func run(
         _ query: Query, forceScan: Bool = false, in transaction: StoreSnapshot? = nil
     ) throws -> [QueryRow] {
-        let entity = try existingEntity(query.entity)
-        // Queries of a shape met before share its check and its plan (see `QueryShapeMemo`).
-        let memo = entity.relationships.isEmpty ? queryShapes.entry(for: query) : nil
+        let (entity, memo) = try entityAndMemo(of: query)
         guard let transaction else {
             try check(query, entity: entity, memo: memo)
             // One read for the schema's evolution and the records.
             return try read { try run(query, entity: entity, forceScan: forceScan, in: $0, memo: memo) }
         }
         return try run(query, entity: entity, forceScan: forceScan, in: transaction, memo: memo)
+    }
+
+    /// `run(_:)` and the last commit its read sees: the query checked, then run and the head read
+    /// in one transaction, its shape looked up once (what the daemon answers a query with).
+    package func runWithHead(_ query: Query) throws -> (head: UInt64, rows: [QueryRow]) {
+        let (entity, memo) = try entityAndMemo(of: query)
+        try check(query, entity: entity, memo: memo)
+        return try read { txn in
+            (try head(in: txn), try run(query, entity: entity, forceScan: false, in: txn, memo: memo))
+        }
+    }
+
+    /// The query's entity, and what is remembered of its shape: queries of a shape met before
+    /// share its check and its plan (see `QueryShapeMemo`), unless they read through
+    /// relationships.
+    private func entityAndMemo(of query: Query) throws -> (EntityStorage, QueryShapeMemo.Entry?) {
+        let entity = try existingEntity(query.entity)
+        return (entity, entity.relationships.isEmpty ? queryShapes.entry(for: query) : nil)
     }
 
     private func run(
