@@ -24,13 +24,15 @@ extension QueryBenchmark {
     ///     prepared once for its form, its plan made every time).
     ///   - reading: the same query of `RecordEntry`, whose models read their records themselves.
     ///   - peer: SQLite's prepared statement bound to the argument; returns its row count.
-    ///   - raw: the same reads through LMDB's C API, when the benchmark has them; returns the row count.
+    ///   - raw: the same reads through LMDB's C API: the walk of the index for each argument, made
+    ///     beforehand (so that the measure holds no encoding), and the copy they read.
     func compare<Argument>(
         _ name: String, _ arguments: [Argument], store: Store, context: ModelContext,
         text: (Argument) -> String, typed: (Argument) -> FetchDescriptor<Entry>,
         reading: (Argument) -> FetchDescriptor<RecordEntry>, peer: (Argument) -> Int,
-        raw: ((Argument) -> Int)? = nil
+        raw: RawIndexedGets? = nil, probe: (Argument) -> RawIndexedGets.Probe = { _ in fatalError() }
     ) throws -> IndexedQuery {
+        let probes = raw == nil ? [] : arguments.map(probe)
         var rows = [[Int]](repeating: [Int](repeating: -1, count: arguments.count), count: 5)
         let rates = try InterleavedRates.collect(rounds: rounds, measures: raw == nil ? 4 : 5) { side in
             switch side {
@@ -49,7 +51,7 @@ extension QueryBenchmark {
                     try context.fetch(reading($0)).count
                 }
             default:
-                return Self.rate(over: arguments, seconds: seconds, rows: &rows[4], raw!)
+                return Self.rate(over: probes, seconds: seconds, rows: &rows[4]) { raw!.rows(of: $0) }
             }
         }
         Self.check(

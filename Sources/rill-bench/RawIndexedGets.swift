@@ -1,60 +1,112 @@
 import CLMDB
 import Foundation
+import Rill
 
-/// The one-row indexed query done through LMDB's C API on a copy of Rill's store: what the query
-/// costs the storage, its limit. For each value, in a read transaction of its own (as each fetch
-/// has), a cursor finds the first key of the index with the value's prefix, and the record is read
-/// by the identifier key that ends it. Nothing is decoded.
+/// The indexed queries done through LMDB's C API on a copy of Rill's store: what each query costs
+/// the storage, its limit. For each argument, in a read transaction of its own (as each fetch has),
+/// a cursor on the index finds the argument's first key and walks the keys the query takes, and
+/// each record is read by the identifier key that ends its index key. Nothing is decoded.
 ///
-/// The index keys' prefixes (the value's encoding, without the 9-byte identifier key that ends each
-/// key) are read from the copy beforehand, so the measure holds no encoding of values either.
+/// The index keys each argument starts from are made beforehand (`probes`), with Rill's own key
+/// encoding, so the measure holds no encoding of values either.
 struct RawIndexedGets {
+    /// Where a query's walk of the index starts and how it goes on.
+    struct Probe {
+        /// The encoded value: the walk starts at the first key at or after `start`.
+        var start: [UInt8]
+        var walk: Walk
+    }
+
+    enum Walk {
+        /// Every key that starts with `start` (an equality).
+        case prefix
+        /// At most `limit` keys from `start` on, in key order (a lower bound).
+        case forward(limit: Int)
+        /// At most `limit` keys before `start`, from the last down (an upper bound, descending).
+        case backward(limit: Int)
+    }
+
     private let raw: RawLMDB
     private let index: MDB_dbi
     private let records: MDB_dbi
-    /// The key prefix of value `v`: `prefixes[prefixEnds[v - 1]..<prefixEnds[v]]` (from 0 for the first).
-    private var prefixes: [UInt8] = []
-    private var prefixEnds: [Int] = []
+    /// Bytes of the identifier key that ends every index key.
+    private static let idLength = 9
 
-    /// Reads the prefixes of the unique integer index `indexName`, whose values are 0 to `count - 1`,
-    /// and whose keys, in key order, are those values in order (integers encode in order).
-    init(raw: RawLMDB, index indexName: String, records recordsName: String, count: Int) {
+    /// The walks of the index of `entity` on `field` alone.
+    init(raw: RawLMDB, entity: String, field: String) {
+        let indexName = "index:\(entity):\(field)"
+        let recordsName = "records:\(entity)"
         self.raw = raw
         raw.open([indexName, recordsName])
         index = raw.databases[indexName]!
         records = raw.databases[recordsName]!
-        var prefixes: [UInt8] = []
-        var ends: [Int] = []
-        raw.forEach(in: indexName) { key, _ in
-            prefixes.append(contentsOf: key[..<(key.count - 9)])
-            ends.append(prefixes.count)
-        }
-        precondition(ends.count == count, "\(indexName) holds \(ends.count) keys, not \(count)")
-        self.prefixes = prefixes
-        prefixEnds = ends
     }
 
-    /// The rows (0 or 1) of the record whose indexed value is `value`.
-    func rows(of value: Int) -> Int {
+    /// The walk of an equality on `value`.
+    static func equal(to value: RecordValue) -> Probe {
+        Probe(start: encoded(value), walk: .prefix)
+    }
+
+    /// The walk of `field > value` sorted by the field, `limit` rows.
+    static func above(_ value: RecordValue, limit: Int) -> Probe {
+        // The first key past every key of `value` itself.
+        Probe(start: IndexKey.successor(ofPrefix: encoded(value))!, walk: .forward(limit: limit))
+    }
+
+    /// The walk of `field < value` sorted by the field descending, `limit` rows.
+    static func below(_ value: RecordValue, limit: Int) -> Probe {
+        Probe(start: encoded(value), walk: .backward(limit: limit))
+    }
+
+    private static func encoded(_ value: RecordValue) -> [UInt8] {
+        var key: [UInt8] = []
+        try! IndexKey.append(value, to: &key)
+        return key
+    }
+
+    /// The rows of the query `probe` stands for: the records its walk of the index reads.
+    func rows(of probe: Probe) -> Int {
         var txn: OpaquePointer?
         precondition(mdb_txn_begin(raw.env, nil, UInt32(MDB_RDONLY), &txn) == 0)
         defer { mdb_txn_abort(txn) }
         var cursor: OpaquePointer?
         precondition(mdb_cursor_open(txn, index, &cursor) == 0)
         defer { mdb_cursor_close(cursor) }
-        let start = value == 0 ? 0 : prefixEnds[value - 1]
-        return prefixes.withUnsafeBytes { all -> Int in
-            let prefix = UnsafeRawBufferPointer(rebasing: all[start..<prefixEnds[value]])
-            var key = MDB_val(mv_size: prefix.count, mv_data: UnsafeMutableRawPointer(mutating: prefix.baseAddress))
+        return probe.start.withUnsafeBytes { start -> Int in
+            var key = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
             var empty = MDB_val()
-            guard mdb_cursor_get(cursor, &key, &empty, MDB_SET_RANGE) == 0, key.mv_size == prefix.count + 9,
-                memcmp(key.mv_data, prefix.baseAddress!, prefix.count) == 0
-            else { return 0 }
-            var id = MDB_val(mv_size: 9, mv_data: key.mv_data + prefix.count)
-            var record = MDB_val()
-            guard mdb_get(txn, records, &id, &record) == 0 else { return 0 }
-            // Touch the record's bytes, as a reader would.
-            return record.mv_size > 0 ? 1 : 0
+            var found = mdb_cursor_get(cursor, &key, &empty, MDB_SET_RANGE) == 0
+            let limit: Int
+            let step: MDB_cursor_op
+            switch probe.walk {
+            case .prefix:
+                limit = .max
+                step = MDB_NEXT
+            case .forward(let count):
+                limit = count
+                step = MDB_NEXT
+            case .backward(let count):
+                limit = count
+                step = MDB_PREV
+                // The last key before `start`: the one before the first at or after it, or the
+                // last of all.
+                found = mdb_cursor_get(cursor, &key, &empty, found ? MDB_PREV : MDB_LAST) == 0
+            }
+            var rows = 0
+            while found, rows < limit {
+                if case .prefix = probe.walk {
+                    guard key.mv_size == start.count + Self.idLength,
+                        memcmp(key.mv_data, start.baseAddress!, start.count) == 0
+                    else { break }
+                }
+                var id = MDB_val(mv_size: Self.idLength, mv_data: key.mv_data + (key.mv_size - Self.idLength))
+                var record = MDB_val()
+                guard mdb_get(txn, records, &id, &record) == 0 else { break }
+                // A record's value lies in its leaf node, beside the key the get compared.
+                if record.mv_size > 0 { rows += 1 }
+                found = mdb_cursor_get(cursor, &key, &empty, step) == 0
+            }
+            return rows
         }
     }
 }
