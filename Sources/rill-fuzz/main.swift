@@ -36,6 +36,24 @@ func runSelected(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 { runSelected(data, size) }
 
+/// libFuzzer's driver and its arguments, handed to the thread it runs on; the process exits with
+/// the driver's status.
+final class DriverStart: @unchecked Sendable {
+    let driver: FuzzerDriver
+    var argc: Int32
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+    init(driver: FuzzerDriver, argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
+        self.driver = driver
+        self.argc = argc
+        self.argv = argv
+    }
+
+    func run() -> Never {
+        exit(driver(&argc, &argv) { data, size in runSelected(data, size) })
+    }
+}
+
 typealias FuzzerCallback = @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
 typealias FuzzerDriver =
     @convention(c) (
@@ -70,7 +88,15 @@ if let symbol = dlsym(dlopen(nil, RTLD_NOW), "LLVMFuzzerRunDriver") {
         argv += 1
     }
     let driver = unsafeBitCast(symbol, to: FuzzerDriver.self)
-    exit(driver(&argc, &argv) { data, size in runSelected(data, size) })
+    // Inputs nest records as deep as the format allows (512 levels), and this build's frames (no
+    // optimization, the address sanitizer's redzones) are many times a release build's: deeper
+    // than a main thread's 8 MiB holds. libFuzzer runs on a thread with room for them; the
+    // stacks of a release build are checked by the tests (`RecordDepthTests`).
+    let start = DriverStart(driver: driver, argc: argc, argv: argv)
+    let thread = Thread { start.run() }
+    thread.stackSize = 1 << 30
+    thread.start()
+    while true { pause() }
 }
 
 // Without libFuzzer: replay every file named, and every file in every directory named.

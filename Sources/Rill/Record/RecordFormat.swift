@@ -37,6 +37,11 @@ enum RecordFormat {
     /// Deepest container nesting accepted when reading, so hostile input cannot exhaust the stack.
     static let maxDepth = 512
 
+    /// How deep a reader goes into containers by recursion; below, it reads them with a loop and a
+    /// stack of its own, so that the deepest record accepted reads on a small thread stack (a
+    /// connection's of the daemon, 1 MiB) in any build (see `RecordDepthTests`).
+    static let recursionDepth = 16
+
     /// Tag byte values.
     enum Tag {
         static let null: UInt8 = 0x00

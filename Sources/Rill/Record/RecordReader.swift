@@ -243,6 +243,7 @@ struct RecordReader {
         case RecordFormat.Tag.string, RecordFormat.Tag.data, RecordFormat.Tag.url, RecordFormat.Tag.decimal:
             return try lengthPrefixed(at: payload).upperBound
         case RecordFormat.Tag.mapBegin:
+            if depth >= RecordFormat.recursionDepth { return try skipNested(at: offset, depth: depth) }
             try checkDepth(depth + 1, at: offset)
             var position = payload
             while true {
@@ -251,6 +252,7 @@ struct RecordReader {
                 position = try skipValue(at: key.upperBound, depth: depth + 1)
             }
         case RecordFormat.Tag.arrayBegin:
+            if depth >= RecordFormat.recursionDepth { return try skipNested(at: offset, depth: depth) }
             try checkDepth(depth + 1, at: offset)
             var position = payload
             while true {
@@ -261,6 +263,31 @@ struct RecordReader {
             throw RecordError(.invalidStructure, "an end byte where a value was expected", offset: offset)
         default:
             throw RecordError(.unknownTag, RecordFormat.Tag.name(tag), offset: offset)
+        }
+    }
+
+    /// `skipValue(at:depth:)` of the container at `offset`, with a loop and a stack of its own
+    /// instead of recursion: what the open containers are (true for a map), innermost last.
+    private func skipNested(at offset: Int, depth: Int) throws(RecordError) -> Int {
+        var openMaps: [Bool] = []
+        var position = offset
+        var tag = try byte(at: position)
+        while true {
+            if tag == RecordFormat.Tag.mapBegin || tag == RecordFormat.Tag.arrayBegin {
+                try checkDepth(depth + openMaps.count + 1, at: position)
+                openMaps.append(tag == RecordFormat.Tag.mapBegin)
+                position += 1
+            } else {
+                // Not a container: no recursion.
+                position = try skipValue(at: position, depth: depth + openMaps.count)
+            }
+            while try byte(at: position) == RecordFormat.Tag.end {
+                position += 1
+                openMaps.removeLast()
+                if openMaps.isEmpty { return position }
+            }
+            if openMaps[openMaps.count - 1] { position = try keyRange(at: position).upperBound }
+            tag = try byte(at: position)
         }
     }
 

@@ -181,11 +181,119 @@ package enum RecordValue: Hashable, Sendable {
     // MARK: - Reading
 
     /// Parses the value at `position` and moves `position` past it.
+    ///
+    /// Containers recurse through this function, `parseMap` and `parseArray`, for the first
+    /// `RecordFormat.recursionDepth` levels; below those, `parseNested` reads them with a stack
+    /// of its own.
     private static func parse(
         _ reader: RecordReader, at position: inout Int, depth: Int, names: RecordKeyNames? = nil
     ) throws(RecordError) -> RecordValue {
+        let tag = try reader.byte(at: position)
+        switch tag {
+        case RecordFormat.Tag.mapBegin, RecordFormat.Tag.arrayBegin:
+            if depth >= RecordFormat.recursionDepth { return try parseNested(reader, at: &position, depth: depth) }
+            return tag == RecordFormat.Tag.mapBegin
+                ? try parseMap(reader, at: &position, depth: depth, names: names)
+                : try parseArray(reader, at: &position, depth: depth)
+        default:
+            return try parseScalar(tag, reader, at: &position)
+        }
+    }
+
+    /// A container `parseNested` is in: the fields or elements read so far, and for a map the
+    /// name of the field whose value comes next.
+    private struct OpenContainer {
+        var isMap: Bool
+        var fields: [RecordField] = []
+        var elements: [RecordValue] = []
+        var name = ""
+
+        mutating func add(_ value: RecordValue) {
+            if isMap {
+                fields.append(RecordField(name: name, value: value))
+            } else {
+                elements.append(value)
+            }
+        }
+    }
+
+    /// Parses the container at `position` (at `depth`, as `parse` counts) and everything in it
+    /// with a loop and a stack of open containers, not by recursion.
+    private static func parseNested(
+        _ reader: RecordReader, at position: inout Int, depth: Int
+    ) throws(RecordError) -> RecordValue {
+        var open: [OpenContainer] = []
+        var tag = try reader.byte(at: position)
+        while true {
+            if tag == RecordFormat.Tag.mapBegin || tag == RecordFormat.Tag.arrayBegin {
+                try reader.checkDepth(depth + open.count + 1, at: position)
+                open.append(OpenContainer(isMap: tag == RecordFormat.Tag.mapBegin))
+                position += 1
+            } else {
+                let value = try parseScalar(tag, reader, at: &position)
+                open[open.count - 1].add(value)
+            }
+            // Close every container that ends here, handing each to the one it is in.
+            while try reader.byte(at: position) == RecordFormat.Tag.end {
+                position += 1
+                let closed = open.removeLast()
+                let value = closed.isMap ? RecordValue.map(closed.fields) : .array(closed.elements)
+                guard !open.isEmpty else { return value }
+                open[open.count - 1].add(value)
+            }
+            if open[open.count - 1].isMap {
+                let key = try reader.keyRange(at: position)
+                open[open.count - 1].name = try reader.string(in: key)
+                position = key.upperBound
+            }
+            tag = try reader.byte(at: position)
+        }
+    }
+
+    /// Parses the map at `position`, whose tag is read.
+    private static func parseMap(
+        _ reader: RecordReader, at position: inout Int, depth: Int, names: RecordKeyNames?
+    ) throws(RecordError) -> RecordValue {
+        try reader.checkDepth(depth + 1, at: position)
+        var fields: [RecordField] = []
+        // A model's record has a few fields: one allocation, not one for each doubling.
+        fields.reserveCapacity(8)
+        position += 1
+        while try reader.byte(at: position) != RecordFormat.Tag.end {
+            let key = try reader.keyRange(at: position)
+            let name: String
+            if let names {
+                name = try names.name(of: key, at: fields.count, in: reader)
+            } else {
+                name = try reader.string(in: key)
+            }
+            position = key.upperBound
+            fields.append(RecordField(name: name, value: try parse(reader, at: &position, depth: depth + 1)))
+        }
+        position += 1
+        return .map(fields)
+    }
+
+    /// Parses the array at `position`, whose tag is read.
+    private static func parseArray(
+        _ reader: RecordReader, at position: inout Int, depth: Int
+    ) throws(RecordError) -> RecordValue {
+        try reader.checkDepth(depth + 1, at: position)
+        var elements: [RecordValue] = []
+        position += 1
+        while try reader.byte(at: position) != RecordFormat.Tag.end {
+            elements.append(try parse(reader, at: &position, depth: depth + 1))
+        }
+        position += 1
+        return .array(elements)
+    }
+
+    /// Parses the value at `position`, whose tag `tag` is not a container's.
+    @inline(never)
+    private static func parseScalar(
+        _ tag: UInt8, _ reader: RecordReader, at position: inout Int
+    ) throws(RecordError) -> RecordValue {
         let offset = position
-        let tag = try reader.byte(at: offset)
         let payload = offset + 1
         switch tag {
         case RecordFormat.Tag.null:
@@ -231,34 +339,6 @@ package enum RecordValue: Hashable, Sendable {
             let range = try reader.lengthPrefixed(at: payload)
             position = range.upperBound
             return .data(Data(UnsafeRawBufferPointer(rebasing: reader.bytes[range])))
-        case RecordFormat.Tag.mapBegin:
-            try reader.checkDepth(depth + 1, at: offset)
-            var fields: [RecordField] = []
-            // A model's record has a few fields: one allocation, not one for each doubling.
-            fields.reserveCapacity(8)
-            position = payload
-            while try reader.byte(at: position) != RecordFormat.Tag.end {
-                let key = try reader.keyRange(at: position)
-                let name: String
-                if let names {
-                    name = try names.name(of: key, at: fields.count, in: reader)
-                } else {
-                    name = try reader.string(in: key)
-                }
-                position = key.upperBound
-                fields.append(RecordField(name: name, value: try parse(reader, at: &position, depth: depth + 1)))
-            }
-            position += 1
-            return .map(fields)
-        case RecordFormat.Tag.arrayBegin:
-            try reader.checkDepth(depth + 1, at: offset)
-            var elements: [RecordValue] = []
-            position = payload
-            while try reader.byte(at: position) != RecordFormat.Tag.end {
-                elements.append(try parse(reader, at: &position, depth: depth + 1))
-            }
-            position += 1
-            return .array(elements)
         case RecordFormat.Tag.end:
             throw RecordError(.invalidStructure, "an end byte where a value was expected", offset: offset)
         default:
