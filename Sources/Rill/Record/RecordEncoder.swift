@@ -32,11 +32,22 @@ final class RecordEncoder: Encoder, SingleValueEncodingContainer {
     private var failure: RecordError?
     /// Number of elements written through this encoder's unkeyed container.
     @exclusivity(unchecked) var elementCount = 0
+    /// How many containers are open around this encoder's value.
+    private let enclosingDepth: Int
 
     init(sink: RecordSink, parent: RecordEncoder?, key: (any CodingKey)?) {
         self.sink = sink
         self.parent = parent
         self.key = key
+        enclosingDepth = parent?.depth ?? 0
+    }
+
+    /// How many containers are open around this encoder's value, its own included once opened.
+    private var depth: Int {
+        switch state {
+        case .keyed, .unkeyed: enclosingDepth + 1
+        case .empty, .single, .singleWritten: enclosingDepth
+        }
     }
 
     // MARK: - Encoder
@@ -82,9 +93,11 @@ final class RecordEncoder: Encoder, SingleValueEncodingContainer {
         case (.empty, .keyed):
             state = .keyed
             sink.write(RecordFormat.Tag.mapBegin)
+            checkDepth()
         case (.empty, .unkeyed):
             state = .unkeyed
             sink.write(RecordFormat.Tag.arrayBegin)
+            checkDepth()
         case (.empty, .single):
             state = .single
         case (.keyed, .keyed), (.unkeyed, .unkeyed), (.single, .single), (.singleWritten, .single):
@@ -93,6 +106,15 @@ final class RecordEncoder: Encoder, SingleValueEncodingContainer {
             fail(.invalidContainerUse, "requested a \(kind) container after a \(state) one for the same value")
         }
     }
+
+    /// Records the failure of a container opened deeper than a record may nest
+    /// (`RecordFormat.maxDepth`): every reader would refuse the record.
+    private func checkDepth() {
+        if depth > RecordFormat.maxDepth { fail(.unrepresentableValue, Self.tooDeepMessage) }
+    }
+
+    private static let tooDeepMessage =
+        "containers are nested more than \(RecordFormat.maxDepth) levels deep, more than a record may hold"
 
     // MARK: - Lifecycle
 
@@ -167,6 +189,10 @@ final class RecordEncoder: Encoder, SingleValueEncodingContainer {
     /// Writes `value` at the end of the sink, through a child encoder unless the format stores it natively.
     func encodeValue<T: Encodable, K: CodingKey>(_ value: T, key: K) throws {
         if try encodeDirect(value, key: key) { return }
+        // In a container too deep already: stop a recursive value here, not at the bottom of its recursion.
+        guard depth <= RecordFormat.maxDepth else {
+            throw RecordError(.unrepresentableValue, Self.tooDeepMessage, codingPath: RecordError.path(codingPath))
+        }
         let child = RecordEncoder(sink: sink, parent: self, key: RecordCodingKey.optional(key))
         do {
             try value.encode(to: child)

@@ -83,9 +83,11 @@ package struct RecordError: Error, CustomStringConvertible {
     ///
     /// Keys that carry an integer and follow the `Index N` naming used for unkeyed containers print as subscripts;
     /// every other key prints its string value.
+    /// A path of more than 24 keys (a value nested hundreds of levels deep) prints its first 16
+    /// and its last 4 around the number left out, so that its error stays readable.
     package static func path(_ keys: [any CodingKey]) -> String {
         var text = ""
-        for key in keys {
+        func append(_ key: any CodingKey) {
             if let index = key.intValue, key.stringValue == RecordCodingKey.indexName(index) {
                 text += "[\(index)]"
             } else {
@@ -93,6 +95,13 @@ package struct RecordError: Error, CustomStringConvertible {
                 text += key.stringValue
             }
         }
+        guard keys.count > 24 else {
+            keys.forEach(append)
+            return text
+        }
+        keys.prefix(16).forEach(append)
+        text += "…(\(keys.count - 20) more)…"
+        keys.suffix(4).forEach(append)
         return text
     }
 }

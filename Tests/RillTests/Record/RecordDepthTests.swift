@@ -1,4 +1,5 @@
 import Foundation
+import RillTestSupport
 import RillWorkloads
 import Testing
 
@@ -140,6 +141,103 @@ extension RecordDepthTests {
                 }
             }
         }
+    }
+}
+
+/// `levels` arrays nested, each in the one around it, through a child value for each level.
+private struct NestedValues: Encodable {
+    var levels: Int
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        if levels > 1 { try container.encode(NestedValues(levels: levels - 1)) }
+    }
+}
+
+/// `levels` maps nested through `nestedContainer(keyedBy:forKey:)`, in a loop.
+private struct NestedContainers: Encodable {
+    var levels: Int
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for _ in 1..<levels { container = container.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "in")) }
+    }
+}
+
+/// A model whose value nests as deep as it is made to.
+private struct Tree: PersistentModel {
+    var id: Int
+    var root: Node
+
+    indirect enum Node: Codable, Hashable, Sendable {
+        case leaf
+        case branch([Node])
+    }
+
+    /// A node `levels` branches deep.
+    static func node(_ levels: Int) -> Node {
+        (0..<levels).reduce(Node.leaf) { inner, _ in .branch([inner]) }
+    }
+}
+
+extension RecordDepthTests {
+    /// The nesting of a parsed value: 0 for a scalar.
+    static func depth(of value: RecordValue) -> Int {
+        switch value {
+        case .map(let fields): 1 + (fields.map { depth(of: $0.value) }.max() ?? 0)
+        case .array(let elements): 1 + (elements.map { depth(of: $0) }.max() ?? 0)
+        default: 0
+        }
+    }
+
+    /// What encodes is what reads: a value nested as deep as a record may be encodes, and reads
+    /// back; one level deeper is refused when it is encoded, whichever way its containers were
+    /// opened, not written to be refused by every read after.
+    @Test func encodingRefusesWhatNoReaderWouldRead() throws {
+        for value in [
+            { (levels: Int) in try RecordCoder.encode(NestedValues(levels: levels)) },
+            { (levels: Int) in try RecordCoder.encode(NestedContainers(levels: levels)) },
+        ] {
+            let deepest = try value(RecordFormat.maxDepth)
+            let read = try deepest.withUnsafeBytes { try RecordValue(record: $0) }
+            #expect(Self.depth(of: read) == RecordFormat.maxDepth)
+            let error = #expect(throws: RecordError.self) { try value(RecordFormat.maxDepth + 1) }
+            #expect(error?.code == .unrepresentableValue)
+            #expect(error?.description.contains("more than \(RecordFormat.maxDepth) levels deep") == true)
+        }
+    }
+
+    /// A save of a model nested too deep fails alone, with an error that names the model, and
+    /// nothing of it is written: the store's other models read as before.
+    @Test func aSaveOfAModelNestedTooDeepIsRefusedWhole() throws {
+        let directory = TemporaryDirectory()
+        let container = try ModelContainer(
+            for: Tree.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: directory.path("store"))))
+        let context = container.mainContext
+        context.insert(Tree(id: 1, root: Tree.node(3)))
+        try context.save()
+        // The record's map, three containers a branch (the case's map, its payload's, the array)
+        // and two for the leaf: 3 × 169 + 3 = 510 levels fit, 3 × 170 + 3 = 513 do not.
+        context.insert(Tree(id: 2, root: Tree.node(169)))
+        context.insert(Tree(id: 3, root: Tree.node(170)))
+        let error = #expect(throws: RillError.self) { try context.save() }
+        #expect(error?.message.contains("Tree 3") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("more than \(RecordFormat.maxDepth) levels deep") == true)
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<Tree>()).map(\.id) == [1])
+        // The one that fits saves once the other is gone.
+        context.delete(Tree(id: 3, root: .leaf))
+        try context.save()
+        let saved = try ModelContext(container).fetch(FetchDescriptor<Tree>(sortBy: [SortDescriptor(\.id)]))
+        #expect(saved.map(\.id) == [1, 2])
+        #expect(saved.last?.root == Tree.node(169))
     }
 }
 
