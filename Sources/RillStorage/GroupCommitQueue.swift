@@ -4,7 +4,7 @@ import Synchronization
 /// The grouped writes waiting for an environment's writer thread, oldest first, and how the
 /// writer takes them: at most `maxGroupSize` at a time, after waiting briefly for stragglers.
 ///
-/// `@unchecked Sendable`: the queue is behind its lock; `last` is only touched by the writer
+/// `@unchecked Sendable`: the queue is behind its lock; `lastSize` is only touched by the writer
 /// thread (`take` and `finished` run there).
 final class GroupCommitQueue: @unchecked Sendable {
     /// The most writes one group commit takes: a bound on its transaction's dirty pages, and on
@@ -12,9 +12,10 @@ final class GroupCommitQueue: @unchecked Sendable {
     static let maxGroupSize = 128
 
     private let writes = Lock<[GroupedWrite]>([])
-    /// The size of the last group and how long it took.
-    private var last: (size: Int, nanoseconds: UInt64) = (0, 0)
-    /// How long the last group took, for the threads whose writes wait for the next.
+    /// The size of the last group.
+    private var lastSize = 0
+    /// How long the last group took: read by the writer, and by the threads whose writes wait
+    /// for the next group.
     private let lastNanoseconds = Atomic<UInt64>(0)
 
     /// How long the last group took, in nanoseconds: about what a write queued now waits for,
@@ -46,7 +47,7 @@ final class GroupCommitQueue: @unchecked Sendable {
 
     /// Records that a group of `size` writes took `nanoseconds`.
     func finished(size: Int, nanoseconds: UInt64) {
-        last = (size, nanoseconds)
+        lastSize = size
         lastNanoseconds.store(nanoseconds, ordering: .relaxed)
     }
 
@@ -60,8 +61,9 @@ final class GroupCommitQueue: @unchecked Sendable {
     /// a quarter of the time that group took (so never long where commits are quick, as without
     /// flushes) and 200 µs. Yielding while it waits, it leaves the core to those writers.
     private func gatherStragglers() {
-        let (expected, took) = last
+        let expected = lastSize
         guard expected > 1 else { return }
+        let took = lastGroupNanoseconds
         _ = WriterThread.spin(until: { writes.withLock { $0.count } >= expected }, for: min(took / 4, 200_000))
     }
 }

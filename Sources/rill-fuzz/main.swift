@@ -91,7 +91,7 @@ if let symbol = dlsym(dlopen(nil, RTLD_NOW), "LLVMFuzzerRunDriver") {
     // Inputs nest records as deep as the format allows (512 levels), and this build's frames (no
     // optimization, the address sanitizer's redzones) are many times a release build's: deeper
     // than a main thread's 8 MiB holds. libFuzzer runs on a thread with room for them; the
-    // stacks of a release build are checked by the tests (`RecordDepthTests`).
+    // readers' own need, a 1 MiB stack for the deepest record, is the tests' (`RecordDepthTests`).
     let start = DriverStart(driver: driver, argc: argc, argv: argv)
     let thread = Thread { start.run() }
     thread.stackSize = 1 << 30

@@ -1,4 +1,5 @@
 import Foundation
+import RillLocks
 import RillTestSupport
 import RillWorkloads
 import Testing
@@ -39,7 +40,7 @@ import Testing
     @Test func theDeepestRecordIsReadWrittenAndRenderedOnAConnectionsStack() {
         let deepest = Self.nested(RecordFormat.maxDepth)
         let bytes = deepest.recordBytes()
-        let outcome = OutcomeBox()
+        let outcome = Lock<String?>(nil)
         Self.onThread(stackSize: 1 << 20) {
             do {
                 let read = try bytes.withUnsafeBytes { try RecordValue(record: $0) }
@@ -60,28 +61,28 @@ import Testing
                     differences.append("its JSON: \(json.prefix(40))…\(json.suffix(20))")
                 }
                 if read.jsonString(pretty: true).isEmpty { differences.append("its pretty JSON") }
-                outcome.set(differences.isEmpty ? nil : "differs: " + differences.joined(separator: ", "))
+                outcome.withLock { $0 = differences.isEmpty ? nil : "differs: " + differences.joined(separator: ", ") }
             } catch {
-                outcome.set("\(error)")
+                outcome.withLock { $0 = "\(error)" }
             }
         }
-        #expect(outcome.value == nil)
+        #expect(outcome.withLock { $0 } == nil)
     }
 
     @Test func oneLevelDeeperIsRefused() {
         let bytes = Self.nested(RecordFormat.maxDepth + 1).recordBytes()
-        let outcome = OutcomeBox()
+        let outcome = Lock<String?>(nil)
         Self.onThread(stackSize: 1 << 20) {
             do {
                 _ = try bytes.withUnsafeBytes { try RecordValue(record: $0) }
-                outcome.set("read")
+                outcome.withLock { $0 = "read" }
             } catch let error as RecordError {
-                outcome.set(error.code == .nestingTooDeep ? "refused" : "\(error)")
+                outcome.withLock { $0 = error.code == .nestingTooDeep ? "refused" : "\(error)" }
             } catch {
-                outcome.set("an untyped error: \(error)")
+                outcome.withLock { $0 = "an untyped error: \(error)" }
             }
         }
-        #expect(outcome.value == "refused")
+        #expect(outcome.withLock { $0 } == "refused")
     }
 }
 
@@ -239,13 +240,4 @@ extension RecordDepthTests {
         #expect(saved.map(\.id) == [1, 2])
         #expect(saved.last?.root == Tree.node(169))
     }
-}
-
-/// A result handed from another thread.
-private final class OutcomeBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: String?
-
-    var value: String? { lock.withLock { stored } }
-    func set(_ value: String?) { lock.withLock { stored = value } }
 }
