@@ -11,6 +11,11 @@
 // When the fault fires, one line goes to standard error:
 //   rill-fault: failed <op> #<N> of <path> (<length> bytes) with <errno>
 // so that the harness knows the failure happened, and to which file.
+//
+//   RILL_FAULT_STALL   "<milliseconds>": after each write to an O_DSYNC/O_SYNC descriptor of a
+//                      watched file returns, the thread sleeps that long before the call returns
+//                      to the process. In LMDB's durable mode that is the meta-page write: the
+//                      commit is in the file, and not yet published in lock.mdb for readers.
 #define _GNU_SOURCE
 #include "RillFaultShim.h"
 
@@ -19,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const op_names[] = {"pwrite", "fsync", "fdatasync"};
@@ -31,6 +37,7 @@ static struct {
 } fault = {-1, 0, EIO};
 
 static unsigned long calls[OP_COUNT];
+static long stall_milliseconds;
 static pthread_once_t configured = PTHREAD_ONCE_INIT;
 
 static int parse_errno(const char *text) {
@@ -47,6 +54,8 @@ static int parse_errno(const char *text) {
 }
 
 static void configure(void) {
+    const char *stall = getenv("RILL_FAULT_STALL");
+    if (stall && *stall) stall_milliseconds = strtol(stall, NULL, 10);
     const char *text = getenv("RILL_FAULT_FAIL");
     if (!text || !*text) return;
     char *copy = strdup(text);
@@ -90,4 +99,12 @@ int rill_fault_before(enum rill_fault_op op, int fd, size_t length) {
         (void)ignored;
     }
     return fault.error;
+}
+
+void rill_fault_after_write(int fd, ssize_t written, int synchronous) {
+    (void)fd;
+    pthread_once(&configured, configure);
+    if (written <= 0 || !synchronous || stall_milliseconds <= 0) return;
+    struct timespec pause = {stall_milliseconds / 1000, (stall_milliseconds % 1000) * 1000000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {}
 }

@@ -160,6 +160,7 @@ static ssize_t watched_write(
     int saved = errno;
     rill_journal_wrote(fd, iov, iovcnt, offset, written);
     if (written > 0 && is_synchronous(fd)) rill_journal_synced(fd);
+    rill_fault_after_write(fd, written, is_synchronous(fd));
     errno = saved;
     return written;
 }

@@ -139,6 +139,13 @@ package final class Environment: Sendable {
         core.info().me_last_txnid
     }
 
+    /// Whether the file holds another process's commit that a read begun now would not see:
+    /// its meta page written, and LMDB not yet done publishing it in `lock.mdb` (which it does
+    /// once that write returns). True when the file cannot be read.
+    package var hasUnpublishedCommitOfAnotherProcess: Bool {
+        core.hasUnpublishedCommitOfAnotherProcess()
+    }
+
     /// The size of `data.mdb` on disk, in bytes.
     package var fileSize: Int {
         let fd = open(core.directory + "/data.mdb", O_RDONLY | O_CLOEXEC)

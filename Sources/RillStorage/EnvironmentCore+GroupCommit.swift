@@ -77,7 +77,7 @@ extension EnvironmentCore {
             opened.merge(transaction.state.openedDatabases) { known, _ in known }
         }
         let transactionID = Int(mdb_txn_id(txn))
-        let rc = mdb_txn_commit(txn)
+        let rc = commitWrite(txn)
         gate.unlockShared()
         guard rc != MDB_MAP_FULL else {
             for write in group { runAlone(write) }

@@ -35,6 +35,9 @@ final class EnvironmentCore: @unchecked Sendable {
     /// The file's last page in use when stale reader slots were last cleared (see
     /// `clearStaleReadersIfGrown`); only the writer thread touches it.
     private let lastPageAtReaderCheck = Atomic<Int>(0)
+    /// The id of the write transaction the writer thread is committing, 0 when none: a meta
+    /// page of that id in the file, not yet published, is this process's own commit.
+    private let committingTransaction = Atomic<Int>(0)
     /// Read transactions of `handle` ended with `mdb_txn_reset`, for the next reads to renew.
     ///
     /// `mdb_txn_begin` allocates a transaction and zeroes its table of database slots (some
@@ -190,6 +193,25 @@ final class EnvironmentCore: @unchecked Sendable {
         return info
     }
 
+    /// Commits `txn`, a write transaction of the writer thread, its id noted while LMDB writes it
+    /// (see `hasUnpublishedCommitOfAnotherProcess`).
+    func commitWrite(_ txn: OpaquePointer) -> Int32 {
+        committingTransaction.store(Int(mdb_txn_id(txn)), ordering: .releasing)
+        defer { committingTransaction.store(0, ordering: .releasing) }
+        return mdb_txn_commit(txn)
+    }
+
+    /// Whether the file's newest meta page belongs to another process's commit that a read
+    /// begun now would not see. LMDB publishes a commit in `lock.mdb` once its meta-page write
+    /// returns, under its write lock: a newest meta page this process is writing itself means no
+    /// other process's commit is in flight. True when the file cannot be read.
+    func hasUnpublishedCommitOfAnotherProcess() -> Bool {
+        // Published first: a commit published between the two looks counts as unpublished.
+        guard let published = try? read({ Int($0.transactionID) }) else { return true }
+        let written = info().me_last_txnid
+        return written > published && written != committingTransaction.load(ordering: .acquiring)
+    }
+
     func checkReaders() throws -> Int {
         var dead: Int32 = 0
         try withEnvironment { try check(mdb_reader_check($0, &dead), "mdb_reader_check") }
@@ -337,7 +359,7 @@ final class EnvironmentCore: @unchecked Sendable {
                 throw error
             }
             let transactionID = Int(mdb_txn_id(txn))
-            let rc = mdb_txn_commit(txn)
+            let rc = commitWrite(txn)
             gate.unlockShared()
             if rc == MDB_MAP_FULL, growths < 48 {
                 growths += 1

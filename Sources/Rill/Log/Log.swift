@@ -17,12 +17,16 @@ package struct Log: Sendable {
     let file: StoreFileID
     /// The `meta` database, which holds the horizon (see `Log+Compaction.swift`).
     let meta: Database
+    /// The store file's environment, which its watches ask whether a commit is still being
+    /// published.
+    let environment: Environment
 
-    init(database: Database, meta: Database, directory: String, file: StoreFileID) {
+    init(database: Database, meta: Database, directory: String, environment: Environment) {
         self.database = database
         self.meta = meta
         self.directory = directory
-        self.file = file
+        self.environment = environment
+        self.file = StoreFileID(environment.fileID)
     }
 
     // MARK: - Appending
@@ -69,7 +73,9 @@ package struct Log: Sendable {
     /// A new watch of the log, woken by this process's commits and other processes' (see
     /// ``LogWatch``); the caller reads the log after each wake-up, and closes the watch when done.
     package func watch() throws -> LogWatch {
-        try LogWatch(file: file, directory: directory)
+        try LogWatch(file: file, directory: directory) { [environment] in
+            environment.hasUnpublishedCommitOfAnotherProcess
+        }
     }
 
     // MARK: - Reading

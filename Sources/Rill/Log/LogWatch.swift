@@ -16,10 +16,15 @@ import Synchronization
 ///
 /// inotify reports a commit's last write to the file, its meta page, a moment before the commit
 /// can be read: LMDB publishes the new transaction in `lock.mdb` once that write returns, and a
-/// reader woken in between sees the commit before it. So after a wake-up by the file, the next
-/// two waits are short (a tenth of a millisecond, then a millisecond), and the owner reads again
-/// whether or not anything else comes; without them, such a commit waited for the next write
-/// to the file (the writer's next commit) or for the second-long fallback.
+/// reader woken in between sees the commit before it. So after a wake-up by the file that finds
+/// another process's commit so (`commitPending`: the file's newest meta page newer than what a
+/// read sees, and not this process's commit under way), the next two waits are short (a tenth
+/// of a millisecond, then a millisecond), and the owner reads again whether or not anything else
+/// comes; without them, such a commit waited for the next write to the file (the writer's next
+/// commit) or for the second-long fallback. A wake-up that finds none needs no second look: a
+/// meta page written after the look wakes the file again, one written before it is readable,
+/// and this process's own commits (most of the wake-ups by the file, in a process that writes)
+/// are posted once they return.
 ///
 /// A watch does not read the log: its owner reads the commits after the last one it saw, in a
 /// snapshot of its own, after each wake-up.
@@ -37,8 +42,14 @@ package final class LogWatch: Sendable {
     private static let recheckCount = 2
     /// How many of `rechecks` are left before waits are long again; only the owner's thread waits.
     private let rechecksLeft = Atomic<Int>(0)
+    /// Whether another process's commit is written to the file but not yet readable; nil:
+    /// assume so.
+    private let commitPending: (@Sendable () -> Bool)?
 
-    init(file: StoreFileID, directory: String) throws {
+    /// - Parameter commitPending: tells whether another process's commit has its meta page in
+    ///   the file while a new read does not see it yet; called on the waiter's thread after a
+    ///   wake-up by the file.
+    init(file: StoreFileID, directory: String, commitPending: (@Sendable () -> Bool)? = nil) throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw RillError(.storage, "cannot create the live-query wake-up pipe: \(String(cString: strerror(errno)))")
@@ -48,6 +59,7 @@ package final class LogWatch: Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
         self.file = file
+        self.commitPending = commitPending
         wakeRead = fds[0]
         signal = Signal(fd: fds[1])
         let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -69,6 +81,10 @@ package final class LogWatch: Sendable {
         _ = Glibc.close(wakeRead)
         if inotify >= 0 { _ = Glibc.close(inotify) }
     }
+
+    /// Whether the next waits are short: the last wake-up by the file found another process's
+    /// commit written and not yet readable.
+    package var isRechecking: Bool { rechecksLeft.load(ordering: .relaxed) > 0 }
 
     /// Wakes the watch's waiter (for work of its own, not a commit).
     package func wake() { signal.post() }
@@ -94,7 +110,9 @@ package final class LogWatch: Sendable {
         for fd in [wakeRead, inotify] where fd >= 0 {
             var changed = false
             while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 { changed = true }
-            if changed, fd == inotify { rechecksLeft.store(Self.recheckCount, ordering: .relaxed) }
+            if changed, fd == inotify, commitPending?() ?? true {
+                rechecksLeft.store(Self.recheckCount, ordering: .relaxed)
+            }
         }
         // After the pipe is drained: a post that found one pending from before comes back
         // readable from the commits its owner now reads.

@@ -112,7 +112,7 @@ package final class Store: Sendable {
                     return (meta, log)
                 }
             }
-            log = Log(database: logDatabase, meta: meta, directory: directory, file: StoreFileID(environment.fileID))
+            log = Log(database: logDatabase, meta: meta, directory: directory, environment: environment)
             let meta = self.meta
             try Self.upgradeFormat(
                 environment: environment, meta: meta, directory: directory, log: log, progress: progress)

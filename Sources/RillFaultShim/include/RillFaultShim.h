@@ -1,6 +1,7 @@
 // The fault shim: a shared library loaded with LD_PRELOAD into a process under test. It sees
 // every write and flush the process makes to the files it is told to watch, and can journal them
-// (the power-cut suite) or fail one of them (the I/O-error suite).
+// (the power-cut suite), fail one of them (the I/O-error suite), or hold the process still after
+// a synchronous write (the moment between LMDB's meta-page write and its publishing the commit).
 //
 // Configuration comes from the environment, read once at load:
 //   RILL_FAULT_FILES   a colon-separated list of path suffixes to watch (e.g. "/store/data.mdb");
@@ -22,6 +23,10 @@ enum rill_fault_op {
 /// Called before each write or flush of a watched descriptor. Returns 0 to let it run, or an
 /// errno value to fail it (-1 with that errno) without running it.
 int rill_fault_before(enum rill_fault_op op, int fd, size_t length);
+
+/// Called after each write of a watched descriptor, which returned `written`; `synchronous` when
+/// the descriptor is O_DSYNC/O_SYNC (what it wrote is on disk once the call returns).
+void rill_fault_after_write(int fd, ssize_t written, int synchronous);
 
 /// A watched file was opened as `fd` (`flags` as given to open, so O_DSYNC/O_SYNC are visible).
 void rill_journal_opened(int fd, const char *path, int flags);
