@@ -19,6 +19,7 @@ extension RecordReader {
     static let missingValue = -1
 
     /// Runs a structural read, classifying its errors as malformed input.
+    @inline(__always)
     private func structural<R>(_ read: () throws(RecordError) -> R) throws(Failure) -> R {
         do throws(RecordError) {
             return try read()
@@ -28,21 +29,25 @@ extension RecordReader {
     }
 
     /// The varint payload of the value whose tag is at `offset`.
+    @inline(__always)
     private func varintPayload(of offset: Int) throws(Failure) -> UInt64 {
         try structural { () throws(RecordError) in try varint(at: offset + 1).value }
     }
 
     /// The 4-byte payload of the value whose tag is at `offset`.
+    @inline(__always)
     private func bits32(of offset: Int) throws(Failure) -> UInt32 {
         try structural { () throws(RecordError) in try uint32(at: offset + 1) }
     }
 
     /// The 8-byte payload of the value whose tag is at `offset`.
+    @inline(__always)
     private func bits64(of offset: Int) throws(Failure) -> UInt64 {
         try structural { () throws(RecordError) in try uint64(at: offset + 1) }
     }
 
     /// The tag of the value at `offset`; `missingValue` reads as null.
+    @inline(__always)
     func tag(ofValueAt offset: Int) throws(Failure) -> UInt8 {
         if offset == Self.missingValue { return RecordFormat.Tag.null }
         return try structural { () throws(RecordError) in try byte(at: offset) }
