@@ -35,9 +35,9 @@ final class EnvironmentCore: @unchecked Sendable {
     /// The file's last page in use when stale reader slots were last cleared (see
     /// `clearStaleReadersIfGrown`); only the writer thread touches it.
     private let lastPageAtReaderCheck = Atomic<Int>(0)
-    /// The id of the write transaction the writer thread is committing, 0 when none: a meta
-    /// page of that id in the file, not yet published, is this process's own commit.
-    private let committingTransaction = Atomic<Int>(0)
+    /// The id of the last write transaction the writer thread began to commit (0 before the
+    /// first; put back when a commit fails): see `hasUnpublishedCommitOfAnotherProcess`.
+    private let lastCommitBegun = Atomic<Int>(0)
     /// Read transactions of `handle` ended with `mdb_txn_reset`, for the next reads to renew.
     ///
     /// `mdb_txn_begin` allocates a transaction and zeroes its table of database slots (some
@@ -193,23 +193,31 @@ final class EnvironmentCore: @unchecked Sendable {
         return info
     }
 
-    /// Commits `txn`, a write transaction of the writer thread, its id noted while LMDB writes it
-    /// (see `hasUnpublishedCommitOfAnotherProcess`).
+    /// Commits `txn`, a write transaction of the writer thread, its id noted before LMDB writes
+    /// it (see `hasUnpublishedCommitOfAnotherProcess`).
     func commitWrite(_ txn: OpaquePointer) -> Int32 {
-        committingTransaction.store(Int(mdb_txn_id(txn)), ordering: .releasing)
-        defer { committingTransaction.store(0, ordering: .releasing) }
-        return mdb_txn_commit(txn)
+        let previous = lastCommitBegun.exchange(Int(mdb_txn_id(txn)), ordering: .acquiringAndReleasing)
+        let rc = mdb_txn_commit(txn)
+        if rc != 0 { lastCommitBegun.store(previous, ordering: .releasing) }
+        return rc
     }
 
     /// Whether the file's newest meta page belongs to another process's commit that a read
-    /// begun now would not see. LMDB publishes a commit in `lock.mdb` once its meta-page write
-    /// returns, under its write lock: a newest meta page this process is writing itself means no
-    /// other process's commit is in flight. True when the file cannot be read.
+    /// begun now would not see. True when the file cannot be read.
+    ///
+    /// LMDB publishes a commit in `lock.mdb` once its meta-page write returns, before it lets
+    /// go of its write lock. So a newest meta page no newer than the last commit this process
+    /// began is either that commit (which the store posts once it returns) or one published
+    /// before it began; only a newer one, unpublished when the read began, can be another
+    /// process's commit under way. (After a commit of this process fails, another process's
+    /// commit may take its id before the id is put back: that commit is then noticed at the
+    /// next wake-up rather than at once.)
     func hasUnpublishedCommitOfAnotherProcess() -> Bool {
-        // Published first: a commit published between the two looks counts as unpublished.
+        // In this order: the published id, the newest meta page, then this process's last
+        // commit, so that a commit of its own seen in the meta page is always counted.
         guard let published = try? read({ Int($0.transactionID) }) else { return true }
         let written = info().me_last_txnid
-        return written > published && written != committingTransaction.load(ordering: .acquiring)
+        return written > published && written > lastCommitBegun.load(ordering: .acquiring)
     }
 
     func checkReaders() throws -> Int {

@@ -18,7 +18,7 @@ import Synchronization
 /// can be read: LMDB publishes the new transaction in `lock.mdb` once that write returns, and a
 /// reader woken in between sees the commit before it. So after a wake-up by the file that finds
 /// another process's commit so (`commitPending`: the file's newest meta page newer than what a
-/// read sees, and not this process's commit under way), the next two waits are short (a tenth
+/// read sees and than this process's last commit), the next two waits are short (a tenth
 /// of a millisecond, then a millisecond), and the owner reads again whether or not anything else
 /// comes; without them, such a commit waited for the next write to the file (the writer's next
 /// commit) or for the second-long fallback. A wake-up that finds none needs no second look: a
