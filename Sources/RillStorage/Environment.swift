@@ -139,12 +139,10 @@ package final class Environment: Sendable {
         core.info().me_last_txnid
     }
 
-    /// Whether the file holds another process's commit that a read begun now would not see:
-    /// its meta page written, and LMDB not yet done publishing it in `lock.mdb` (which it does
-    /// once that write returns). True when the file cannot be read.
-    package var hasUnpublishedCommitOfAnotherProcess: Bool {
-        core.hasUnpublishedCommitOfAnotherProcess()
-    }
+    /// Who is writing the file now, as far as a commit's readers are concerned: another
+    /// process's commit written and not yet readable, this process's commit under way, or
+    /// neither.
+    package var commitActivity: CommitActivity { core.commitActivity() }
 
     /// The size of `data.mdb` on disk, in bytes.
     package var fileSize: Int {

@@ -36,8 +36,10 @@ final class EnvironmentCore: @unchecked Sendable {
     /// `clearStaleReadersIfGrown`); only the writer thread touches it.
     private let lastPageAtReaderCheck = Atomic<Int>(0)
     /// The id of the last write transaction the writer thread began to commit (0 before the
-    /// first; put back when a commit fails): see `hasUnpublishedCommitOfAnotherProcess`.
+    /// first; put back when a commit fails): see `commitActivity`.
     private let lastCommitBegun = Atomic<Int>(0)
+    /// Whether the writer thread is inside `mdb_txn_commit`, writing the file.
+    private let isCommitting = Atomic<Bool>(false)
     /// Read transactions of `handle` ended with `mdb_txn_reset`, for the next reads to renew.
     ///
     /// `mdb_txn_begin` allocates a transaction and zeroes its table of database slots (some
@@ -194,16 +196,18 @@ final class EnvironmentCore: @unchecked Sendable {
     }
 
     /// Commits `txn`, a write transaction of the writer thread, its id noted before LMDB writes
-    /// it (see `hasUnpublishedCommitOfAnotherProcess`).
+    /// it (see `commitActivity`).
     func commitWrite(_ txn: OpaquePointer) -> Int32 {
         let previous = lastCommitBegun.exchange(Int(mdb_txn_id(txn)), ordering: .acquiringAndReleasing)
+        isCommitting.store(true, ordering: .releasing)
         let rc = mdb_txn_commit(txn)
+        isCommitting.store(false, ordering: .releasing)
         if rc != 0 { lastCommitBegun.store(previous, ordering: .releasing) }
         return rc
     }
 
-    /// Whether the file's newest meta page belongs to another process's commit that a read
-    /// begun now would not see. True when the file cannot be read.
+    /// Who is writing the file now, as far as a commit's readers are concerned (see
+    /// `CommitActivity`).
     ///
     /// LMDB publishes a commit in `lock.mdb` once its meta-page write returns, before it lets
     /// go of its write lock. So a newest meta page no newer than the last commit this process
@@ -211,13 +215,17 @@ final class EnvironmentCore: @unchecked Sendable {
     /// before it began; only a newer one, unpublished when the read began, can be another
     /// process's commit under way. (After a commit of this process fails, another process's
     /// commit may take its id before the id is put back: that commit is then noticed at the
-    /// next wake-up rather than at once.)
-    func hasUnpublishedCommitOfAnotherProcess() -> Bool {
+    /// next wake-up rather than at once.) `.anotherProcessPublishing` when the file cannot be
+    /// read.
+    func commitActivity() -> CommitActivity {
         // In this order: the published id, the newest meta page, then this process's last
         // commit, so that a commit of its own seen in the meta page is always counted.
-        guard let published = try? read({ Int($0.transactionID) }) else { return true }
+        guard let published = try? read({ Int($0.transactionID) }) else { return .anotherProcessPublishing }
         let written = info().me_last_txnid
-        return written > published && written > lastCommitBegun.load(ordering: .acquiring)
+        if written > published, written > lastCommitBegun.load(ordering: .acquiring) {
+            return .anotherProcessPublishing
+        }
+        return isCommitting.load(ordering: .acquiring) ? .thisProcessCommitting : .none
     }
 
     func checkReaders() throws -> Int {

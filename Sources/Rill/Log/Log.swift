@@ -17,8 +17,7 @@ package struct Log: Sendable {
     let file: StoreFileID
     /// The `meta` database, which holds the horizon (see `Log+Compaction.swift`).
     let meta: Database
-    /// The store file's environment, which its watches ask whether a commit is still being
-    /// published.
+    /// The store file's environment, which its watches ask who is writing the file.
     let environment: Environment
 
     init(database: Database, meta: Database, directory: String, environment: Environment) {
@@ -73,9 +72,7 @@ package struct Log: Sendable {
     /// A new watch of the log, woken by this process's commits and other processes' (see
     /// ``LogWatch``); the caller reads the log after each wake-up, and closes the watch when done.
     package func watch() throws -> LogWatch {
-        try LogWatch(file: file, directory: directory) { [environment] in
-            environment.hasUnpublishedCommitOfAnotherProcess
-        }
+        try LogWatch(file: file, directory: directory) { [environment] in environment.commitActivity }
     }
 
     // MARK: - Reading

@@ -1,5 +1,6 @@
 import Foundation
 import RillLocks
+import RillStorage
 import Synchronization
 
 #if canImport(Glibc)
@@ -17,14 +18,18 @@ import Synchronization
 /// inotify reports a commit's last write to the file, its meta page, a moment before the commit
 /// can be read: LMDB publishes the new transaction in `lock.mdb` once that write returns, and a
 /// reader woken in between sees the commit before it. So after a wake-up by the file that finds
-/// another process's commit so (`commitPending`: the file's newest meta page newer than what a
-/// read sees and than this process's last commit), the next two waits are short (a tenth
-/// of a millisecond, then a millisecond), and the owner reads again whether or not anything else
+/// another process's commit so (`commitActivity`: the file's newest meta page newer than what a
+/// read sees and than this process's last commit), the next two waits are short (a tenth of a
+/// millisecond, then a millisecond), and the owner reads again whether or not anything else
 /// comes; without them, such a commit waited for the next write to the file (the writer's next
 /// commit) or for the second-long fallback. A wake-up that finds none needs no second look: a
-/// meta page written after the look wakes the file again, one written before it is readable,
-/// and this process's own commits (most of the wake-ups by the file, in a process that writes)
-/// are posted once they return.
+/// meta page written after the look wakes the file again, and one written before it is readable.
+///
+/// In a process that writes, most changes of the file are its own commits, several writes each,
+/// which the log posts once they return. A wake-up by the file during one of them (this
+/// process's writer inside `mdb_txn_commit`, when no other process can be writing) does not
+/// return: the wait goes on for the post, the file's further changes left queued until then (or
+/// for 5 ms at most), rather than waking the owner for every write of every commit.
 ///
 /// A watch does not read the log: its owner reads the commits after the last one it saw, in a
 /// snapshot of its own, after each wake-up.
@@ -42,14 +47,15 @@ package final class LogWatch: Sendable {
     private static let recheckCount = 2
     /// How many of `rechecks` are left before waits are long again; only the owner's thread waits.
     private let rechecksLeft = Atomic<Int>(0)
-    /// Whether another process's commit is written to the file but not yet readable; nil:
-    /// assume so.
-    private let commitPending: (@Sendable () -> Bool)?
+    /// Who is writing the file (see `CommitActivity`); nil: assume another process.
+    private let commitActivity: (@Sendable () -> CommitActivity)?
+    /// The longest wait, in milliseconds, for the post of this process's commit under way before
+    /// the file's changes are read again.
+    static let ownCommitPoll: Int32 = 5
 
-    /// - Parameter commitPending: tells whether another process's commit has its meta page in
-    ///   the file while a new read does not see it yet; called on the waiter's thread after a
-    ///   wake-up by the file.
-    init(file: StoreFileID, directory: String, commitPending: (@Sendable () -> Bool)? = nil) throws {
+    /// - Parameter commitActivity: tells who is writing the file; called on the waiter's thread
+    ///   after a wake-up by the file.
+    init(file: StoreFileID, directory: String, commitActivity: (@Sendable () -> CommitActivity)? = nil) throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw RillError(.storage, "cannot create the live-query wake-up pipe: \(String(cString: strerror(errno)))")
@@ -59,7 +65,7 @@ package final class LogWatch: Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
         self.file = file
-        self.commitPending = commitPending
+        self.commitActivity = commitActivity
         wakeRead = fds[0]
         signal = Signal(fd: fds[1])
         let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -90,33 +96,57 @@ package final class LogWatch: Sendable {
     package func wake() { signal.post() }
 
     /// Returns once a commit may have landed — one of this process's was posted, the file
-    /// changed — or after a bounded wait. Every wake-up pending is consumed, so a burst of
-    /// commits is one return.
+    /// changed but for this process's commit under way — or after a bounded wait. Every wake-up
+    /// pending is consumed, so a burst of commits is one return.
     package func wait() {
-        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        if inotify >= 0 { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
-        let rechecks = rechecksLeft.load(ordering: .relaxed)
-        var timeout = inotify >= 0 ? Self.fallbackPoll : 50
-        if rechecks == Self.recheckCount {
-            // `poll` waits whole milliseconds: the first short wait sleeps, then only looks.
-            usleep(100)
-            timeout = 0
-        } else if rechecks > 0 {
-            timeout = 1
-        }
-        let ready = poll(&fds, nfds_t(fds.count), timeout)
-        if ready == 0, rechecks > 0 { rechecksLeft.store(rechecks - 1, ordering: .relaxed) }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        for fd in [wakeRead, inotify] where fd >= 0 {
+        func drain(_ fd: Int32) -> Bool {
             var changed = false
             while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 { changed = true }
-            if changed, fd == inotify, commitPending?() ?? true {
-                rechecksLeft.store(Self.recheckCount, ordering: .relaxed)
-            }
+            return changed
         }
-        // After the pipe is drained: a post that found one pending from before comes back
-        // readable from the commits its owner now reads.
-        signal.consumed()
+        let started = DispatchTime.now().uptimeNanoseconds
+        // Set while this process's commit is under way: the file is left unwatched until it is
+        // posted (or `ownCommitPoll` passes).
+        var awaitingOwnCommit = false
+        while true {
+            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            if inotify >= 0, !awaitingOwnCommit { fds.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
+            let rechecks = awaitingOwnCommit ? 0 : rechecksLeft.load(ordering: .relaxed)
+            var timeout = inotify >= 0 ? Self.fallbackPoll : 50
+            if awaitingOwnCommit {
+                timeout = Self.ownCommitPoll
+            } else if rechecks == Self.recheckCount {
+                // `poll` waits whole milliseconds: the first short wait sleeps, then only looks.
+                usleep(100)
+                timeout = 0
+            } else if rechecks > 0 {
+                timeout = 1
+            }
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready == 0, rechecks > 0 { rechecksLeft.store(rechecks - 1, ordering: .relaxed) }
+            let posted = drain(wakeRead)
+            awaitingOwnCommit = false
+            if inotify >= 0, drain(inotify) {
+                switch commitActivity?() ?? .anotherProcessPublishing {
+                case .anotherProcessPublishing:
+                    rechecksLeft.store(Self.recheckCount, ordering: .relaxed)
+                case .thisProcessCommitting:
+                    // Its post ends the wait; nothing else is new for the owner.
+                    let waited = DispatchTime.now().uptimeNanoseconds - started
+                    if !posted, waited < UInt64(Self.fallbackPoll) * 1_000_000 {
+                        awaitingOwnCommit = true
+                        continue
+                    }
+                case .none:
+                    break
+                }
+            }
+            // After the pipe is drained: a post that found one pending from before comes back
+            // readable from the commits its owner now reads.
+            signal.consumed()
+            return
+        }
     }
 
     // MARK: - Posting
