@@ -13,19 +13,18 @@ package struct Log: Sendable {
     let database: Database
     /// The store directory, for errors.
     let directory: String
-    /// The store file, whose watches this process's commits wake.
-    let file: StoreFileID
     /// The `meta` database, which holds the horizon (see `Log+Compaction.swift`).
     let meta: Database
     /// The store file's environment, which its watches ask who is writing the file.
     let environment: Environment
+    /// The store file, whose watches this process's commits wake.
+    var file: StoreFileID { StoreFileID(environment.fileID) }
 
     init(database: Database, meta: Database, directory: String, environment: Environment) {
         self.database = database
         self.meta = meta
         self.directory = directory
         self.environment = environment
-        self.file = StoreFileID(environment.fileID)
     }
 
     // MARK: - Appending

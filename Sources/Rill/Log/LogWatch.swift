@@ -47,15 +47,15 @@ package final class LogWatch: Sendable {
     private static let recheckCount = 2
     /// How many of `rechecks` are left before waits are long again; only the owner's thread waits.
     private let rechecksLeft = Atomic<Int>(0)
-    /// Who is writing the file (see `CommitActivity`); nil: assume another process.
-    private let commitActivity: (@Sendable () -> CommitActivity)?
+    /// Who is writing the file (see `CommitActivity`).
+    private let commitActivity: @Sendable () -> CommitActivity
     /// The longest wait, in milliseconds, for the post of this process's commit under way before
     /// the file's changes are read again.
     static let ownCommitPoll: Int32 = 5
 
     /// - Parameter commitActivity: tells who is writing the file; called on the waiter's thread
     ///   after a wake-up by the file.
-    init(file: StoreFileID, directory: String, commitActivity: (@Sendable () -> CommitActivity)? = nil) throws {
+    init(file: StoreFileID, directory: String, commitActivity: @escaping @Sendable () -> CommitActivity) throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw RillError(.storage, "cannot create the live-query wake-up pipe: \(String(cString: strerror(errno)))")
@@ -128,7 +128,7 @@ package final class LogWatch: Sendable {
             let posted = drain(wakeRead)
             awaitingOwnCommit = false
             if inotify >= 0, drain(inotify) {
-                switch commitActivity?() ?? .anotherProcessPublishing {
+                switch commitActivity() {
                 case .anotherProcessPublishing:
                     rechecksLeft.store(Self.recheckCount, ordering: .relaxed)
                 case .thisProcessCommitting:
