@@ -172,18 +172,28 @@ import Testing
         return found
     }
 
+    /// A container of a new store named `name` holding `count` random items, saved, and the items.
+    func stocked(
+        _ name: String, with count: Int, _ random: inout SeededGenerator
+    ) throws
+        -> (ModelContainer, [Int: Item])
+    {
+        let container = try ModelContainer(
+            for: Item.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent(name)))
+        var models: [Int: Item] = [:]
+        for id in 0..<count {
+            models[id] = Self.item(id, &random)
+            container.mainContext.insert(models[id]!)
+        }
+        try container.mainContext.save()
+        return (container, models)
+    }
+
     @Test func fetchesAgreeWithFoundation() throws {
         var random = SeededGenerator(label: "boundary values, fetches")
-        let container = try ModelContainer(
-            for: Item.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("store")))
+        let (container, saved) = try stocked("store", with: 160, &random)
+        var models = saved
         let context = container.mainContext
-        var models: [Int: Item] = [:]
-        for id in 0..<160 {
-            let item = Self.item(id, &random)
-            models[id] = item
-            context.insert(item)
-        }
-        try context.save()
         var failures = try Self.mismatches(context, models, sorts: Self.sorts)
         for _ in 0..<40 {
             let id = Int.random(in: 0..<180, using: &random)
@@ -221,16 +231,9 @@ import Testing
 
     @Test func liveQueriesAgreeWithFreshFetches() throws {
         var random = SeededGenerator(label: "boundary values, live queries")
-        let container = try ModelContainer(
-            for: Item.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("live")))
+        let (container, saved) = try stocked("live", with: 120, &random)
+        var models = saved
         let context = container.mainContext
-        var models: [Int: Item] = [:]
-        for id in 0..<120 {
-            let item = Self.item(id, &random)
-            models[id] = item
-            context.insert(item)
-        }
-        try context.save()
         typealias Followed = (name: String, descriptor: FetchDescriptor<Item>, query: LiveQuery<Item>, changes: Changes)
         var followed: [Followed] = []
         var observations: [LiveObservation] = []
