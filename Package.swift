@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "NATSJetStream", dependencies: ["CNATS"]),
         // A store's log replicated in a JetStream stream: the adapter between `Rill` and `NATSJetStream`, so that
         // the library itself links no NATS.
-        .target(name: "RillJetStream", dependencies: ["Rill", "NATSJetStream"]),
+        .target(name: "RillJetStream", dependencies: ["Rill", "NATSJetStream", "RillLocks"]),
         // The sample of the README and `make demo`.
         .executableTarget(name: "library-demo", dependencies: ["Rill"], path: "Samples/Library"),
         // The settings sample: a default instance, changed, found again.
@@ -90,7 +90,7 @@ let package = Package(
         .target(name: "RillFaultShim", linkerSettings: [.linkedLibrary("dl")]),
         // The fuzzing targets (`make fuzz`): each reads one input and throws when an oracle fails.
         // `rill-fuzz` runs them under libFuzzer (built with -sanitize=fuzzer) or replays inputs.
-        .target(name: "RillFuzzTargets", dependencies: ["Rill", "RillHTTP"]),
+        .target(name: "RillFuzzTargets", dependencies: ["Rill", "RillHTTP", "RillLocks"]),
         .executableTarget(name: "rill-fuzz", dependencies: ["RillFuzzTargets"]),
 
         // Helpers shared by the tests and the test helper process: temporary stores, test models,

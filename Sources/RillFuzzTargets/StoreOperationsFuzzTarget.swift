@@ -1,6 +1,6 @@
 import Foundation
 import Rill
-import Synchronization
+import RillLocks
 
 /// A sequence of operations decoded from the input (stage an insert or a delete, save, run a
 /// query, start or stop a live query) on a fresh store, checked against a plain dictionary of
@@ -10,7 +10,7 @@ import Synchronization
 package enum StoreOperationsFuzzTarget {
     /// What one live query's handler was told, in order.
     final class Events: Sendable {
-        let received = Mutex<[RecordLiveQuery.Event]>([])
+        let received = Lock<[RecordLiveQuery.Event]>([])
         func append(_ event: RecordLiveQuery.Event) { received.withLock { $0.append(event) } }
         func take() -> [RecordLiveQuery.Event] {
             received.withLock { events in
@@ -30,7 +30,7 @@ package enum StoreOperationsFuzzTarget {
 
     /// The store of every input of this process: opening a store costs more than a hundred runs
     /// of the operations, so each input starts by emptying it instead.
-    private static let shared = Mutex<ModelContainer?>(nil)
+    private static let shared = Lock<ModelContainer?>(nil)
 
     package static func run(_ data: [UInt8]) throws {
         try shared.withLock { container in

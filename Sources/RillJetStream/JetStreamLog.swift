@@ -1,6 +1,6 @@
 import NATSJetStream
 import Rill
-import Synchronization
+import RillLocks
 
 /// A store's replicated log in a NATS JetStream stream: one subject, `rill.<stream>.commits`,
 /// whose message sequence is the commit sequence.
@@ -15,7 +15,7 @@ package final class JetStreamLog: LogReplica {
     private let subject: String
     private let replicas: Int
     private let timeout: Double
-    private let connection = Mutex<JetStreamConnection?>(nil)
+    private let connection = Lock<JetStreamConnection?>(nil)
 
     /// A log in the stream `stream` of the cluster at `servers`, created with `replicas` copies of
     /// each message when it does not exist.

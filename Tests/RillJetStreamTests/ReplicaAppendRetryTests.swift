@@ -1,7 +1,7 @@
 import Foundation
 import Rill
+import RillLocks
 import RillTestSupport
-import Synchronization
 import Testing
 
 /// A save whose append the replicated log leaves unanswered: sent again with the same id, kept once.
@@ -22,7 +22,7 @@ struct ReplicaAppendRetryTests {
             var script: [Outcome] = []
             var ids: [String] = []
         }
-        let state = Mutex(State())
+        let state = Lock(State())
         let name = "memory"
 
         func last() throws -> UInt64 { state.withLock { UInt64($0.entries.count) } }

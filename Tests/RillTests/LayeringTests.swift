@@ -20,7 +20,7 @@ import Testing
         "Sources/RillStorage": ["CLMDB", "RillLocks"],
         // The replicated log's transport: the NATS C client, nothing of Rill's.
         "Sources/NATSJetStream": ["CNATS"],
-        "Sources/RillJetStream": ["Rill", "NATSJetStream"],
+        "Sources/RillJetStream": ["Rill", "NATSJetStream", "RillLocks"],
         // The library's layers: records, models, queries and live queries know no storage (the
         // live queries' loads ask for memory ahead through `CPrefetch`).
         "Sources/Rill": ["RillLocks", "CPrefetch"],
@@ -42,7 +42,7 @@ import Testing
         // replicated log.
         "Sources/RillTorture": ["Rill", "RillService", "RillHTTP", "RillJetStream", "RillLocks", "RillWorkloads"],
         "Sources/rill-torture": ["RillTorture"],
-        "Sources/RillFuzzTargets": ["Rill", "RillHTTP"],
+        "Sources/RillFuzzTargets": ["Rill", "RillHTTP", "RillLocks"],
         "Sources/rill-fuzz": ["RillFuzzTargets"],
         "Samples/Library": ["Rill"],
         "Samples/Settings": ["Rill"],
@@ -92,6 +92,34 @@ import Testing
             checked += 1
         }
         #expect(checked > 100)
+    }
+
+    /// The type's name, not written out whole here, so that this file does not name it.
+    static let mutex = "Mut" + "ex"
+
+    /// Shared state is behind `RillLocks.Lock`, never Synchronization's `Mutex` directly: on Linux a
+    /// `Mutex` is built on futexes, which ThreadSanitizer cannot see, so `make tsan` would report
+    /// every access under one as a race and real races would go unseen among them (Reliability.md,
+    /// "Threads"). `Lock` is a pthread mutex in that build and the `Mutex` itself in every other.
+    @Test func sharedStateIsBehindLockNotMutex() throws {
+        var checked = 0
+        for file in try Self.swiftFiles(under: ["Sources", "Samples", "Tests"])
+        where !file.hasPrefix("Sources/RillLocks/") {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//"), code.contains(Self.mutex) else { continue }
+                // The type named as a word of its own (not `pthread_mutex_t`), then `<` or `(`.
+                let words = code.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") })
+                if words.contains(Substring(Self.mutex)),
+                    code.contains(Self.mutex + "<") || code.contains(Self.mutex + "(")
+                {
+                    Issue.record("\(file):\(number + 1) uses Synchronization's Mutex; use RillLocks' Lock: \(code)")
+                }
+            }
+            checked += 1
+        }
+        #expect(checked > 300)
     }
 
     /// The table above says what Architecture.md's says: a module's imports are the union of its directories'.

@@ -1,7 +1,6 @@
 import CPrefetch
 import Foundation
 import RillLocks
-import Synchronization
 
 /// One copy of a record's row for all the live queries of a store that hold it.
 ///
@@ -40,7 +39,7 @@ final class SharedRows: Sendable {
         var orderPaths: [QuerySortKey]?
     }
 
-    private static let registry = Mutex(Registry())
+    private static let registry = Lock(Registry())
 
     /// The variant of rows of `model` records ordered by `orderPaths` (nil: rows without order keys).
     static func variant(entity: String, model: Any.Type, orderPaths: [QuerySortKey]?) -> Variant {

@@ -1,6 +1,6 @@
 import Foundation
 import Rill
-import Synchronization
+import RillLocks
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +20,7 @@ final class WatchScreenView: Sendable {
         var dirty = true
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// A view of `query`'s results, not yet drawn; `connecting` when they come from a daemon.
     init(query: String, connecting: Bool) {
@@ -28,7 +28,7 @@ final class WatchScreenView: Sendable {
         var screen = WatchScreen(query: query, width: size.width, height: size.height)
         screen.colors = Terminal.wantsColors
         if connecting { screen.connection = "connecting" }
-        state = Mutex(State(screen: screen))
+        state = Lock(State(screen: screen))
     }
 
     // MARK: - What the watch tells it
