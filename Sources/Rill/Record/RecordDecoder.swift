@@ -38,13 +38,15 @@ final class RecordDecoder: Decoder {
     )
     /// Key bounds of all the map's entries once there are more than `inlineCapacity`.
     @exclusivity(unchecked) private var spilledBounds: [Int] = []
-    @exclusivity(unchecked) private var hasScannedMap = false
+    @exclusivity(unchecked) private(set) var hasScannedMap = false
     /// Where the next key lookup starts: fields are usually read in the order they were written, so starting just
     /// after the previous hit usually finds the key at the first comparison.
     @exclusivity(unchecked) private var lookupHint = 0
     /// While the fields of the map are read by name in the order they are stored, before any scan
     /// (`nextEntryOffset(named:)`): where the next entry starts. 0 before the first read.
-    @exclusivity(unchecked) private var nextEntry = 0
+    @exclusivity(unchecked) var nextEntry = 0
+    /// Whether a keyed container was made over this root's map without scanning it.
+    @exclusivity(unchecked) private var deferredScan = false
 
     init(reader: RecordReader, offset: Int, parent: RecordDecoder?, key: (any CodingKey)?, depth: Int) {
         self.reader = reader
@@ -65,6 +67,7 @@ final class RecordDecoder: Decoder {
         entryCount = 0
         hasScannedMap = false
         nextEntry = 0
+        deferredScan = false
     }
 
     // MARK: - Decoder
@@ -84,9 +87,27 @@ final class RecordDecoder: Decoder {
         [:]
     }
 
+    /// The record's own map (the root's) is read in stored order as far as its keys are asked
+    /// for in that order, and scanned at the first that is not (`fieldOffset(named:)`); the
+    /// entries after the last read are checked at the end (`checkTopLevelEnd`). A nested map is
+    /// scanned here, as a value of another kind is reported here.
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if !hasScannedMap { try scanMap(keyedBy: Key.self) }
+        if !hasScannedMap {
+            if parent == nil, offset >= 0, offset < reader.bytes.count,
+                reader.bytes[offset] == RecordFormat.Tag.mapBegin
+            {
+                deferredScan = true
+            } else {
+                try scanMap(keyedBy: Key.self)
+            }
+        }
         return KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(decoder: self))
+    }
+
+    /// Scans the map unless it has been; a map that does not read is left unscanned, for the read
+    /// of a field to report.
+    func scanIfNeeded() {
+        if !hasScannedMap { _ = try? scanMap(keyedBy: RecordCodingKey.self) }
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -187,13 +208,10 @@ final class RecordDecoder: Decoder {
         }
     }
 
-    /// The offset of the value stored under `key`, comparing UTF-8 bytes so no key strings are built.
-    func valueOffset<K: CodingKey>(for key: K) -> Int? {
-        let count = entryCount
-        guard count > 0 else { return nil }
-        var name = key.stringValue
-        let reader = self.reader
-        return name.withUTF8 { find($0, count: count, in: reader) }
+    /// The offset of the value stored under `key` (see `fieldOffset(named:)`); nil when the map has
+    /// no such entry.
+    func offset<K: CodingKey>(for key: K) throws -> Int? {
+        try fieldOffset(named: key.stringValue)
     }
 
     /// The offset of the value stored under the key `name`.
@@ -253,7 +271,13 @@ final class RecordDecoder: Decoder {
 
     /// Checks that nothing follows the top-level value.
     private func checkTopLevelEnd() throws {
-        if !hasScannedMap, nextEntry != 0 { try finishInOrder() }
+        if !hasScannedMap {
+            if nextEntry != 0 {
+                try finishInOrder()
+            } else if deferredScan {
+                try scanMap(keyedBy: RecordCodingKey.self)
+            }
+        }
         let knownEnd = end
         try annotating(RecordCodingKey.absent) { () throws(RecordError) in
             if let knownEnd {
@@ -318,7 +342,7 @@ final class RecordDecoder: Decoder {
 
     /// Where the value of the map entry `name` starts; nil when the map has no such entry.
     @inline(__always)
-    private func fieldOffset(named name: String) throws -> Int? {
+    func fieldOffset(named name: String) throws -> Int? {
         if !hasScannedMap {
             if let offset = nextEntryOffset(named: name) { return offset }
             try scanMap(keyedBy: RecordCodingKey.self)

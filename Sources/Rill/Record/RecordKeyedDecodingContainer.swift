@@ -1,6 +1,8 @@
 import Foundation
 
-/// Reads map entries located by the decoder's one-time scan of the map.
+/// Reads map entries: a record's own map in stored order where its keys are asked for in that
+/// order (`RecordDecoder.nextField`), else, as a nested map's always, located by the decoder's
+/// one-time scan of the map.
 ///
 /// `decodeIfPresent` is implemented here rather than inherited: the protocol's default treats a stored null as
 /// "absent" for every `T`, which would turn `.some(.none)` of a double optional into `.none`.
@@ -19,17 +21,18 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     /// Keys in stored order; a stored key that `Key` does not know is left out, as `Key(stringValue:)` decides.
     var allKeys: [Key] {
-        decoder.keyRanges.compactMap { range in
+        decoder.scanIfNeeded()
+        return decoder.keyRanges.compactMap { range in
             (try? decoder.reader.string(in: range)).flatMap { Key(stringValue: $0) }
         }
     }
 
     func contains(_ key: Key) -> Bool {
-        decoder.valueOffset(for: key) != nil
+        decoder.containsField(named: key.stringValue)
     }
 
     private func offset(of key: Key) throws -> Int {
-        guard let offset = decoder.valueOffset(for: key) else {
+        guard let offset = try decoder.offset(for: key) else {
             throw DecodingError.keyNotFound(
                 key,
                 DecodingError.Context(
@@ -49,15 +52,17 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try read(key) { try $0.readBool(at: $1) }
+        try decoder.nextField(named: key.stringValue, { $0.nextBool(at: $1) }) ?? read(key) { try $0.readBool(at: $1) }
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try read(key) { try $0.readString(at: $1) }
+        try decoder.nextField(named: key.stringValue, { $0.nextString(at: $1) })
+            ?? read(key) { try $0.readString(at: $1) }
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try read(key) { try $0.readDouble(at: $1) }
+        try decoder.nextField(named: key.stringValue, { $0.nextDouble(at: $1) })
+            ?? read(key) { try $0.readDouble(at: $1) }
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
@@ -65,7 +70,8 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try read(key) { try $0.readInteger(Int.self, at: $1) }
+        try decoder.nextField(named: key.stringValue, { $0.nextInteger(Int.self, at: $1) })
+            ?? read(key) { try $0.readInteger(Int.self, at: $1) }
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
@@ -81,7 +87,8 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try read(key) { try $0.readInteger(Int64.self, at: $1) }
+        try decoder.nextField(named: key.stringValue, { $0.nextInteger(Int64.self, at: $1) })
+            ?? read(key) { try $0.readInteger(Int64.self, at: $1) }
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
@@ -115,7 +122,14 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        guard let offset = decoder.valueOffset(for: key) else { return try decodeUnstored(T.self, forKey: key) }
+        // The native types `Decodable` reads through this method, read in stored order.
+        if T.self == Date.self, let date = decoder.nextField(named: key.stringValue, { $0.nextDate(at: $1) }) {
+            return RecordFormat.identityCast(date, to: T.self)
+        }
+        if T.self == UUID.self, let uuid = decoder.nextField(named: key.stringValue, { $0.nextUUID(at: $1) }) {
+            return RecordFormat.identityCast(uuid, to: T.self)
+        }
+        guard let offset = try decoder.offset(for: key) else { return try decodeUnstored(T.self, forKey: key) }
         return try decoder.decodeValue(T.self, at: offset, key: key)
     }
 
@@ -136,22 +150,25 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     private func readIfPresent<R>(
         _ key: Key, _ body: (RecordReader, Int) throws -> R
     ) throws -> R? {
-        guard let offset = decoder.valueOffset(for: key) else { return nil }
+        guard let offset = try decoder.offset(for: key) else { return nil }
         return try decoder.read(key, at: offset) { reader, offset in
             try reader.readNull(at: offset) ? nil : body(reader, offset)
         }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try readIfPresent(key) { try $0.readBool(at: $1) }
+        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextBool(at: $1) }) { return value }
+        return try readIfPresent(key) { try $0.readBool(at: $1) }
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try readIfPresent(key) { try $0.readString(at: $1) }
+        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextString(at: $1) }) { return value }
+        return try readIfPresent(key) { try $0.readString(at: $1) }
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try readIfPresent(key) { try $0.readDouble(at: $1) }
+        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextDouble(at: $1) }) { return value }
+        return try readIfPresent(key) { try $0.readDouble(at: $1) }
     }
 
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
@@ -159,7 +176,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try readIfPresent(key) { try $0.readInteger(Int.self, at: $1) }
+        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextInteger(Int.self, at: $1) }) {
+            return value
+        }
+        return try readIfPresent(key) { try $0.readInteger(Int.self, at: $1) }
     }
 
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
@@ -175,7 +195,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try readIfPresent(key) { try $0.readInteger(Int64.self, at: $1) }
+        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextInteger(Int64.self, at: $1) }) {
+            return value
+        }
+        return try readIfPresent(key) { try $0.readInteger(Int64.self, at: $1) }
     }
 
     func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
@@ -200,7 +223,13 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     /// A stored null decodes as `.some(nil)` when `T` can itself hold nil, so `Int??` keeps all three states.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let offset = decoder.valueOffset(for: key) else { return nil }
+        if T.self == Date.self, let date = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextDate(at: $1) }) {
+            return date.map { RecordFormat.identityCast($0, to: T.self) }
+        }
+        if T.self == UUID.self, let uuid = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextUUID(at: $1) }) {
+            return uuid.map { RecordFormat.identityCast($0, to: T.self) }
+        }
+        guard let offset = try decoder.offset(for: key) else { return nil }
         if try decoder.read(key, at: offset, { try $0.readNull(at: $1) }) { return RecordDecoder.storedNull(T.self) }
         return try decoder.decodeValue(T.self, at: offset, key: key)
     }
@@ -220,10 +249,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     /// A missing `super` entry yields a decoder over null rather than an error, as JSONDecoder does.
     func superDecoder() throws -> any Decoder {
         let key = RecordCodingKey.superKey
-        return try decoder.child(at: decoder.valueOffset(for: key) ?? RecordReader.missingValue, key: key)
+        return try decoder.child(at: decoder.offset(for: key) ?? RecordReader.missingValue, key: key)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        try decoder.child(at: decoder.valueOffset(for: key) ?? RecordReader.missingValue, key: key)
+        try decoder.child(at: decoder.offset(for: key) ?? RecordReader.missingValue, key: key)
     }
 }
