@@ -10,7 +10,17 @@ extension RecordDecoder {
     /// when `name` is the map's next entry in stored order; nil otherwise.
     @inline(__always)
     func nextField<T>(named name: String, _ read: (RecordReader, Int) -> (value: T, end: Int)?) -> T? {
-        guard !hasScannedMap else { return nil }
+        guard !hasScannedMap, let key = nextKey(named: name), let (value, end) = read(reader, key.upperBound) else {
+            return nil
+        }
+        nextEntry = end
+        return value
+    }
+
+    /// Where the UTF-8 of the map's next entry's key sits, when that key is `name`; nil when it
+    /// is another, or when the map has no next entry or it does not read. Nothing is changed.
+    @inline(__always)
+    func nextKey(named name: String) -> Range<Int>? {
         let reader = self.reader
         var position = nextEntry
         if position == 0 {
@@ -25,9 +35,7 @@ extension RecordDecoder {
                 var name = name
                 return name.withUTF8 { reader.bytes(in: key, equal: $0) }
             }()
-        guard equal, let (value, end) = read(reader, key.upperBound) else { return nil }
-        nextEntry = end
-        return value
+        return equal ? key : nil
     }
 
     /// `nextField(named:_:)` of an optional field: `.some(nil)` for a stored null.

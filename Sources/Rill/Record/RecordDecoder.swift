@@ -365,20 +365,9 @@ final class RecordDecoder: Decoder {
     /// nil when it is not, or when something there does not read.
     @inline(__always)
     private func nextEntryOffset(named name: String) -> Int? {
-        let reader = self.reader
-        var position = nextEntry
-        if position == 0 {
-            guard offset >= 0, (try? reader.byte(at: offset)) == RecordFormat.Tag.mapBegin else { return nil }
-            position = offset &+ 1
-        }
-        guard let key = try? reader.keyRange(at: position) else { return nil }
-        let equal =
-            name.utf8.withContiguousStorageIfAvailable { reader.bytes(in: key, equal: $0) }
-            ?? {
-                var name = name
-                return name.withUTF8 { reader.bytes(in: key, equal: $0) }
-            }()
-        guard equal, let next = try? reader.skipEntryValue(at: key.upperBound, depth: depth &+ 1) else { return nil }
+        guard let key = nextKey(named: name),
+            let next = try? reader.skipEntryValue(at: key.upperBound, depth: depth &+ 1)
+        else { return nil }
         nextEntry = next
         return key.upperBound
     }

@@ -35,59 +35,32 @@ import Testing
         var maybeUID: UUID?
     }
 
-    /// The same fields through the typed overloads of `ModelRecord`.
+    /// The same fields through the typed overloads of `ModelRecord`, in stored order.
     struct Typed: PersistentModel {
         static let entityName = "Fields"
-        var id: Int
-        var big: Int64
-        var real: Double
-        var text: String
-        var flag: Bool
-        var when: Date
-        var uid: UUID
-        var small: Int8
-        var maybeInt: Int?
-        var maybeReal: Double?
-        var maybeText: String?
-        var maybeFlag: Bool?
-        var maybeWhen: Date?
-        var maybeUID: UUID?
+        var fields: Fields
+        var id: Int { fields.id }
 
         init(record: borrowing ModelRecord) throws {
-            id = try record.decode(forKey: "id")
-            big = try record.decode(forKey: "big")
-            real = try record.decode(forKey: "real")
-            text = try record.decode(forKey: "text")
-            flag = try record.decode(forKey: "flag")
-            when = try record.decode(forKey: "when")
-            uid = try record.decode(forKey: "uid")
-            small = try record.decode(forKey: "small")
-            maybeInt = try record.decodeIfPresent(forKey: "maybeInt")
-            maybeReal = try record.decodeIfPresent(forKey: "maybeReal")
-            maybeText = try record.decodeIfPresent(forKey: "maybeText")
-            maybeFlag = try record.decodeIfPresent(forKey: "maybeFlag")
-            maybeWhen = try record.decodeIfPresent(forKey: "maybeWhen")
-            maybeUID = try record.decodeIfPresent(forKey: "maybeUID")
+            fields = Fields(
+                id: try record.decode(forKey: "id"), big: try record.decode(forKey: "big"),
+                real: try record.decode(forKey: "real"), text: try record.decode(forKey: "text"),
+                flag: try record.decode(forKey: "flag"), when: try record.decode(forKey: "when"),
+                uid: try record.decode(forKey: "uid"), small: try record.decode(forKey: "small"),
+                maybeInt: try record.decodeIfPresent(forKey: "maybeInt"),
+                maybeReal: try record.decodeIfPresent(forKey: "maybeReal"),
+                maybeText: try record.decodeIfPresent(forKey: "maybeText"),
+                maybeFlag: try record.decodeIfPresent(forKey: "maybeFlag"),
+                maybeWhen: try record.decodeIfPresent(forKey: "maybeWhen"),
+                maybeUID: try record.decodeIfPresent(forKey: "maybeUID"))
         }
     }
 
     /// The same fields, each through the generic `decode(_:forKey:)`, never a typed overload.
     struct Generic: PersistentModel {
         static let entityName = "Fields"
-        var id: Int
-        var big: Int64
-        var real: Double
-        var text: String
-        var flag: Bool
-        var when: Date
-        var uid: UUID
-        var small: Int8
-        var maybeInt: Int?
-        var maybeReal: Double?
-        var maybeText: String?
-        var maybeFlag: Bool?
-        var maybeWhen: Date?
-        var maybeUID: UUID?
+        var fields: Fields
+        var id: Int { fields.id }
 
         static func read<T: Decodable>(_ record: borrowing ModelRecord, _ key: String) throws -> T {
             try record.decode(T.self, forKey: key)
@@ -98,20 +71,16 @@ import Testing
         }
 
         init(record: borrowing ModelRecord) throws {
-            id = try Self.read(record, "id")
-            big = try Self.read(record, "big")
-            real = try Self.read(record, "real")
-            text = try Self.read(record, "text")
-            flag = try Self.read(record, "flag")
-            when = try Self.read(record, "when")
-            uid = try Self.read(record, "uid")
-            small = try Self.read(record, "small")
-            maybeInt = try Self.readIfPresent(record, "maybeInt")
-            maybeReal = try Self.readIfPresent(record, "maybeReal")
-            maybeText = try Self.readIfPresent(record, "maybeText")
-            maybeFlag = try Self.readIfPresent(record, "maybeFlag")
-            maybeWhen = try Self.readIfPresent(record, "maybeWhen")
-            maybeUID = try Self.readIfPresent(record, "maybeUID")
+            fields = Fields(
+                id: try Self.read(record, "id"), big: try Self.read(record, "big"), real: try Self.read(record, "real"),
+                text: try Self.read(record, "text"), flag: try Self.read(record, "flag"),
+                when: try Self.read(record, "when"), uid: try Self.read(record, "uid"),
+                small: try Self.read(record, "small"), maybeInt: try Self.readIfPresent(record, "maybeInt"),
+                maybeReal: try Self.readIfPresent(record, "maybeReal"),
+                maybeText: try Self.readIfPresent(record, "maybeText"),
+                maybeFlag: try Self.readIfPresent(record, "maybeFlag"),
+                maybeWhen: try Self.readIfPresent(record, "maybeWhen"),
+                maybeUID: try Self.readIfPresent(record, "maybeUID"))
         }
     }
 
@@ -195,22 +164,6 @@ import Testing
         }
     }
 
-    static func fields(_ typed: Typed) -> Fields {
-        Fields(
-            id: typed.id, big: typed.big, real: typed.real, text: typed.text, flag: typed.flag, when: typed.when,
-            uid: typed.uid, small: typed.small, maybeInt: typed.maybeInt, maybeReal: typed.maybeReal,
-            maybeText: typed.maybeText, maybeFlag: typed.maybeFlag, maybeWhen: typed.maybeWhen,
-            maybeUID: typed.maybeUID)
-    }
-
-    static func fields(_ generic: Generic) -> Fields {
-        Fields(
-            id: generic.id, big: generic.big, real: generic.real, text: generic.text, flag: generic.flag,
-            when: generic.when, uid: generic.uid, small: generic.small, maybeInt: generic.maybeInt,
-            maybeReal: generic.maybeReal, maybeText: generic.maybeText, maybeFlag: generic.maybeFlag,
-            maybeWhen: generic.maybeWhen, maybeUID: generic.maybeUID)
-    }
-
     @Test func everyReadGivesWhatTheGeneralReadGives() throws {
         var random = SeededGenerator(label: "in-order reads")
         var spareTyped: RecordDecoder?
@@ -222,15 +175,13 @@ import Testing
             let bytes = RecordValue.map(map).recordBytes()
             let wrapped = RecordValue.map([RecordField(name: "inner", value: .map(map))]).recordBytes()
             let oracle = Self.outcome { try RecordCoder.decode(Wrapper.self, from: wrapped).inner }
-            let generic = Self.outcome { Self.fields(try RecordCoder.decodeModel(Generic.self, from: bytes)) }
+            let generic = Self.outcome { try RecordCoder.decodeModel(Generic.self, from: bytes).fields }
             let decoded = Self.outcome {
                 try bytes.withUnsafeBytes { try RecordCoder.decode(Fields.self, from: $0, reusing: &spareDecoded) }
             }
             let typed = Self.outcome {
-                Self.fields(
-                    try bytes.withUnsafeBytes {
-                        try RecordCoder.decodeModel(Typed.self, from: $0, reusing: &spareTyped)
-                    })
+                try bytes.withUnsafeBytes { try RecordCoder.decodeModel(Typed.self, from: $0, reusing: &spareTyped) }
+                    .fields
             }
             #expect(generic == oracle, "record \(index): \(map)")
             #expect(decoded == oracle, "record \(index): \(map)")
@@ -257,9 +208,9 @@ import Testing
                 bytes.insert(
                     UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...bytes.count, using: &random))
             }
-            let generic = Self.outcome { Self.fields(try RecordCoder.decodeModel(Generic.self, from: bytes)) }
+            let generic = Self.outcome { try RecordCoder.decodeModel(Generic.self, from: bytes).fields }
             let decoded = Self.outcome { try RecordCoder.decode(Fields.self, from: bytes) }
-            let typed = Self.outcome { Self.fields(try RecordCoder.decodeModel(Typed.self, from: bytes)) }
+            let typed = Self.outcome { try RecordCoder.decodeModel(Typed.self, from: bytes).fields }
             let reads = [generic, decoded, typed].map { $0.hasPrefix("[") ? $0 : "failed" }
             #expect(reads[1] == reads[0] && reads[2] == reads[0], "record \(index): \(bytes)")
             if reads[0] == "failed" { failures += 1 }
