@@ -249,10 +249,9 @@ public final class ModelContext: Sendable {
     /// `Element`, or nil for a deletion (and for a model that is not an `Element`: another kind
     /// of a family, which takes the place of the stored record).
     func stagedChanges<Element>(ofEntity entity: String, as type: Element.Type) -> [[UInt8]: Element?] {
-        // The common case, a context with nothing unsaved, kept clear of the generic dictionary:
-        // an empty one made by its initializer, not from a literal (whose list of pairs looked
-        // the metadata of the pair's type up, and of `Element?`).
-        if core.state.withLock({ $0.staged.isEmpty }) { return Dictionary() }
+        // The common case, a context with nothing unsaved, kept clear of the generic dictionary
+        // (whose literal, or initializer, looks up the metadata of `Element?`).
+        if core.state.withLock({ $0.staged.isEmpty }) { return StorageHeader.emptyDictionary() }
         return core.state.withLock { state in
             var changes: [[UInt8]: Element?] = [:]
             for entry in state.staged.entries where entry.key.entity == entity {

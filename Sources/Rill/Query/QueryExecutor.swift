@@ -71,8 +71,10 @@ struct QueryExecutor<T: PersistentModel> {
         self.predicate = predicate
         let fields = predicate.relationshipFields
         var prefetchedFields: Set<String> = []
-        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
-            if let name = FieldPath.components(of: keyPath, root: T.self)?.first { prefetchedFields.insert(name) }
+        if StorageHeader.count(of: descriptor.relationshipKeyPathsForPrefetching) != 0 {
+            for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+                if let name = FieldPath.components(of: keyPath, root: T.self)?.first { prefetchedFields.insert(name) }
+            }
         }
         // The common case, nil, kept clear of the arrays of a generic type (unspecialized here).
         relationships =
@@ -122,10 +124,10 @@ struct QueryExecutor<T: PersistentModel> {
         // Candidates already in the wanted order, with no staged model to merge in: the window is
         // the first matches, and the walk can stop there. (The common case, kept free of the
         // rows' bookkeeping.)
-        if execution?.isSorted ?? true, staged.isEmpty || !staged.values.contains(where: { $0 != nil }) {
+        if execution?.isSorted ?? true, StorageHeader.isEmpty(staged) || !staged.values.contains(where: { $0 != nil }) {
             guard let sorted = execution else { return [] }
-            var models = OrderedModels<T>(window: window)
-            let hasStaged = !staged.isEmpty
+            var models = OrderedModels(of: T.self, window: window)
+            let hasStaged = !StorageHeader.isEmpty(staged)
             let testsModels = self.testsModels
             let prefetches = readsRelationships
             let checksText = !textPaths.isEmpty
@@ -147,7 +149,7 @@ struct QueryExecutor<T: PersistentModel> {
                 }
                 return models.add(prefetches ? try prefetching(model) : model)
             }
-            guard keyOrderFails else { return models.results() }
+            guard keyOrderFails else { return models.results(T.self) }
             // A match whose string Swift may order apart from its key: every match, sorted here.
             execution = try plan()
         }
@@ -331,9 +333,7 @@ struct QueryExecutor<T: PersistentModel> {
         _ sortBy: [SortDescriptor<T>], allowingText: Bool, textPaths: inout [[String]]
     ) -> [QuerySortKey]? {
         var keys: [QuerySortKey] = []
-        // `count`, not `isEmpty`: the array's header, where `isEmpty` is a call through the
-        // metadata of `[SortDescriptor<T>]`, looked up on every fetch.
-        guard sortBy.count != 0 else { return keys }
+        guard StorageHeader.count(of: sortBy) != 0 else { return keys }
         // A field the evolution adds or renames sorts by the models, not by stored bytes.
         let evolved = T.evolvedFields
         var found: [[String]] = []
@@ -392,7 +392,7 @@ struct QueryExecutor<T: PersistentModel> {
         _ execution: QueryExecution?, into rows: inout QueryRows<Row>, keepingKeys: Bool = true
     ) throws {
         if let execution {
-            let hasStaged = !staged.isEmpty
+            let hasStaged = !StorageHeader.isEmpty(staged)
             // Rows to be sorted, none of them a staged model (which has no stored bytes), are
             // given order keys from their stored bytes when the sort allows: one `memcmp` per
             // comparison instead of reading each model's properties through key paths.

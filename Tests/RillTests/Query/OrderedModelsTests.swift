@@ -33,12 +33,12 @@ import Testing
             var made = 0
             var results: [Int] = []
             do {
-                var models = OrderedModels<Model>(window: QueryWindow(offset: offset, limit: limit))
+                var models = OrderedModels(of: Model.self, window: QueryWindow(offset: offset, limit: limit))
                 for value in 0..<total {
                     made += 1
                     guard models.add(Model(value, released: released)) else { break }
                 }
-                if takesResults { results = models.results().map(\.value) }
+                if takesResults { results = models.results(Model.self).map(\.value) }
             }
             let expected = Array((0..<total).dropFirst(offset).prefix(limit ?? .max))
             if takesResults { #expect(results == expected, "round \(round)") }
