@@ -216,7 +216,9 @@ import Testing
             if explain.contains("reverse order") || explain.contains("in identifier order") { served += 1 }
             if indexed != scanned { break }
         }
-        #expect(served > 50)
+        // About 72 of the 300 on average over seeds (58 to 88 in 16 of them; 49 with seed
+        // 1277085564793719902): a floor well below, that no seed's draw of queries fails.
+        #expect(served >= 30)
         print("[sorted walks, text] 300 queries matched a scan; \(served) walked backwards or by a prefix")
     }
 
