@@ -83,11 +83,20 @@ package enum RecordCoder {
         if let kept = spare {
             spare = nil
             kept.reset(to: reader, offset: start)
+            // From the second record on: a fetch of one row would make the kept container for nothing.
+            kept.keepsContainer = RecordDecoder.keyedContainerIsItsBox
             root = kept
         } else {
             root = RecordDecoder(reader: reader, offset: start, parent: nil, key: nil, depth: 0)
         }
-        let value = try body(root)
+        let value: T
+        do {
+            value = try body(root)
+        } catch {
+            root.settleKeptContainer()
+            throw error
+        }
+        root.settleKeptContainer()
         if isKnownUniquelyReferenced(&root) { spare = root }
         return value
     }

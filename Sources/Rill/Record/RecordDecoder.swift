@@ -5,7 +5,7 @@ import Foundation
 /// Like the encoder, values with a native tag are read directly and everything else gets a child decoder positioned
 /// at its value. Malformed bytes surface as `RecordError`; well-formed bytes that do not match the requested type
 /// surface as `DecodingError`, with the coding path of the offending value.
-final class RecordDecoder: Decoder {
+final class RecordDecoder: RecordDecoderTie, Decoder {
     /// Key bounds (start and end offset of each key's UTF-8, one after the other) of the first
     /// `inlineCapacity` map entries, held in the decoder itself so that scanning a typical map allocates nothing.
     private typealias InlineBounds = (
@@ -47,6 +47,14 @@ final class RecordDecoder: Decoder {
     @exclusivity(unchecked) var nextEntry = 0
     /// Whether a keyed container was made over this root's map without scanning it.
     @exclusivity(unchecked) private var deferredScan = false
+    /// Whether this root keeps the keyed container it makes for the next record it is reset to
+    /// (see `keptContainer(keyedBy:)`): set for the root decoders a fetch reuses.
+    @exclusivity(unchecked) var keepsContainer = false
+    /// The standard library's box of the keyed container last made over this root's map, its
+    /// `Key`, and what ties the box to this decoder while it is lent out.
+    @exclusivity(unchecked) var keptBox: AnyObject?
+    @exclusivity(unchecked) var keptKey: ObjectIdentifier?
+    @exclusivity(unchecked) var keptTie: RecordDecoderTie?
 
     init(reader: RecordReader, offset: Int, parent: RecordDecoder?, key: (any CodingKey)?, depth: Int) {
         self.reader = reader
@@ -54,6 +62,8 @@ final class RecordDecoder: Decoder {
         self.parent = parent
         self.key = key
         self.depth = depth
+        super.init()
+        decoderPointer = Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Points this root decoder, which nothing else holds, at another record, value at `offset`.
@@ -101,7 +111,8 @@ final class RecordDecoder: Decoder {
                 try scanMap(keyedBy: Key.self)
             }
         }
-        return KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(decoder: self))
+        if keepsContainer { return keptContainer(keyedBy: Key.self) }
+        return KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(tie: self))
     }
 
     /// Scans the map unless it has been; a map that does not read is left unscanned, for the read

@@ -7,38 +7,54 @@ import Foundation
 /// `decodeIfPresent` is implemented here rather than inherited: the protocol's default treats a stored null as
 /// "absent" for every `T`, which would turn `.some(.none)` of a double optional into `.none`.
 struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    // The only stored property: the standard library's type-erasing box copies this struct on every call, so
-    // the entries live on the decoder rather than here.
-    private let decoder: RecordDecoder
+    // The only stored property, one reference: the standard library's type-erasing box copies
+    // this struct on every call. The entries live on the decoder, reached through `tie` (see
+    // `RecordDecoder.keptContainer(keyedBy:)`).
+    private let tie: RecordDecoderTie
 
-    init(decoder: RecordDecoder) {
-        self.decoder = decoder
+    init(tie: RecordDecoderTie) {
+        self.tie = tie
+    }
+
+    /// Runs `body` with the decoder, borrowed from the tie without counting a reference.
+    @inline(__always)
+    private func withDecoder<R>(_ body: (RecordDecoder) throws -> R) rethrows -> R {
+        try tie.withDecoder(body)
     }
 
     var codingPath: [any CodingKey] {
-        decoder.codingPath
+        withDecoder { decoder in
+            decoder.codingPath
+        }
     }
 
     /// Keys in stored order; a stored key that `Key` does not know is left out, as `Key(stringValue:)` decides.
     var allKeys: [Key] {
-        decoder.scanIfNeeded()
-        return decoder.keyRanges.compactMap { range in
-            (try? decoder.reader.string(in: range)).flatMap { Key(stringValue: $0) }
+        withDecoder { decoder in
+            decoder.scanIfNeeded()
+            return decoder.keyRanges.compactMap { range in
+                (try? decoder.reader.string(in: range)).flatMap { Key(stringValue: $0) }
+            }
         }
     }
 
     func contains(_ key: Key) -> Bool {
-        decoder.containsField(named: key.stringValue)
+        withDecoder { decoder in
+            decoder.containsField(named: key.stringValue)
+        }
     }
 
     private func offset(of key: Key) throws -> Int {
-        guard let offset = try decoder.offset(for: key) else {
-            throw DecodingError.keyNotFound(
-                key,
-                DecodingError.Context(
-                    codingPath: codingPath, debugDescription: "No value associated with key \"\(key.stringValue)\"."))
+        try withDecoder { decoder in
+            guard let offset = try decoder.offset(for: key) else {
+                throw DecodingError.keyNotFound(
+                    key,
+                    DecodingError.Context(
+                        codingPath: codingPath, debugDescription: "No value associated with key \"\(key.stringValue)\"."
+                    ))
+            }
+            return offset
         }
-        return offset
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
@@ -48,21 +64,30 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     /// Reads the value under `key` with a typed reader, giving failures the value's coding path.
     @inline(__always)
     private func read<R>(_ key: Key, _ body: (RecordReader, Int) throws -> R) throws -> R {
-        try decoder.read(key, at: offset(of: key), body)
+        try withDecoder { decoder in
+            try decoder.read(key, at: offset(of: key), body)
+        }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decoder.nextField(named: key.stringValue, { $0.nextBool(at: $1) }) ?? read(key) { try $0.readBool(at: $1) }
+        try withDecoder { decoder in
+            try decoder.nextField(named: key.stringValue, { $0.nextBool(at: $1) })
+                ?? read(key) { try $0.readBool(at: $1) }
+        }
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decoder.nextField(named: key.stringValue, { $0.nextString(at: $1) })
-            ?? read(key) { try $0.readString(at: $1) }
+        try withDecoder { decoder in
+            try decoder.nextField(named: key.stringValue, { $0.nextString(at: $1) })
+                ?? read(key) { try $0.readString(at: $1) }
+        }
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decoder.nextField(named: key.stringValue, { $0.nextDouble(at: $1) })
-            ?? read(key) { try $0.readDouble(at: $1) }
+        try withDecoder { decoder in
+            try decoder.nextField(named: key.stringValue, { $0.nextDouble(at: $1) })
+                ?? read(key) { try $0.readDouble(at: $1) }
+        }
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
@@ -70,8 +95,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decoder.nextField(named: key.stringValue, { $0.nextInteger(Int.self, at: $1) })
-            ?? read(key) { try $0.readInteger(Int.self, at: $1) }
+        try withDecoder { decoder in
+            try decoder.nextField(named: key.stringValue, { $0.nextInteger(Int.self, at: $1) })
+                ?? read(key) { try $0.readInteger(Int.self, at: $1) }
+        }
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
@@ -87,8 +114,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try decoder.nextField(named: key.stringValue, { $0.nextInteger(Int64.self, at: $1) })
-            ?? read(key) { try $0.readInteger(Int64.self, at: $1) }
+        try withDecoder { decoder in
+            try decoder.nextField(named: key.stringValue, { $0.nextInteger(Int64.self, at: $1) })
+                ?? read(key) { try $0.readInteger(Int64.self, at: $1) }
+        }
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
@@ -122,15 +151,17 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        // The native types `Decodable` reads through this method, read in stored order.
-        if T.self == Date.self, let date = decoder.nextField(named: key.stringValue, { $0.nextDate(at: $1) }) {
-            return RecordFormat.identityCast(date, to: T.self)
+        try withDecoder { decoder in
+            // The native types `Decodable` reads through this method, read in stored order.
+            if T.self == Date.self, let date = decoder.nextField(named: key.stringValue, { $0.nextDate(at: $1) }) {
+                return RecordFormat.identityCast(date, to: T.self)
+            }
+            if T.self == UUID.self, let uuid = decoder.nextField(named: key.stringValue, { $0.nextUUID(at: $1) }) {
+                return RecordFormat.identityCast(uuid, to: T.self)
+            }
+            guard let offset = try decoder.offset(for: key) else { return try decodeUnstored(T.self, forKey: key) }
+            return try decoder.decodeValue(T.self, at: offset, key: key)
         }
-        if T.self == UUID.self, let uuid = decoder.nextField(named: key.stringValue, { $0.nextUUID(at: $1) }) {
-            return RecordFormat.identityCast(uuid, to: T.self)
-        }
-        guard let offset = try decoder.offset(for: key) else { return try decodeUnstored(T.self, forKey: key) }
-        return try decoder.decodeValue(T.self, at: offset, key: key)
     }
 
     /// A value never stored: read empty (see `UnstoredValue`), or the error of a missing key.
@@ -139,8 +170,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     /// decoded through `decode`.
     @inline(never)
     private func decodeUnstored<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        if let value = RecordDecoder.unstoredValue(T.self) { return value }
-        return try decoder.decodeValue(T.self, at: self.offset(of: key), key: key)
+        try withDecoder { decoder in
+            if let value = RecordDecoder.unstoredValue(T.self) { return value }
+            return try decoder.decodeValue(T.self, at: self.offset(of: key), key: key)
+        }
     }
 
     // MARK: - decodeIfPresent
@@ -150,25 +183,37 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     private func readIfPresent<R>(
         _ key: Key, _ body: (RecordReader, Int) throws -> R
     ) throws -> R? {
-        guard let offset = try decoder.offset(for: key) else { return nil }
-        return try decoder.read(key, at: offset) { reader, offset in
-            try reader.readNull(at: offset) ? nil : body(reader, offset)
+        try withDecoder { decoder in
+            guard let offset = try decoder.offset(for: key) else { return nil }
+            return try decoder.read(key, at: offset) { reader, offset in
+                try reader.readNull(at: offset) ? nil : body(reader, offset)
+            }
         }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextBool(at: $1) }) { return value }
-        return try readIfPresent(key) { try $0.readBool(at: $1) }
+        try withDecoder { decoder in
+            if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextBool(at: $1) }) { return value }
+            return try readIfPresent(key) { try $0.readBool(at: $1) }
+        }
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextString(at: $1) }) { return value }
-        return try readIfPresent(key) { try $0.readString(at: $1) }
+        try withDecoder { decoder in
+            if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextString(at: $1) }) {
+                return value
+            }
+            return try readIfPresent(key) { try $0.readString(at: $1) }
+        }
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextDouble(at: $1) }) { return value }
-        return try readIfPresent(key) { try $0.readDouble(at: $1) }
+        try withDecoder { decoder in
+            if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextDouble(at: $1) }) {
+                return value
+            }
+            return try readIfPresent(key) { try $0.readDouble(at: $1) }
+        }
     }
 
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
@@ -176,10 +221,12 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextInteger(Int.self, at: $1) }) {
-            return value
+        try withDecoder { decoder in
+            if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextInteger(Int.self, at: $1) }) {
+                return value
+            }
+            return try readIfPresent(key) { try $0.readInteger(Int.self, at: $1) }
         }
-        return try readIfPresent(key) { try $0.readInteger(Int.self, at: $1) }
     }
 
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
@@ -195,10 +242,12 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextInteger(Int64.self, at: $1) }) {
-            return value
+        try withDecoder { decoder in
+            if let value = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextInteger(Int64.self, at: $1) }) {
+                return value
+            }
+            return try readIfPresent(key) { try $0.readInteger(Int64.self, at: $1) }
         }
-        return try readIfPresent(key) { try $0.readInteger(Int64.self, at: $1) }
     }
 
     func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
@@ -223,15 +272,23 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     /// A stored null decodes as `.some(nil)` when `T` can itself hold nil, so `Int??` keeps all three states.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        if T.self == Date.self, let date = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextDate(at: $1) }) {
-            return date.map { RecordFormat.identityCast($0, to: T.self) }
+        try withDecoder { decoder in
+            if T.self == Date.self,
+                let date = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextDate(at: $1) })
+            {
+                return date.map { RecordFormat.identityCast($0, to: T.self) }
+            }
+            if T.self == UUID.self,
+                let uuid = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextUUID(at: $1) })
+            {
+                return uuid.map { RecordFormat.identityCast($0, to: T.self) }
+            }
+            guard let offset = try decoder.offset(for: key) else { return nil }
+            if try decoder.read(key, at: offset, { try $0.readNull(at: $1) }) {
+                return RecordDecoder.storedNull(T.self)
+            }
+            return try decoder.decodeValue(T.self, at: offset, key: key)
         }
-        if T.self == UUID.self, let uuid = decoder.nextFieldIfPresent(named: key.stringValue, { $0.nextUUID(at: $1) }) {
-            return uuid.map { RecordFormat.identityCast($0, to: T.self) }
-        }
-        guard let offset = try decoder.offset(for: key) else { return nil }
-        if try decoder.read(key, at: offset, { try $0.readNull(at: $1) }) { return RecordDecoder.storedNull(T.self) }
-        return try decoder.decodeValue(T.self, at: offset, key: key)
     }
 
     // MARK: - Nesting
@@ -239,20 +296,28 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type, forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try decoder.child(at: offset(of: key), key: key).container(keyedBy: NestedKey.self)
+        try withDecoder { decoder in
+            try decoder.child(at: offset(of: key), key: key).container(keyedBy: NestedKey.self)
+        }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try decoder.child(at: offset(of: key), key: key).unkeyedContainer()
+        try withDecoder { decoder in
+            try decoder.child(at: offset(of: key), key: key).unkeyedContainer()
+        }
     }
 
     /// A missing `super` entry yields a decoder over null rather than an error, as JSONDecoder does.
     func superDecoder() throws -> any Decoder {
-        let key = RecordCodingKey.superKey
-        return try decoder.child(at: decoder.offset(for: key) ?? RecordReader.missingValue, key: key)
+        try withDecoder { decoder in
+            let key = RecordCodingKey.superKey
+            return try decoder.child(at: decoder.offset(for: key) ?? RecordReader.missingValue, key: key)
+        }
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        try decoder.child(at: decoder.offset(for: key) ?? RecordReader.missingValue, key: key)
+        try withDecoder { decoder in
+            try decoder.child(at: decoder.offset(for: key) ?? RecordReader.missingValue, key: key)
+        }
     }
 }

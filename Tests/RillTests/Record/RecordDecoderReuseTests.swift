@@ -172,4 +172,142 @@ import Testing
             _ = try decoder.container(keyedBy: Inner.CodingKeys.self).decode(Int.self, forKey: .x)
         }
     }
+
+    // MARK: - The root's kept keyed container
+
+    /// The check that lets a root keep its keyed container holds on this toolchain: without it,
+    /// every row of a fetch makes one anew (correct, but slower).
+    @Test func theKeyedContainerIsOneReferenceToItsBox() {
+        #expect(RecordDecoder.keyedContainerIsItsBox)
+    }
+
+    /// A model that keeps its keyed container: the container is not lent to the next record, so
+    /// every kept container still reads its own record after all were decoded.
+    @Test func aKeptContainerIsNotLentAgain() throws {
+        let records = try (0..<50).map { try Self.stable(RecordCoder.encode(Inner(x: $0, y: "\($0)"))) }
+        defer { records.forEach { $0.deallocate() } }
+        var spare: RecordDecoder?
+        var kept: [ContainerKeeper] = []
+        for (index, bytes) in records.enumerated() {
+            // Every other model lets go of its container, so that the decoder is kept for some.
+            let keeper = try RecordCoder.decode(
+                ContainerKeeper.self, from: UnsafeRawBufferPointer(bytes), reusing: &spare)
+            #expect(keeper.x == index)
+            kept.append(keeper)
+        }
+        for (index, keeper) in kept.enumerated() {
+            if let container = keeper.container {
+                #expect(try container.decode(Int.self, forKey: .x) == index)
+                #expect(try container.decode(String.self, forKey: .y) == "\(index)")
+            }
+        }
+        #expect(kept.filter { $0.container != nil }.count == 25)
+    }
+
+    struct ContainerKeeper: Decodable {
+        let x: Int
+        let container: KeyedDecodingContainer<Inner.CodingKeys>?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Inner.CodingKeys.self)
+            x = try container.decode(Int.self, forKey: .x)
+            self.container = x.isMultiple(of: 2) ? container : nil
+        }
+    }
+
+    /// Models that ask for a second container while holding the first, for other keys, and of
+    /// their own kind one level down, read with the shared decoder as with one of their own.
+    @Test func containersHeldTogetherAndOtherKeys() throws {
+        var random = SeededGenerator(label: "record-decoder-kept-containers")
+        var spare: RecordDecoder?
+        var reused = 0
+        for _ in 0..<2_000 {
+            let node = Self.node(depth: 0, &random)
+            let bytes = try RecordCoder.encode(node)
+            let alone = Outcome { try RecordCoder.decode(Node.self, from: bytes) }
+            #expect(alone == .value(node))
+            if spare != nil { reused += 1 }
+            let shared = Outcome {
+                try bytes.withUnsafeBytes { try RecordCoder.decode(Node.self, from: $0, reusing: &spare) }
+            }
+            #expect(shared == alone)
+            let row = Row(id: node.value, name: "n", amount: 1, when: Date(timeIntervalSinceReferenceDate: 0))
+            let rowBytes = try RecordCoder.encode(row)
+            #expect(try rowBytes.withUnsafeBytes { try RecordCoder.decode(Row.self, from: $0, reusing: &spare) } == row)
+        }
+        #expect(reused > 1_000)
+    }
+
+    /// Reads `value` through one container and `children` through a second, made while the first
+    /// is held, in an order chosen by the value; and its label through another key type.
+    struct Node: Codable, Equatable {
+        var value: Int
+        var label: String
+        var children: [Node]
+
+        enum CodingKeys: String, CodingKey { case value, children, label }
+        enum LabelKey: String, CodingKey { case label }
+
+        init(value: Int, label: String, children: [Node]) {
+            self.value = value
+            self.label = label
+            self.children = children
+        }
+
+        init(from decoder: any Decoder) throws {
+            let first = try decoder.container(keyedBy: CodingKeys.self)
+            if first.contains(.value), try first.decode(Int.self, forKey: .value).isMultiple(of: 2) {
+                let second = try decoder.container(keyedBy: CodingKeys.self)
+                children = try second.decode([Node].self, forKey: .children)
+                value = try first.decode(Int.self, forKey: .value)
+            } else {
+                value = try first.decode(Int.self, forKey: .value)
+                children = try decoder.container(keyedBy: CodingKeys.self).decode([Node].self, forKey: .children)
+            }
+            label = try decoder.container(keyedBy: LabelKey.self).decode(String.self, forKey: .label)
+        }
+    }
+
+    static func node(depth: Int, _ random: inout SeededGenerator) -> Node {
+        let children =
+            depth < 2 ? (0..<Int.random(in: 0...2, using: &random)).map { _ in node(depth: depth + 1, &random) } : []
+        return Node(value: Int.random(in: Int.min...Int.max, using: &random), label: "d\(depth)", children: children)
+    }
+
+    /// Nothing is left holding itself once a fetch's decoder is dropped: not the decoder and the
+    /// container it keeps, nor a model's kept container.
+    @Test func nothingOutlivesItsLastHolder() throws {
+        let records = try (0..<10).map { try Self.stable(RecordCoder.encode(Inner(x: $0, y: nil))) }
+        defer { records.forEach { $0.deallocate() } }
+        weak var decoder: RecordDecoder?
+        do {
+            var spare: RecordDecoder?
+            for bytes in records {
+                _ = try RecordCoder.decode(Inner.self, from: UnsafeRawBufferPointer(bytes), reusing: &spare)
+            }
+            #expect(spare != nil)
+            decoder = spare
+        }
+        #expect(decoder == nil)
+        weak var keptDecoder: RecordDecoder?
+        do {
+            var spare: RecordDecoder?
+            var kept: ContainerKeeper?
+            for bytes in records {
+                let keeper = try RecordCoder.decode(
+                    ContainerKeeper.self, from: UnsafeRawBufferPointer(bytes), reusing: &spare)
+                if keeper.x == 4 { kept = keeper } else if keeper.x == 3 { keptDecoder = spare }
+            }
+            #expect(keptDecoder != nil)
+            #expect(try kept?.container?.decode(Int.self, forKey: .x) == 4)
+        }
+        #expect(keptDecoder == nil)
+    }
+
+    /// A copy of `bytes` at an address that stays valid until deallocated.
+    static func stable(_ bytes: [UInt8]) -> UnsafeMutableRawBufferPointer {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 8)
+        bytes.withUnsafeBytes { copy.copyMemory(from: $0) }
+        return copy
+    }
 }
