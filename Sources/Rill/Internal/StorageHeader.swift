@@ -7,13 +7,16 @@
 /// each) on every fetch, most of which have no sort, nothing to prefetch and no unsaved change.
 /// An array or a dictionary is one reference whatever its elements, and its count sits in the
 /// header of its storage (native on every platform this runs on), so it is read as one of bytes.
+@usableFromInline
 enum StorageHeader {
     @inline(__always)
+    @inlinable
     static func count<Element>(of array: [Element]) -> Int {
         unsafeBitCast(array, to: [UInt8].self).count
     }
 
     @inline(__always)
+    @inlinable
     static func isEmpty<Key, Value>(_ dictionary: [Key: Value]) -> Bool {
         unsafeBitCast(dictionary, to: [UInt8: UInt8].self).isEmpty
     }
@@ -21,6 +24,7 @@ enum StorageHeader {
     /// An empty dictionary: the one empty storage that dictionaries of every type share, made
     /// without the metadata of `Value` (`Dictionary()`, unspecialized, looks up that of `T?`).
     @inline(__always)
+    @inlinable
     static func emptyDictionary<Key, Value>() -> [Key: Value] {
         unsafeBitCast([UInt8: UInt8](), to: [Key: Value].self)
     }

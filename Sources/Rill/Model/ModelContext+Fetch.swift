@@ -8,6 +8,7 @@ extension ModelContext {
     /// - Throws: ``RillError`` with `.unknownEntity` when `T` is not one of the container's
     ///   model types, `.decodingFailed` when a stored record does not decode as `T`, and
     ///   `.queryFailed` when the predicate throws.
+    @inlinable
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try executor(for: descriptor).models()
     }
@@ -66,9 +67,10 @@ extension ModelContext {
         }
     }
 
-    /// Inlined into the fetches, as the executor's initializers are (see `QueryExecutor`).
-    @inline(__always)
-    private func executor<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryExecutor<T> {
+    /// Inlinable, as `fetch` and the executor's initializers are: compiled in the caller's module
+    /// for its model type (see `QueryExecutor`).
+    @inlinable
+    func executor<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryExecutor<T> {
         let name = T.entityName
         return QueryExecutor(
             store: store, entity: try entity(for: T.self, named: name), descriptor: descriptor,

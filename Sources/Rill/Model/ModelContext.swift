@@ -36,7 +36,7 @@ public final class ModelContext: Sendable {
     /// Whether the context holds changes that are not saved.
     public var hasChanges: Bool { core.state.withLock { !$0.staged.isEmpty } }
 
-    var store: Store { container.store }
+    @usableFromInline var store: Store { container.store }
     private let core: Core
 
     /// A context's mutable part. The container keeps its main context's core, so that every
@@ -231,6 +231,7 @@ public final class ModelContext: Sendable {
 
     /// `entity(for:)` with `T.entityName` read already (a call through the model's conformance,
     /// which looks its name up under a lock).
+    @usableFromInline
     func entity<T: PersistentModel>(for type: T.Type, named name: String) throws -> EntityStorage? {
         // Every entity the container opened is of one of its model types: one lookup for a fetch.
         if let entity = container.entitiesByName[name] { return entity }
@@ -248,6 +249,7 @@ public final class ModelContext: Sendable {
     /// The context's unsaved changes to records of `entity`: identifier key → the model as an
     /// `Element`, or nil for a deletion (and for a model that is not an `Element`: another kind
     /// of a family, which takes the place of the stored record).
+    @usableFromInline
     func stagedChanges<Element>(ofEntity entity: String, as type: Element.Type) -> [[UInt8]: Element?] {
         // The common case, a context with nothing unsaved, kept clear of the generic dictionary
         // (whose literal, or initializer, looks up the metadata of `Element?`).

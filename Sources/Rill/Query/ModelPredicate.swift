@@ -9,6 +9,7 @@ import Foundation
 ///   in it can trap or throw in Swift (integer arithmetic, a closed range, a force unwrap, a
 ///   subscript), which computes as Swift does except where Swift would fail, and there as the
 ///   evaluator does; by Foundation otherwise.
+@usableFromInline
 struct ModelPredicate<T: PersistentModel>: Sendable {
     /// The predicate, when it is evaluated on models: nil when there is none, and when its
     /// translation is complete (which then decides alone). Not kept needlessly: a `Predicate` is
@@ -30,7 +31,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     private let mayFail: Bool
     /// The model's relationship fields the predicate looks through: resolved on each candidate
     /// before the predicate is evaluated on it (see `RelationshipReads`).
-    let relationshipFields: Set<String>
+    @usableFromInline let relationshipFields: Set<String>
     /// The plan shared by the fetches of the prepared translation this is bound from; nil for a
     /// predicate translated alone.
     private(set) var preparedPlan: PreparedPlan?
@@ -41,6 +42,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// The descriptor, not its predicate: the optional predicate is read where it is, in this one
     /// function, where handing a copy of it to an initializer looked the metadata of its types up,
     /// and copied it, in the caller and again in the callee.
+    @inlinable
     init(of descriptor: borrowing FetchDescriptor<T>) {
         if let predicate = descriptor.predicate, let prepared = PreparedPredicates.modelPredicate(for: predicate) {
             self = prepared
@@ -51,6 +53,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
 
     /// How `predicate` is decided, translated now; with `preparation`, with its stand-ins in
     /// place of the captured values.
+    @usableFromInline
     init(translating predicate: Predicate<T>?, preparation: TranslationPreparation? = nil) {
         self.predicate = predicate
         hasPredicate = predicate != nil

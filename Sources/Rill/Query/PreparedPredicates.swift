@@ -9,6 +9,7 @@ import RillLocks
 /// tree to collect them, where translating it anew casts every node to find its translation and
 /// resolves every key path. What a template holds depends on the model type and the predicate
 /// alone, never on a store, so one table serves every store and context of the process.
+@usableFromInline
 enum PreparedPredicates {
     /// The most signatures kept for one expression type: a predicate written once in the source
     /// has one, or a few when its key paths or operators are chosen at run time.
@@ -64,6 +65,7 @@ enum PreparedPredicates {
 
     /// How `predicate` is decided, from a template of its signature (made now when there is
     /// none); nil when its tree cannot be prepared, or a captured value has no stored form.
+    @usableFromInline
     static func modelPredicate<T: PersistentModel>(for predicate: Predicate<T>) -> ModelPredicate<T>? {
         let expressionType = type(of: predicate.expression)
         let key = Key(expression: ObjectIdentifier(expressionType), model: ObjectIdentifier(T.self))

@@ -7,25 +7,27 @@ import Foundation
 /// is then decoded and the `Predicate` itself evaluated on it, so results are exactly those of
 /// evaluating the predicate on every model, whatever was translated. When an index's order is the
 /// sort's, the candidates come sorted and a limit stops the walk early.
+@usableFromInline
 struct QueryExecutor<T: PersistentModel> {
-    let store: Store
+    @usableFromInline let store: Store
     /// Nil when the store has no records of `T` yet.
-    let entity: EntityStorage?
-    let descriptor: FetchDescriptor<T>
+    @usableFromInline let entity: EntityStorage?
+    @usableFromInline let descriptor: FetchDescriptor<T>
     /// The context's unsaved changes to `T`: identifier key → model, or nil for a deletion.
-    let staged: [[UInt8]: T?]
+    @usableFromInline let staged: [[UInt8]: T?]
     /// The read transaction to run in; nil for one of its own.
-    var transaction: StoreSnapshot? = nil
+    @usableFromInline var transaction: StoreSnapshot? = nil
     /// How the descriptor's predicate is decided.
-    let predicate: ModelPredicate<T>
+    @usableFromInline let predicate: ModelPredicate<T>
     /// The relationships read, when any are; nil for a fetch that reads none, which names no
     /// array of a generic type (each looked its metadata up, unspecialized here).
-    private let relationships: Relationships?
+    @usableFromInline let relationships: Relationships?
     /// Whether anything is read through relationships.
     private var readsRelationships: Bool { relationships != nil }
 
     /// The relationships a fetch reads.
-    private final class Relationships {
+    @usableFromInline
+    final class Relationships {
         /// Those the predicate looks through: read on a copy of each candidate the predicate is
         /// evaluated on.
         let predicate: [ModelRelationship<T>]
@@ -38,15 +40,19 @@ struct QueryExecutor<T: PersistentModel> {
         }
     }
     /// Reads them, in the fetch's snapshot; set while the fetch runs.
-    private var loader: RelationshipLoader?
+    @usableFromInline var loader: RelationshipLoader?
 
     /// A fetch of `descriptor`, its predicate decided as `ModelPredicate(of: descriptor)`.
     ///
-    /// Both initializers are inlined into their callers: code generic over the model is not
-    /// specialized for the models of other modules, and each function of it looks up the
-    /// metadata of the generic types it names, and copies what it is handed (a one-row fetch
-    /// spent about 1,600 instructions on these two functions' lookups and copies).
-    @inline(__always)
+    /// Both initializers are inlinable, as `ModelContext.fetch` and `ModelPredicate(of:)` are:
+    /// code generic over the model is otherwise compiled once for every model type (a model is
+    /// of another module), and each function of it looks up the metadata of the generic types
+    /// it names and copies values through their value witnesses; inlined into the caller's
+    /// module, it is compiled for the caller's model. (A one-row fetch spent about 1,700
+    /// instructions on these functions' look-ups and copies.) `models()` is not yet: with it
+    /// inlinable, Swift 6.3.1's optimizer stopped on an assertion while inlining the `deinit`
+    /// of the fetch's buffer of models (`OrderedModels`, noncopyable) into it.
+    @inlinable
     init(
         store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
         transaction: StoreSnapshot? = nil
@@ -58,7 +64,7 @@ struct QueryExecutor<T: PersistentModel> {
 
     /// A fetch of `descriptor` whose predicate is decided as `predicate` says (made once by a
     /// live query for all its fetches).
-    @inline(__always)
+    @inlinable
     init(
         store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
         transaction: StoreSnapshot?, predicate: ModelPredicate<T>
@@ -83,7 +89,8 @@ struct QueryExecutor<T: PersistentModel> {
     }
 
     /// The relationships of `T` named by `fields` and `prefetchedFields`; nil when there are none.
-    private static func relationships(
+    @usableFromInline
+    static func relationships(
         predicate fields: Set<String>, prefetched prefetchedFields: Set<String>
     ) -> Relationships? {
         let all = T.relationships
@@ -113,6 +120,7 @@ struct QueryExecutor<T: PersistentModel> {
     // MARK: - Running
 
     /// The models of the descriptor's window, in order.
+    @usableFromInline
     func models() throws -> [T] {
         if readsRelationships, loader == nil { return try resolving { try $0.models() } }
         let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)

@@ -6,6 +6,7 @@ import RillStorage
 /// many times (into executors, plans and closures), and a copy of seven reference-counted fields
 /// cost seven retains and seven releases where the box costs one. A change (the catalog's, rare)
 /// makes a new box.
+@usableFromInline
 package struct EntityStorage: Sendable, Hashable {
     private final class Fields: Sendable {
         let name: String
@@ -94,6 +95,7 @@ package struct EntityStorage: Sendable, Hashable {
     /// The relationships whose references the entity's records store.
     var storedReferences: [RelationshipSchema] { relationships.filter(\.isStored) }
 
+    @usableFromInline
     package static func == (lhs: EntityStorage, rhs: EntityStorage) -> Bool {
         if lhs.fields === rhs.fields { return true }
         return lhs.name == rhs.name && lhs.identifierKind == rhs.identifierKind && lhs.database == rhs.database
@@ -101,6 +103,7 @@ package struct EntityStorage: Sendable, Hashable {
             && lhs.relationships == rhs.relationships && lhs.references == rhs.references
     }
 
+    @usableFromInline
     package func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(identifierKind)

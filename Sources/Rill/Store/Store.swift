@@ -14,6 +14,7 @@ import Synchronization
 ///
 /// A `Store` is shared by the container and its contexts; the CLI uses it directly, without model
 /// types.
+@usableFromInline
 package final class Store: Sendable {
     /// The store format this version of Rill writes and reads. Format 2 cuts long values in index
     /// keys (format 1 could not index them); format 3 keeps in the log the record before each

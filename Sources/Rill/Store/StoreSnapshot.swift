@@ -6,6 +6,7 @@ import RillStorage
 /// kept, never used across an `await` and never between two notifications (a held reader keeps
 /// LMDB from reusing pages, and the file grows). The buffers it hands out are valid only during
 /// the call that hands them out.
+@usableFromInline
 package struct StoreSnapshot {
     let transaction: ReadTransaction
     /// Records of one entity as this snapshot has them, which a live query's load takes instead

@@ -6,6 +6,7 @@ import Foundation
 /// Used to prefetch a fetch's relationships and to evaluate predicates that look through them. A
 /// model it read once is kept for the rest of its use, so that a list whose models share related
 /// models reads each of those once.
+@usableFromInline
 final class RelationshipLoader {
     let store: Store
     let snapshot: StoreSnapshot

@@ -173,6 +173,7 @@ enum LiteralShape: Hashable, Sendable {
 
 /// The record of one preparation: the stand-ins handed to the translator and the values they
 /// stand in for, conjunct by conjunct.
+@usableFromInline
 final class TranslationPreparation {
     /// The values the translator read, conjunct by conjunct, in the order it read them.
     private(set) var received: [[RecordValue]] = []
