@@ -49,9 +49,9 @@ struct QueryExecutor<T: PersistentModel> {
     /// of another module), and each function of it looks up the metadata of the generic types
     /// it names and copies values through their value witnesses; inlined into the caller's
     /// module, it is compiled for the caller's model. (A one-row fetch spent about 1,700
-    /// instructions on these functions' look-ups and copies.) `models()` is not yet: with it
-    /// inlinable, Swift 6.3.1's optimizer stopped on an assertion while inlining the `deinit`
-    /// of the fetch's buffer of models (`OrderedModels`, noncopyable) into it.
+    /// instructions on these functions' look-ups and copies.) `models()` is not: compiled for
+    /// the caller's model it ran as many instructions (Performance.md, "A typed fetch's entry
+    /// compiled for the caller's model").
     @inlinable
     init(
         store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
