@@ -13,6 +13,8 @@ extension QueryBenchmark {
         "loop-range": "the #Predicate fetch amount > x sort by amount, limit 20",
         "loop-range-text": "the text query Entry where amount > x sort by amount limit 20",
         "loop-range-desc": "the #Predicate fetch amount < x sort by amount descending, limit 20",
+        "loop-range-record": "loop-range of a model that reads its record (RecordEntry)",
+        "loop-range-desc-record": "loop-range-desc of a model that reads its record (RecordEntry)",
         "loop-range-desc-text": "the text query Entry where amount < x sort by amount desc limit 20",
         "loop-category": "the fifty-row #Predicate fetch, category == x",
         "loop-category-text": "the fifty-row text query, Entry where category == x",
@@ -56,6 +58,19 @@ extension QueryBenchmark {
                 let amount = amounts[count % amounts.count]
                 var descriptor = FetchDescriptor(
                     predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
+                descriptor.fetchLimit = 20
+                _ = try context.fetch(descriptor)
+            case "loop-range-record":
+                let amount = amounts[count % amounts.count]
+                var descriptor = FetchDescriptor(
+                    predicate: #Predicate<RecordEntry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
+                descriptor.fetchLimit = 20
+                _ = try context.fetch(descriptor)
+            case "loop-range-desc-record":
+                let amount = amounts[count % amounts.count]
+                var descriptor = FetchDescriptor(
+                    predicate: #Predicate<RecordEntry> { $0.amount < amount },
+                    sortBy: [SortDescriptor(\.amount, order: .reverse)])
                 descriptor.fetchLimit = 20
                 _ = try context.fetch(descriptor)
             case "loop-range-text":

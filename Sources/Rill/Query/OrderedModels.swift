@@ -34,7 +34,7 @@ struct OrderedModels: ~Copyable {
     /// Keeps `model` unless the window's offset passes over it; false when no further model is
     /// wanted. `T` is the type the buffer was made for.
     @inline(__always)
-    mutating func add<T>(_ model: T) -> Bool {
+    mutating func add<T>(_ model: consuming T) -> Bool {
         if skipped < window.offset {
             skipped += 1
             return true

@@ -155,7 +155,10 @@ struct QueryExecutor<T: PersistentModel> {
                     keyOrderFails = true
                     return false
                 }
-                return models.add(prefetches ? try prefetching(model) : model)
+                // Moved into the buffer, not copied (a copy of an unspecialized model is a call
+                // through its value witnesses, and its retains).
+                if prefetches { return models.add(try prefetching(model)) }
+                return models.add(consume model)
             }
             guard keyOrderFails else { return models.results(T.self) }
             // A match whose string Swift may order apart from its key: every match, sorted here.

@@ -87,20 +87,22 @@ extension Store {
         }
         // The last key read while it is a run of one record so far, the usual case where the
         // values are distinct: held where LMDB keeps it (its bytes stay put for the read
-        // transaction), not copied into the run, and handed on once the next key differs.
-        var pending: (key: UnsafeRawBufferPointer, end: Int, length: Int)?
+        // transaction), not copied into the run, and handed on once the next key differs. In a
+        // `WalkState`: a local variable the nested functions share is checked for exclusive
+        // access at every use (three checks a key, more than the rest of the key's work).
+        let pending = WalkState<(key: UnsafeRawBufferPointer, end: Int, length: Int)?>(nil)
         func handOnPending() throws -> Bool {
-            guard let held = pending else { return true }
-            pending = nil
+            guard let held = pending.value else { return true }
+            pending.value = nil
             return try emit(UnsafeRawBufferPointer(rebasing: held.key[held.length...]))
         }
         func visit(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool {
             let extent = try Self.runExtent(of: key, index, fields: fieldCount, entity: entity.name)
             let prefix = UnsafeRawBufferPointer(rebasing: key[..<extent.end])
-            if let held = pending {
+            if let held = pending.value {
                 if !extent.isCut, sameBytes(UnsafeRawBufferPointer(rebasing: held.key[..<held.end]), prefix) {
                     // A tie: the held record begins a run of several.
-                    pending = nil
+                    pending.value = nil
                     run.value.prefix.append(contentsOf: prefix.assumingMemoryBound(to: UInt8.self))
                     run.value.isCut = false
                     run.value.ids.append(UnsafeRawBufferPointer(rebasing: held.key[held.length...]))
@@ -114,7 +116,7 @@ extension Store {
             if !continues {
                 guard try flush() else { return false }
                 if value.isEmpty, !extent.isCut {
-                    pending = (key, extent.end, extent.length)
+                    pending.value = (key, extent.end, extent.length)
                     return true
                 }
                 run.value.prefix.append(contentsOf: prefix.assumingMemoryBound(to: UInt8.self))

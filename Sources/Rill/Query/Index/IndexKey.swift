@@ -405,6 +405,29 @@ extension IndexKey {
                 return (false, 0)
             case Tag.negative, Tag.positive:
                 let flip: UInt8 = bytes[start] == Tag.negative ? 0xFF : 0
+                // The usual key: its two exponent bytes and a last group within the key, found
+                // by one loop over the bytes (every index walk reads each key's extent).
+                let groups = position &+ 2
+                let groupsEnd = Swift.min(bytes.count, groups &+ IndexKey.maxGroups)
+                var at = groups
+                // Eight groups at a time: the first byte whose low bit (flipped) is clear.
+                let wordFlip = UInt64(flip) &* 0x0101_0101_0101_0101
+                while at &+ 8 <= groupsEnd {
+                    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)) ^ wordFlip
+                    let last = ~word & 0x0101_0101_0101_0101
+                    if last != 0 {
+                        position = at &+ last.trailingZeroBitCount / 8 &+ 1
+                        return (false, 0)
+                    }
+                    at &+= 8
+                }
+                while at < groupsEnd {
+                    if (bytes[at] ^ flip) & 1 == 0 {
+                        position = at &+ 1
+                        return (false, 0)
+                    }
+                    at &+= 1
+                }
                 _ = try next()
                 _ = try next()
                 for _ in 0..<IndexKey.maxGroups {

@@ -12,13 +12,15 @@ final class QueryParserState {
     /// The text's characters; empty when it is plain ASCII (`plainASCII`).
     let characters: [Character]
     let tokens: [QueryToken]
-    var index = 0
+    // One parse's state, used by that parse alone, in accesses that never overlap: unchecked, as
+    // a dynamic check of exclusive access costs more than most of the reads it guards.
+    @exclusivity(unchecked) var index = 0
     /// Open parentheses, quantifiers and `count(`s.
-    var nesting = 0
+    @exclusivity(unchecked) var nesting = 0
     /// Quantifier bodies being parsed, in which `$` names the element.
-    var quantifiers = 0
+    @exclusivity(unchecked) var quantifiers = 0
     /// Every path written in the text so far, in order, with its column (`QuerySource`).
-    var paths: [QuerySource.Path] = []
+    @exclusivity(unchecked) var paths: [QuerySource.Path] = []
 
     /// The text's bytes when each is a character of its own (see `QueryText.plainASCII`).
     let plainASCII: [UInt8]?
