@@ -43,6 +43,8 @@ struct QueryRows<Row> {
     /// a call would look up the type of `QueryRows<T>` for every row.
     @inline(__always)
     mutating func add(_ row: Row) -> Bool {
+        // Room for the window's rows at the first one (at most 1,024), not a doubling from one.
+        if rows.capacity == 0 { rows.reserveCapacity(Swift.min(Swift.max(capacity ?? window.limit ?? 16, 1), 1_024)) }
         guard let precedes else {
             if skipped < window.offset {
                 skipped += 1
