@@ -9,7 +9,7 @@ extension ModelContext {
     ///   model types, `.decodingFailed` when a stored record does not decode as `T`, and
     ///   `.queryFailed` when the predicate throws.
     @inlinable
-    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+    public func fetch<T: PersistentModel>(_ descriptor: consuming FetchDescriptor<T>) throws -> [T] {
         try executor(for: descriptor).models()
     }
 
@@ -70,7 +70,7 @@ extension ModelContext {
     /// Inlinable, as `fetch` and the executor's initializers are: compiled in the caller's module
     /// for its model type (see `QueryExecutor`).
     @inlinable
-    func executor<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryExecutor<T> {
+    func executor<T: PersistentModel>(for descriptor: consuming FetchDescriptor<T>) throws -> QueryExecutor<T> {
         let name = T.entityName
         return QueryExecutor(
             store: store, entity: try entity(for: T.self, named: name), descriptor: descriptor,

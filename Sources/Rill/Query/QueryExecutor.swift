@@ -54,24 +54,26 @@ struct QueryExecutor<T: PersistentModel> {
     /// compiled for the caller's model").
     @inlinable
     init(
-        store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
+        store: Store, entity: EntityStorage?, descriptor: consuming FetchDescriptor<T>, staged: [[UInt8]: T?],
         transaction: StoreSnapshot? = nil
     ) {
+        // The predicate first, so that the descriptor is moved into the executor, not copied (a
+        // copy and a destroy of a descriptor each go through the value witnesses of `Predicate`).
+        let predicate = ModelPredicate(of: descriptor)
         self.init(
             store: store, entity: entity, descriptor: descriptor, staged: staged, transaction: transaction,
-            predicate: ModelPredicate(of: descriptor))
+            predicate: predicate)
     }
 
     /// A fetch of `descriptor` whose predicate is decided as `predicate` says (made once by a
     /// live query for all its fetches).
     @inlinable
     init(
-        store: Store, entity: EntityStorage?, descriptor: FetchDescriptor<T>, staged: [[UInt8]: T?],
+        store: Store, entity: EntityStorage?, descriptor: consuming FetchDescriptor<T>, staged: [[UInt8]: T?],
         transaction: StoreSnapshot?, predicate: ModelPredicate<T>
     ) {
         self.store = store
         self.entity = entity
-        self.descriptor = descriptor
         self.staged = staged
         self.transaction = transaction
         self.predicate = predicate
@@ -86,6 +88,8 @@ struct QueryExecutor<T: PersistentModel> {
         relationships =
             fields.isEmpty && prefetchedFields.isEmpty
             ? nil : Self.relationships(predicate: fields, prefetched: prefetchedFields)
+        // Last, so that the descriptor is moved in.
+        self.descriptor = descriptor
     }
 
     /// The relationships of `T` named by `fields` and `prefetchedFields`; nil when there are none.
