@@ -178,6 +178,16 @@ extension RecordMatcher {
     @inline(__always)
     private static func skipVarint(at offset: Int, in reader: RecordReader) throws(RecordError) -> Int {
         let bytes = reader.bytes
+        // The usual varint, within the eight bytes from `offset`: its last byte is the first
+        // whose high bit is clear, found in one word; it must not be a zero group (unless alone).
+        if offset >= 0, offset &+ 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let ends = ~word & 0x8080_8080_8080_8080
+            if ends != 0 {
+                let length = ends.trailingZeroBitCount &>> 3 &+ 1
+                if length == 1 || (word &>> UInt64((length &- 1) &* 8)) & 0xFF != 0 { return offset &+ length }
+            }
+        }
         var position = offset
         let limit = min(bytes.count, offset &+ 10)
         while position < limit {
