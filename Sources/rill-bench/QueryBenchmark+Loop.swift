@@ -56,33 +56,23 @@ extension QueryBenchmark {
                 _ = try store.run(QueryParser.parse("Entry where category == \(code % 20_000)"))
             case "loop-range":
                 let amount = amounts[count % amounts.count]
-                var descriptor = FetchDescriptor(
-                    predicate: #Predicate<Entry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
-                descriptor.fetchLimit = 20
-                _ = try context.fetch(descriptor)
+                _ = try context.fetch(Self.first20(#Predicate<Entry> { $0.amount > amount }, SortDescriptor(\.amount)))
             case "loop-range-record":
                 let amount = amounts[count % amounts.count]
-                var descriptor = FetchDescriptor(
-                    predicate: #Predicate<RecordEntry> { $0.amount > amount }, sortBy: [SortDescriptor(\.amount)])
-                descriptor.fetchLimit = 20
-                _ = try context.fetch(descriptor)
+                _ = try context.fetch(
+                    Self.first20(#Predicate<RecordEntry> { $0.amount > amount }, SortDescriptor(\.amount)))
             case "loop-range-desc-record":
                 let amount = amounts[count % amounts.count]
-                var descriptor = FetchDescriptor(
-                    predicate: #Predicate<RecordEntry> { $0.amount < amount },
-                    sortBy: [SortDescriptor(\.amount, order: .reverse)])
-                descriptor.fetchLimit = 20
-                _ = try context.fetch(descriptor)
+                _ = try context.fetch(
+                    Self.first20(
+                        #Predicate<RecordEntry> { $0.amount < amount }, SortDescriptor(\.amount, order: .reverse)))
             case "loop-range-text":
                 _ = try store.run(
                     QueryParser.parse("Entry where amount > \(amounts[count % amounts.count]) sort by amount limit 20"))
             case "loop-range-desc":
                 let amount = amounts[count % amounts.count]
-                var descriptor = FetchDescriptor(
-                    predicate: #Predicate<Entry> { $0.amount < amount },
-                    sortBy: [SortDescriptor(\.amount, order: .reverse)])
-                descriptor.fetchLimit = 20
-                _ = try context.fetch(descriptor)
+                _ = try context.fetch(
+                    Self.first20(#Predicate<Entry> { $0.amount < amount }, SortDescriptor(\.amount, order: .reverse)))
             case "loop-range-desc-text":
                 _ = try store.run(
                     QueryParser.parse(
@@ -109,5 +99,14 @@ extension QueryBenchmark {
             String(
                 format: "rill-bench query %@ (%@): %d runs in %.2f s, %.0f a second", loop, Self.loops[loop] ?? "",
                 count, elapsed, Double(count) / elapsed))
+    }
+
+    /// The first 20 models matching `predicate` in `sort`'s order.
+    static func first20<Model: PersistentModel>(
+        _ predicate: Predicate<Model>, _ sort: SortDescriptor<Model>
+    ) -> FetchDescriptor<Model> {
+        var descriptor = FetchDescriptor(predicate: predicate, sortBy: [sort])
+        descriptor.fetchLimit = 20
+        return descriptor
     }
 }
