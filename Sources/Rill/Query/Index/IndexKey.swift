@@ -405,8 +405,10 @@ extension IndexKey {
                 return (false, 0)
             case Tag.negative, Tag.positive:
                 let flip: UInt8 = bytes[start] == Tag.negative ? 0xFF : 0
-                // The usual key: its two exponent bytes and a last group within the key, found
-                // by one loop over the bytes (every index walk reads each key's extent).
+                // The usual key, read without the checked reader (every index walk finds each
+                // key's extent): two exponent bytes, then groups up to the first whose low bit
+                // (flipped for a negative number) is clear. A key that ends first, or a number of
+                // more groups than a double has, is left to the checked reading below.
                 let groups = position &+ 2
                 let groupsEnd = Swift.min(bytes.count, groups &+ IndexKey.maxGroups)
                 var at = groups
