@@ -56,7 +56,24 @@ package struct Cursor {
         try key.withUnsafeBytes { try seek(atOrAfter: $0) }
     }
 
-    @usableFromInline
+    /// Calls `body` with each entry from the first key at or after `start` (the first key when
+    /// nil), in key order, until `body` returns false; returns false when `body` stopped the walk.
+    ///
+    /// The loop of every forward walk, here so that the cursor's moves are inlined into it: a
+    /// scan then makes two calls a record, LMDB's and `body`'s.
+    package mutating func forEach(
+        from start: [UInt8]?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        var current = try start.map { try seek(atOrAfter: $0) } ?? move(MDB_FIRST)
+        while let entry = current {
+            guard try body(entry.key, entry.value) else { return false }
+            current = try move(MDB_NEXT)
+        }
+        return true
+    }
+
+    @inlinable @inline(__always)
     mutating func move(_ op: MDB_cursor_op) throws -> Entry? {
         var k = MDB_val()
         var v = MDB_val()

@@ -54,7 +54,7 @@ extension Transaction {
     ///
     /// Inlinable, as the cursor's moves are: a walk written over it in another module is then one
     /// loop, its body inlined, with no call through a closure for each entry.
-    @inlinable
+    @inlinable @inline(__always)
     package func withCursor<R>(_ database: Database, _ body: (inout Cursor) throws -> R) throws -> R {
         var cursorPointer: OpaquePointer?
         try check(mdb_cursor_open(pointer, database.handle, &cursorPointer), "mdb_cursor_open \(database.name)")

@@ -6,6 +6,9 @@ extension RecordMatcher {
         enum Kind: UInt8 {
             case compare, compareFields, compareExpressions, compareCount, anyElement, allElements, isIn, between
             case text, and, or, not, unknown
+            /// A `compare` of a top-level field with the Double constant `double`, which is not
+            /// NaN: decided on a stored Double without making a `StoredValue` (`compareDouble`).
+            case compareDouble
         }
         var kind: Kind
         var comparison = QueryComparison.equal
@@ -31,6 +34,8 @@ extension RecordMatcher {
         var written = 0..<0
         var options = QueryStringOptions()
         var needsStrings = false
+        /// The constant of `compareDouble`.
+        var double = 0.0
         /// The index just past this instruction's operands.
         var end = 0
     }
@@ -100,6 +105,9 @@ extension RecordMatcher {
             else {
                 return .unknown
             }
+            // The one comparison, as in `amount > 99990.0`, without a call to `evaluate`.
+            let first = code.baseAddress.unsafelyUnwrapped
+            if first.pointee.kind == .compareDouble, let decision = compareDouble(first, reader) { return decision }
             return evaluate(0, reader)
         }
 
@@ -107,8 +115,13 @@ extension RecordMatcher {
             // A pointer: the instruction is too large to copy for every record.
             let instruction = code.baseAddress.unsafelyUnwrapped + index
             switch instruction.pointee.kind {
+            case .compareDouble:
+                if let decision = compareDouble(instruction, reader) { return decision }
+                return compare(
+                    instruction.pointee.comparison, value(instruction, reader),
+                    constants[instruction.pointee.constants.lowerBound],
+                    reader, reversed: instruction.pointee.reversed)
             case .compare:
-                if let decision = compareStoredDouble(instruction, reader) { return decision }
                 return compare(
                     instruction.pointee.comparison, value(instruction, reader),
                     constants[instruction.pointee.constants.lowerBound],
@@ -358,24 +371,20 @@ extension RecordMatcher {
             return holds ? .yes : .no
         }
 
-        /// The common numeric comparison decided without making a `StoredValue`: a top-level
-        /// field stored as a Double compared with a Double constant, neither NaN; nil for any
-        /// other case (which `compare` decides, as it would have this one).
+        /// `compareDouble` decided without making a `StoredValue` when the field is stored as a
+        /// Double that is not NaN; nil for any other value (which `compare` decides, as it would
+        /// have this one).
         @inline(__always)
-        private func compareStoredDouble(_ instruction: UnsafePointer<Instruction>, _ reader: RecordReader) -> Decision?
-        {
-            guard instruction.pointee.path.isEmpty,
-                case .number(.double(let constant)) = constants[instruction.pointee.constants.lowerBound],
-                !constant.isNaN
-            else { return nil }
+        private func compareDouble(_ instruction: UnsafePointer<Instruction>, _ reader: RecordReader) -> Decision? {
             let offset = self.offset(instruction.pointee.slot)
             let bytes = reader.bytes
-            guard offset != RecordReader.missingValue, offset &+ 9 <= bytes.count,
-                bytes[offset] == RecordFormat.Tag.double, let base = bytes.baseAddress
+            guard offset != RecordReader.missingValue, offset &+ 9 <= bytes.count, let base = bytes.baseAddress,
+                base.load(fromByteOffset: offset, as: UInt8.self) == RecordFormat.Tag.double
             else { return nil }
             let stored = Double(
                 bitPattern: UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset &+ 1, as: UInt64.self)))
             guard !stored.isNaN else { return nil }
+            let constant = instruction.pointee.double
             let order: ComparisonResult =
                 stored == constant ? .orderedSame : (stored < constant ? .orderedAscending : .orderedDescending)
             return Self.decide(instruction.pointee.comparison, order)

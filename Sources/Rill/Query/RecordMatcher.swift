@@ -287,6 +287,12 @@ struct RecordMatcher {
         case .compare(let comparison, let field, let value, let reversed),
             .compareCount(let comparison, let field, let value, let reversed):
             if case .compareCount = test { instruction.kind = .compareCount } else { instruction.kind = .compare }
+            if case .compare = test, field.rest.isEmpty, case .number(.double(let double)) = value,
+                !double.isNaN
+            {
+                instruction.kind = .compareDouble
+                instruction.double = double
+            }
             instruction.comparison = comparison
             instruction.reversed = reversed
             operand(field)

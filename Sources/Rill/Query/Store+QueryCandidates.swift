@@ -190,15 +190,7 @@ extension Store {
         of entity: EntityStorage, in txn: StoreSnapshot,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
-        var completed = true
-        try txn.forEachRecord(of: entity) { key, record in
-            guard try body(key, record) else {
-                completed = false
-                return false
-            }
-            return true
-        }
-        return completed
+        try txn.forEachRecord(of: entity, body)
     }
 
     /// Calls `body` with the key and value of each entry of `index` in `range`, in key order;

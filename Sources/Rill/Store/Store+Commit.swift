@@ -355,6 +355,6 @@ extension Store {
         of entity: EntityStorage,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        try read { try $0.forEachRecord(of: entity, body) }
+        _ = try read { try $0.forEachRecord(of: entity, body) }
     }
 }

@@ -32,12 +32,12 @@ package struct StoreSnapshot {
     }
 
     /// Calls `body` with the identifier key and record of each of `entity`'s records, in
-    /// identifier order, until `body` returns false.
-    @inline(__always)
+    /// identifier order, until `body` returns false; returns false when `body` stopped the walk.
+    @inline(__always) @discardableResult
     package func forEachRecord(
         of entity: EntityStorage,
         _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
-    ) throws {
+    ) throws -> Bool {
         try transaction.forEachEntry(in: entity.database, body)
     }
 

@@ -13,14 +13,7 @@ extension Transaction {
         in database: Database, from start: [UInt8]? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
-        try withCursor(database) { cursor in
-            var current = try start.map { try cursor.seek(atOrAfter: $0) } ?? cursor.first()
-            while let entry = current {
-                guard try body(entry.key, entry.value) else { return false }
-                current = try cursor.next()
-            }
-            return true
-        }
+        try withCursor(database) { try $0.forEach(from: start, body) }
     }
 
     /// Calls `body` with each entry of `database` whose key starts with `prefix`, in key order,
