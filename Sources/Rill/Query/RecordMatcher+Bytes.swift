@@ -81,22 +81,26 @@ extension RecordMatcher {
         }
         var position = 2
         var ordinal = 0
+        let memoBase = memo.baseAddress.unsafelyUnwrapped
+        let memoCount = memo.count
         do {
             while true {
-                guard position < count else { return false }
-                let tag = bytes[position]
-                if tag == RecordFormat.Tag.end { break }
                 let value: Int
                 let slot: Int
-                // A key read with whole words: 8 bytes from it are in the record.
-                let wordFits = position &+ 8 <= count
-                if wordFits, ordinal < memo.count, case let known = memo[ordinal], known.size != 0,
-                    known.size <= count &- position, word(at: position) & known.mask == known.head,
-                    known.size <= 8 || word(at: position &+ known.size &- 8) == known.tail
+                // The key the records before had at this ordinal, read with whole words (8 bytes
+                // from it are in the record): its tag is a string's, so the map's end never
+                // passes for it.
+                if ordinal < memoCount, position &+ 8 <= count, case let known = memoBase + ordinal,
+                    case let size = known.pointee.size, size != 0,
+                    word(at: position) & known.pointee.mask == known.pointee.head,
+                    size <= 8 || (size <= count &- position && word(at: position &+ size &- 8) == known.pointee.tail)
                 {
-                    value = position &+ known.size
-                    slot = known.slot
+                    value = position &+ size
+                    slot = known.pointee.slot
                 } else {
+                    guard position < count else { return false }
+                    let tag = bytes[position]
+                    if tag == RecordFormat.Tag.end { break }
                     // A key: its tag, a one-byte length (names under 128 bytes), its text.
                     guard tag == RecordFormat.Tag.string, position + 1 < count else { return false }
                     let length = Int(bytes[position + 1])
@@ -112,14 +116,15 @@ extension RecordMatcher {
                         }
                     }
                     slot = named
-                    if wordFits, ordinal < memo.count {
+                    if position &+ 8 <= count, ordinal < memoCount {
                         memo[ordinal] = learn(at: position, size: length &+ 2, slot: slot, word: word)
                     }
                 }
                 ordinal &+= 1
                 // The value, skipped inline for the common scalars.
                 guard value < count else { return false }
-                switch bytes[value] {
+                let valueTag = base.load(fromByteOffset: value, as: UInt8.self)
+                switch valueTag {
                 case RecordFormat.Tag.signed, RecordFormat.Tag.unsigned:
                     position = try skipVarint(at: value &+ 1, in: reader)
                 case RecordFormat.Tag.double, RecordFormat.Tag.date:
@@ -137,7 +142,7 @@ extension RecordMatcher {
                 guard slots[slot] == RecordReader.missingValue else { return false }
                 slots[slot] = value
                 // Only text and containers hold anything more to check; short ASCII text inline.
-                if bytes[value] == RecordFormat.Tag.string, value &+ 1 < count,
+                if valueTag == RecordFormat.Tag.string, value &+ 1 < count,
                     case let length = Int(bytes[value &+ 1]),
                     length <= 16, value &+ 2 &+ length <= count,
                     RecordReader.isShortASCII(
@@ -146,7 +151,7 @@ extension RecordMatcher {
                 {
                     continue
                 }
-                switch bytes[value] {
+                switch valueTag {
                 case RecordFormat.Tag.string, RecordFormat.Tag.url, RecordFormat.Tag.decimal,
                     RecordFormat.Tag.mapBegin, RecordFormat.Tag.arrayBegin:
                     _ = try validate(at: value, in: reader)
