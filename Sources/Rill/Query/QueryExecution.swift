@@ -133,8 +133,21 @@ final class QueryExecution {
                 }
                 return
             }
+            guard hasFilter, let program else {
+                try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
+                    guard try passes(key, bytes) else { return true }
+                    return try body(key, bytes)
+                }
+                return
+            }
+            // The program unwrapped once, not for every record: unwrapping the optional copies
+            // its fourteen words.
             try store.forEachCandidate(of: plan, in: entity, transaction: transaction) { key, bytes in
-                guard try passes(key, bytes) else { return true }
+                switch program.decide(bytes) {
+                case .yes: break
+                case .no: return true
+                case .unknown: guard try evaluates(key, bytes) else { return true }
+                }
                 return try body(key, bytes)
             }
         }
