@@ -56,6 +56,7 @@ extension RecordMatcher {
     /// the UTF-8 of its field names and of all the text inside the fields the filter reads.
     /// False when a check fails, when the record is not a map, or when it names a field the
     /// filter reads twice (both are read then).
+    @inline(__always)
     static func locate(
         names: UnsafeBufferPointer<UInt8>, ranges: UnsafeBufferPointer<Range<Int>>, in reader: RecordReader,
         slots: UnsafeMutableBufferPointer<Int>, memo: UnsafeMutableBufferPointer<KeyMemo>
