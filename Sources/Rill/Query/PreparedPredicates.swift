@@ -51,6 +51,13 @@ enum PreparedPredicates {
     private final class Decision<T: PersistentModel> {
         let predicate: ModelPredicate<T>
         init(_ predicate: ModelPredicate<T>) { self.predicate = predicate }
+
+        /// The template bound to `predicate`'s values, read where it is (not copied out first).
+        func bound(
+            to predicate: Predicate<T>, leaves: PreparedTranslation.Leaves, plan: PreparedPlan
+        ) -> ModelPredicate<T> {
+            self.predicate.bound(to: predicate, leaves: leaves, plan: plan)
+        }
     }
 
     private struct Templates: @unchecked Sendable {
@@ -88,7 +95,7 @@ enum PreparedPredicates {
                     predicate.expression, as: preparable, root: root, matching: entry.pattern)?.leaves
             else { continue }
             // The key names `T`: every decision under it is a `Decision<T>`.
-            return unsafeDowncast(entry.decision, to: Decision<T>.self).predicate.bound(
+            return unsafeDowncast(entry.decision, to: Decision<T>.self).bound(
                 to: predicate, leaves: leaves, plan: entry.plan)
         }
         guard let signature = PredicateSignature(predicate.expression, as: preparable, root: root),
