@@ -53,7 +53,9 @@ extension Transaction {
     /// Runs `body` with a cursor over `database`; the cursor closes when `body` returns.
     ///
     /// Inlinable, as the cursor's moves are: a walk written over it in another module is then one
-    /// loop, its body inlined, with no call through a closure for each entry.
+    /// loop, its body inlined, with no call through a closure for each entry. (Not so in generic
+    /// code, such as an extension of this protocol, where the moves stayed calls: the forward
+    /// walk's loop is `Cursor.forEach(from:_:)`, compiled here.)
     @inlinable @inline(__always)
     package func withCursor<R>(_ database: Database, _ body: (inout Cursor) throws -> R) throws -> R {
         var cursorPointer: OpaquePointer?
