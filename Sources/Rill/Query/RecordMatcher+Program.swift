@@ -115,13 +115,10 @@ extension RecordMatcher {
             // A pointer: the instruction is too large to copy for every record.
             let instruction = code.baseAddress.unsafelyUnwrapped + index
             switch instruction.pointee.kind {
-            case .compareDouble:
-                if let decision = compareDouble(instruction, reader) { return decision }
-                return compare(
-                    instruction.pointee.comparison, value(instruction, reader),
-                    constants[instruction.pointee.constants.lowerBound],
-                    reader, reversed: instruction.pointee.reversed)
-            case .compare:
+            case .compare, .compareDouble:
+                if instruction.pointee.kind == .compareDouble, let decision = compareDouble(instruction, reader) {
+                    return decision
+                }
                 return compare(
                     instruction.pointee.comparison, value(instruction, reader),
                     constants[instruction.pointee.constants.lowerBound],
