@@ -101,8 +101,7 @@ final class Subscription: Sendable {
                 drainWakeUps()
                 continue
             case .readable:
-                var scratch = [UInt8](repeating: 0, count: 512)
-                let count = scratch.withUnsafeMutableBytes {
+                let count = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) {
                     recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
                 }
                 if count > 0 || (count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -133,9 +132,13 @@ final class Subscription: Sendable {
         _ = write(wake.write, &byte, 1)
     }
 
-    /// Reads every byte in the pipe (it never blocks: the pipe is non-blocking).
+    /// Reads every byte in the pipe (it never blocks: the pipe is non-blocking). A read of a pipe
+    /// gives every byte in it up to the count asked for, so one that fills less than its buffer
+    /// emptied it: the common wake-up (one byte) costs one read, not a second that finds nothing.
+    /// A byte written meanwhile leaves the pipe readable, and the next wait sees it.
     private func drainWakeUps() {
-        var bytes = [UInt8](repeating: 0, count: 64)
-        while bytes.withUnsafeMutableBytes({ read(wake.read, $0.baseAddress, $0.count) }) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { bytes in
+            while read(wake.read, bytes.baseAddress, bytes.count) == bytes.count {}
+        }
     }
 }

@@ -37,11 +37,19 @@ struct QueryLexer {
             || byte == 0x5F
     }
 
+    /// The ASCII value of the character at `index`; `nonASCII` for any other, and past the end.
+    /// (No ASCII character compares equal to `nonASCII`, so a test for one reads this byte.)
+    func byte(_ index: Int) -> UInt8 { index < ascii.count ? ascii[index] : Self.nonASCII }
+
     /// The characters `start..<end` as a string.
     func string(_ start: Int, _ end: Int) -> String {
         // Plain ASCII text (no characters kept) has no byte to look for.
-        !characters.isEmpty && ascii[start..<end].contains(Self.nonASCII)
-            ? String(characters[start..<end]) : String(decoding: ascii[start..<end], as: UTF8.self)
+        if !characters.isEmpty && ascii[start..<end].contains(Self.nonASCII) { return String(characters[start..<end]) }
+        // Decoded from contiguous bytes: from an `ArraySlice` the generic path was taken, about
+        // 180 instructions a name.
+        return ascii.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
+        }
     }
 
     func failure(_ message: String, at index: Int) -> QueryParseError {
@@ -54,18 +62,22 @@ struct QueryLexer {
         return characters.isEmpty ? Character(Unicode.Scalar(ascii[index])) : characters[index]
     }
 
+    /// Adds a token of `kind`, from `start` to the current position, that spells no keyword.
     mutating func emit(_ kind: QueryToken.Kind, from start: Int) {
-        var keyword: QueryKeyword?
-        if case .name(let name, quoted: false) = kind {
-            // A name of ASCII characters is matched on its bytes; any other through
-            // `lowercased()`, which may map a character that is not ASCII to one that is (the
-            // Kelvin sign to `k`).
-            let bytes = ascii[start..<position]
-            keyword =
-                !characters.isEmpty && bytes.contains(Self.nonASCII)
-                ? QueryKeyword(rawValue: name.lowercased()) : QueryKeyword(asciiName: bytes)
-        }
-        tokens.append(QueryToken(kind: kind, keyword: keyword, column: start + 1, length: position - start))
+        tokens.append(QueryToken(kind: kind, keyword: nil, column: start + 1, length: position - start))
+    }
+
+    /// Adds the unquoted name from `start` to the current position, with the keyword it spells.
+    mutating func emitName(from start: Int) {
+        let name = string(start, position)
+        // A name of ASCII characters is matched on its bytes; any other through `lowercased()`,
+        // which may map a character that is not ASCII to one that is (the Kelvin sign to `k`).
+        let bytes = ascii[start..<position]
+        let keyword =
+            !characters.isEmpty && bytes.contains(Self.nonASCII)
+            ? QueryKeyword(rawValue: name.lowercased()) : QueryKeyword(asciiName: bytes)
+        tokens.append(
+            QueryToken(kind: .name(name, quoted: false), keyword: keyword, column: start + 1, length: position - start))
     }
 
     mutating func tokenize() throws(QueryParseError) -> [QueryToken] {
@@ -94,7 +106,7 @@ struct QueryLexer {
                 try lexNumber()
             } else if isASCII ? Self.startsName(byte) : characters[start].startsName {
                 while continuesName(position) { position += 1 }
-                emit(.name(string(start, position), quoted: false), from: start)
+                emitName(from: start)
             } else if byte == UInt8(ascii: "`") {
                 try lexQuotedName()
             } else if isASCII
@@ -169,15 +181,16 @@ struct QueryLexer {
         let start = position
         var isDecimal = false
         skipDigits()
-        if character(position) == ".", character(position + 1)?.isASCIIDigit == true {
+        // Each test of a character on its ASCII byte (see `byte(_:)`).
+        if byte(position) == UInt8(ascii: "."), isDigit(position + 1) {
             position += 1
             skipDigits()
             isDecimal = true
         }
-        if let e = character(position), e == "e" || e == "E" {
+        if byte(position) == UInt8(ascii: "e") || byte(position) == UInt8(ascii: "E") {
             var next = position + 1
-            if let sign = character(next), sign == "+" || sign == "-" { next += 1 }
-            if character(next)?.isASCIIDigit == true {
+            if byte(next) == UInt8(ascii: "+") || byte(next) == UInt8(ascii: "-") { next += 1 }
+            if isDigit(next) {
                 position = next
                 skipDigits()
                 isDecimal = true
