@@ -77,6 +77,10 @@ package final class ServerMetrics: Sendable {
         text.counter("rill_commits_total", "Commits written by the daemon's saves.", load(commits))
         text.histogram(
             "rill_commit_records", "The records written by each commit of the daemon's saves.", commitRecords)
+        text.counter(
+            "rill_write_transactions_total",
+            "Write transactions the daemon committed to the store file: flushes of the disk, each shared by the saves grouped into it.",
+            store.writeTransactionsCommitted)
         text.gauge(
             "rill_log_head", "The sequence of the last commit in the log, by any process.",
             Double(follower.observableHead))

@@ -139,6 +139,13 @@ package final class Environment: Sendable {
         core.info().me_last_txnid
     }
 
+    /// Write transactions this process has committed to the file (an environment is shared by
+    /// every handle of the process on the file): under the default durability each is one flush
+    /// of the disk, shared by all the writes grouped into it (`writeGrouped`).
+    package var committedWriteTransactions: UInt64 {
+        core.committedWriteTransactions.load(ordering: .relaxed)
+    }
+
     /// Who is writing the file now, as far as a commit's readers are concerned: another
     /// process's commit written and not yet readable, this process's commit under way, or
     /// neither.

@@ -38,6 +38,9 @@ final class EnvironmentCore: @unchecked Sendable {
     /// The id of the last write transaction the writer thread began to commit (0 before the
     /// first; put back when a commit fails): see `commitActivity`.
     private let lastCommitBegun = Atomic<Int>(0)
+    /// Write transactions committed by this process: each one flush of the file under the
+    /// default durability, however many grouped writes it carried.
+    let committedWriteTransactions = Atomic<UInt64>(0)
     /// Whether the writer thread is inside `mdb_txn_commit`, writing the file.
     private let isCommitting = Atomic<Bool>(false)
     /// Read transactions of `handle` ended with `mdb_txn_reset`, for the next reads to renew.
@@ -202,7 +205,11 @@ final class EnvironmentCore: @unchecked Sendable {
         isCommitting.store(true, ordering: .releasing)
         let rc = mdb_txn_commit(txn)
         isCommitting.store(false, ordering: .releasing)
-        if rc != 0 { lastCommitBegun.store(previous, ordering: .releasing) }
+        if rc != 0 {
+            lastCommitBegun.store(previous, ordering: .releasing)
+        } else {
+            committedWriteTransactions.wrappingAdd(1, ordering: .relaxed)
+        }
         return rc
     }
 

@@ -205,10 +205,11 @@ struct ServeBenchmark {
         print(
             String(
                 format:
-                    "served:     %@, %d writer(s): %.0f saves/s, round trip p50 %.2f ms; %d events, p50 %.2f ms, p99 %.2f ms, resets %d",
-                transport.name, writers, outcome.savesPerSecond, percentile(outcome.roundTrips, 0.5) * 1000,
-                outcome.latencies.count, percentile(outcome.latencies, 0.5) * 1000,
-                percentile(outcome.latencies, 0.99) * 1000, outcome.resets))
+                    "served:     %@, %d writer(s): %.0f saves/s, %@ saves a flush, round trip p50 %.2f ms; %d events, p50 %.2f ms, p99 %.2f ms, resets %d",
+                transport.name, writers, outcome.savesPerSecond,
+                outcome.savesPerTransaction.map { String(format: "%.1f", $0) } ?? "?",
+                percentile(outcome.roundTrips, 0.5) * 1000, outcome.latencies.count,
+                percentile(outcome.latencies, 0.5) * 1000, percentile(outcome.latencies, 0.99) * 1000, outcome.resets))
     }
 
     private func populate(_ directory: URL) throws -> [UUID] {
@@ -226,6 +227,9 @@ struct ServeBenchmark {
         /// Request sent → response read, per save.
         var roundTrips: [Double] = []
         var resets = 0
+        /// Commits ÷ write transactions over the run, from the daemon's `/metrics`: how many
+        /// saves a flush carried (nil in process, or when a scrape failed).
+        var savesPerTransaction: Double? = nil
     }
 
     private func runInProcess(_ directory: URL, ids: [UUID]) throws -> Outcome {
@@ -306,6 +310,7 @@ struct ServeBenchmark {
         while ready.load(ordering: .relaxed) < subscribers, now() < deadline { usleep(10_000) }
         let acknowledged = Lock<[UInt64: Double]>([:])
         let roundTrips = Lock<[Double]>([])
+        let countsBefore = try? commitCounts(transport)
         let start = now()
         let done = DispatchSemaphore(value: 0)
         let header = transport.header
@@ -336,15 +341,44 @@ struct ServeBenchmark {
         }
         for _ in 0..<writers { done.wait() }
         let elapsed = now() - start
+        let countsAfter = try? commitCounts(transport)
         usleep(1_000_000)
         for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
         let acks = acknowledged.withLock { $0 }
         let latencies = received.withLock { $0 }.compactMap { event in
             acks[event.sequence].map { max(0, event.time - $0) }
         }
+        var perTransaction: Double?
+        if let countsBefore, let countsAfter, countsAfter.transactions > countsBefore.transactions {
+            perTransaction =
+                Double(countsAfter.commits - countsBefore.commits)
+                / Double(countsAfter.transactions - countsBefore.transactions)
+        }
         return Outcome(
             savesPerSecond: Double(acks.count) / elapsed, latencies: latencies, roundTrips: roundTrips.withLock { $0 },
-            resets: resets.load(ordering: .relaxed))
+            resets: resets.load(ordering: .relaxed), savesPerTransaction: perTransaction)
+    }
+
+    /// The daemon's commits and write transactions so far, from `GET /metrics`.
+    private func commitCounts(_ transport: Transport) throws -> (commits: UInt64, transactions: UInt64) {
+        let fd = try transport.connect()
+        defer { close(fd) }
+        sendAll(fd, "GET /metrics HTTP/1.1\r\nHost: rill\r\n\(transport.header)Connection: close\r\n\r\n")
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 14)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            response.append(contentsOf: buffer[0..<count])
+        }
+        var counts: [String: UInt64] = [:]
+        for line in String(decoding: response, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = UInt64(parts[1]) { counts[String(parts[0])] = value }
+        }
+        guard let commits = counts["rill_commits_total"], let transactions = counts["rill_write_transactions_total"]
+        else { throw POSIXError(.EPROTO) }
+        return (commits, transactions)
     }
 
     /// A connection to 127.0.0.1:`port`, with Nagle's algorithm off as in every client of Rill's.

@@ -69,6 +69,8 @@ import Testing
         ] {
             #expect(exposition.value(name) == 0, "\(name)")
         }
+        // Counted by the process's environment of the file, made by the writes that made it.
+        #expect(exposition.families["rill_write_transactions_total"]?.type == "counter")
     }
 
     @Test func requestIDsAreKeptWhenSaneAndMadeOtherwise() {

@@ -89,6 +89,14 @@ import Testing
             #expect(bucket.count == Double(expected), "bucket le=\(bucket.bound); commits \(committed)")
         }
         #expect(after.value("rill_log_head") == Double(1 + committed.count))
+        // Saves one at a time are never grouped: each commit is a write transaction of its own,
+        // and a save that commits nothing makes at most one.
+        let transactions =
+            (after.value("rill_write_transactions_total") ?? 0)
+            - (before.value("rill_write_transactions_total") ?? 0)
+        #expect(
+            transactions >= Double(committed.count) && transactions <= Double(saves),
+            "write transactions: \(transactions); commits \(committed.count) of \(saves) saves")
         #expect(after.value("rill_requests_rejected_total", ["status": "404", "reason": "notFound"]) == 1)
         #expect(after.value("rill_requests_rejected_total", ["status": "400", "reason": "invalidJSON"]) == 1)
         // The saves, the two refusals and the first scrape (this one is counted once answered).

@@ -25,4 +25,9 @@ extension Store {
         flushedThrough.max(head, ordering: .releasing)
         return head
     }
+
+    /// Write transactions this process has committed to the store's file, by any of its handles:
+    /// under `.full` durability, flushes of the disk. Concurrent saves share one when they are
+    /// grouped (group commit), so that saves made ÷ this count is how many a flush carried.
+    package var writeTransactionsCommitted: UInt64 { environment.committedWriteTransactions }
 }
