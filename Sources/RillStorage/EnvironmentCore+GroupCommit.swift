@@ -32,9 +32,10 @@ extension EnvironmentCore {
         groupCommits.finished(size: group.count, nanoseconds: monotonicNanoseconds() - start)
     }
 
-    /// Runs `group` in one write transaction: one commit (one flush of the data, one of the meta
-    /// page) makes every write of it durable. Each write keeps its own result, and a store's save
-    /// its own log entry.
+    /// Runs `taken` in one write transaction, and the writes queued while it is written (up to
+    /// `GroupCommitQueue.maxGroupSize` in all): one commit (one flush of the data, one of the
+    /// meta page) makes every write of the group durable. Each write keeps its own result, and a
+    /// store's save its own log entry.
     ///
     /// A lone write runs as `write` runs it. When a body throws, the writes before it have
     /// written into the shared transaction, and so may the body itself: the transaction is
@@ -47,11 +48,12 @@ extension EnvironmentCore {
     /// child transaction) because a nested transaction allocates and frees a dirty-page list of
     /// 2 MiB: in a process whose large blocks are mapped (the daemon's), that is an `mmap` and
     /// a `munmap` a write, which `rill-bench serve` measured as most of the writer thread's time.
-    private func run(_ group: [GroupedWrite]) {
-        guard group.count > 1 else {
-            if let write = group.first { runAlone(write) }
+    private func run(_ taken: [GroupedWrite]) {
+        guard taken.count > 1 else {
+            if let write = taken.first { runAlone(write) }
             return
         }
+        var group = taken
         let txn: OpaquePointer
         do {
             txn = try begin(readOnly: false)
@@ -60,7 +62,9 @@ extension EnvironmentCore {
             return
         }
         var opened: [String: Database] = [:]
-        for (position, write) in group.enumerated() {
+        var position = 0
+        while position < group.count {
+            let write = group[position]
             let transaction = WriteTransaction(pointer: txn, maxKeySize: maxKeySize) { name in
                 self.databases.withLock { $0[name] } ?? opened[name]
             }
@@ -75,6 +79,12 @@ extension EnvironmentCore {
                 return
             }
             opened.merge(transaction.state.openedDatabases) { known, _ in known }
+            position += 1
+            // The writes queued while these were written join the transaction: they would
+            // otherwise wait for this group's flush, then for their own.
+            if position == group.count {
+                group += groupCommits.takeQueued(limit: GroupCommitQueue.maxGroupSize - group.count)
+            }
         }
         let transactionID = Int(mdb_txn_id(txn))
         let rc = commitWrite(txn)

@@ -2,7 +2,8 @@ import RillLocks
 import Synchronization
 
 /// The grouped writes waiting for an environment's writer thread, oldest first, and how the
-/// writer takes them: at most `maxGroupSize` at a time, after waiting briefly for stragglers.
+/// writer takes them: at most `maxGroupSize` at a time, after waiting briefly for stragglers, and
+/// then those queued while the group's transaction is being written.
 ///
 /// `@unchecked Sendable`: the queue is behind its lock; `lastSize` is only touched by the writer
 /// thread (`take` and `finished` run there).
@@ -45,7 +46,19 @@ final class GroupCommitQueue: @unchecked Sendable {
         }
     }
 
-    /// Records that a group of `size` writes took `nanoseconds`.
+    /// The writes queued now, at most `limit`, without waiting for stragglers: those that came
+    /// while a group's transaction was being written, for it to take in too.
+    func takeQueued(limit: Int) -> [GroupedWrite] {
+        guard limit > 0 else { return [] }
+        return writes.withLock { queue in
+            guard !queue.isEmpty else { return [] }
+            let taken = Array(queue.prefix(limit))
+            queue.removeFirst(taken.count)
+            return taken
+        }
+    }
+
+    /// Records that a group that began with `size` writes took `nanoseconds`.
     func finished(size: Int, nanoseconds: UInt64) {
         lastSize = size
         lastNanoseconds.store(nanoseconds, ordering: .relaxed)
