@@ -144,4 +144,87 @@ import Testing
         let count = try environment.read { try $0.count(of: database) }
         #expect(count == 1_600)
     }
+
+    /// Four grouped writes queued behind a busy writer; the first of their bodies to run starts
+    /// `late` more writers, each writing with `lateBody`, and waits until they have queued: those
+    /// arrive while the group's transaction is being written. Returns the late writes' outcomes.
+    static func lateWritesWhileAGroupIsWritten(
+        _ environment: Environment, late: Int, early: @escaping @Sendable (Int, WriteTransaction) throws -> Void,
+        lateBody: @escaping @Sendable (Int, WriteTransaction) throws -> Void
+    ) throws -> (early: [Result<Void, any Error>], late: [Result<Void, any Error>]) {
+        let queueing = DispatchSemaphore(value: 0)
+        let started = Lock(false)
+        let finished = DispatchGroup()
+        let outcomes = Lock<[Int: Result<Void, any Error>]>([:])
+        let first = try queuedBehindABusyWriter(environment, count: 4) { thread, txn in
+            try early(thread, txn)
+            let starts = started.withLock { started in
+                defer { started = true }
+                return !started
+            }
+            guard starts else { return }
+            for index in 0..<late {
+                finished.enter()
+                Thread {
+                    queueing.signal()
+                    let outcome = Result { try environment.writeGrouped { try lateBody(index, $0) } }
+                    outcomes.withLock { $0[index] = outcome }
+                    finished.leave()
+                }.start()
+            }
+            for _ in 0..<late { _ = queueing.wait(timeout: .now() + 10) }
+            usleep(300_000)
+        }
+        finished.wait()
+        return (first, outcomes.withLock { results in (0..<late).map { results[$0]! } })
+    }
+
+    @Test func writesQueuedWhileAGroupIsWrittenJoinItsTransaction() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = try open()
+        let database = try environment.database(named: "things", create: true)!
+        let transactions = Lock<[Int: UInt64]>([:])
+        let outcomes = try Self.lateWritesWhileAGroupIsWritten(environment, late: 6) { thread, txn in
+            transactions.withLock { $0[thread] = txn.transactionID }
+            try txn.put([UInt8(thread)], for: Self.key(thread), in: database)
+        } lateBody: { index, txn in
+            transactions.withLock { $0[100 + index] = txn.transactionID }
+            try txn.put([UInt8(index)], for: Self.key(100 + index), in: database)
+        }
+        #expect((outcomes.early + outcomes.late).allSatisfy { (try? $0.get()) != nil })
+        // The late writes came while the group's transaction was being written, before its
+        // commit: they are in it, one flush for all ten.
+        let ids = transactions.withLock { $0 }
+        #expect(ids.count == 10 && Set(ids.values).count == 1, "transactions by write: \(ids)")
+        for index in Array(0..<4) + (100..<106) {
+            #expect(try environment.read { try $0.get(Self.key(index), in: database) } != nil, "\(index)")
+        }
+    }
+
+    @Test func aLateWriteThatThrowsInAGroupFailsAlone() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        struct Refused: Error, Equatable {}
+        let environment = try open()
+        let database = try environment.database(named: "things", create: true)!
+        let outcomes = try Self.lateWritesWhileAGroupIsWritten(environment, late: 6) { thread, txn in
+            try txn.put([UInt8(thread)], for: Self.key(thread), in: database)
+        } lateBody: { index, txn in
+            try txn.put([UInt8(index)], for: Self.key(100 + index), in: database)
+            if index == 2 { throw Refused() }
+        }
+        #expect(outcomes.early.allSatisfy { (try? $0.get()) != nil })
+        for (index, outcome) in outcomes.late.enumerated() {
+            let stored = try environment.read { try $0.get(Self.key(100 + index), in: database).map(Array.init) }
+            if index == 2 {
+                #expect(throws: Refused()) { try outcome.get() }
+                #expect(stored == nil, "the refused write left its record")
+            } else {
+                #expect((try? outcome.get()) != nil)
+                #expect(stored == [UInt8(index)])
+            }
+        }
+        for thread in 0..<4 {
+            #expect(try environment.read { try $0.get(Self.key(thread), in: database) } != nil)
+        }
+    }
 }
