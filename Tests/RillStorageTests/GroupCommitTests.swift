@@ -34,17 +34,27 @@ import Testing
         }
         blocker.start()
         started.wait()
+        startGroupedWriters(environment, count: count, queueing: queueing, outcomes: outcomes, finished: group, body)
+        group.wait()
+        return outcomes.withLock { results in (0..<count).map { results[$0]! } }
+    }
+
+    /// Starts `count` threads, each signalling `queueing` just before it queues a grouped write
+    /// of `body`, keeping its outcome in `outcomes` and leaving `finished` once it has one.
+    static func startGroupedWriters(
+        _ environment: Environment, count: Int, queueing: DispatchSemaphore,
+        outcomes: Lock<[Int: Result<Void, any Error>]>, finished: DispatchGroup,
+        _ body: @escaping @Sendable (Int, WriteTransaction) throws -> Void
+    ) {
         for thread in 0..<count {
-            group.enter()
+            finished.enter()
             Thread {
                 queueing.signal()
                 let outcome = Result { try environment.writeGrouped { try body(thread, $0) } }
                 outcomes.withLock { $0[thread] = outcome }
-                group.leave()
+                finished.leave()
             }.start()
         }
-        group.wait()
-        return outcomes.withLock { results in (0..<count).map { results[$0]! } }
     }
 
     @Test func writesQueuedMeanwhileShareOneTransaction() throws {
@@ -163,15 +173,8 @@ import Testing
                 return !started
             }
             guard starts else { return }
-            for index in 0..<late {
-                finished.enter()
-                Thread {
-                    queueing.signal()
-                    let outcome = Result { try environment.writeGrouped { try lateBody(index, $0) } }
-                    outcomes.withLock { $0[index] = outcome }
-                    finished.leave()
-                }.start()
-            }
+            startGroupedWriters(
+                environment, count: late, queueing: queueing, outcomes: outcomes, finished: finished, lateBody)
             for _ in 0..<late { _ = queueing.wait(timeout: .now() + 10) }
             usleep(300_000)
         }
