@@ -8,11 +8,16 @@ import Foundation
 /// Thin wrappers over the socket calls `rill serve` needs.
 package enum Socket {
     /// A listening socket. A Unix socket's file is created with mode 0600; a stale one (no
-    /// process listening) is replaced, a live one refused.
+    /// process listening) is replaced, a live one refused, and anything else at the path (a
+    /// file, a directory, a link) refused and left as it is.
     package static func listen(_ address: SocketAddress) throws -> Int32 {
         switch address {
         case .unix(let path):
-            if FileManager.default.fileExists(atPath: path) {
+            var status = stat()
+            if lstat(path, &status) == 0 {
+                guard status.st_mode & S_IFMT == S_IFSOCK else {
+                    throw SocketError("\(path) exists and is not a socket; not replaced", EEXIST)
+                }
                 if let probe = try? connect(address) {
                     close(probe)
                     throw SocketError("another process is serving on \(path)", EADDRINUSE)

@@ -35,4 +35,32 @@ import Testing
         #expect(Self.noDelay(accepted) != 0, "the daemon's socket")
         #expect(fcntl(accepted, F_GETFD) & FD_CLOEXEC != 0)
     }
+
+    /// A Unix socket's path holding anything but a socket (a store's data file, a directory, a
+    /// link) is refused and left as it is; a stale socket is replaced.
+    @Test func aUnixSocketReplacesOnlyAStaleSocket() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rill-socket-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("data.mdb").path
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: file))
+        let link = directory.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        let folder = directory.appendingPathComponent("folder").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        for path in [file, link, folder] {
+            #expect(throws: SocketError.self) { try Socket.listen(.unix(path)) }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("precious".utf8))
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == file)
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue)
+
+        // A socket nobody listens on any more is replaced; a live one is refused.
+        let path = directory.appendingPathComponent("rill.sock").path
+        close(try Socket.listen(.unix(path)))
+        let listener = try Socket.listen(.unix(path))
+        defer { close(listener) }
+        #expect(throws: SocketError.self) { try Socket.listen(.unix(path)) }
+    }
 }
