@@ -363,13 +363,21 @@ struct QueryExecutor<T: PersistentModel> {
                     sort.stringComparator == nil || sort.stringComparator == .lexical
                 else { return nil }
                 found.append(path)
-            } else if sort.stringComparator != nil || valueType == Decimal.self || valueType == Decimal?.self {
+            } else if sort.stringComparator != nil || !Self.storedOrderIsSwiftOrder(valueType) {
                 return nil
             }
             keys.append(QuerySortKey(path: path, ascending: sort.order == .forward))
         }
         textPaths = found
         return keys
+    }
+
+    /// Whether values of `type` (or of its optional) sort by their `<` as their stored values
+    /// sort: integers, floating-point numbers and dates. Any other type (an enum with raw values
+    /// and a `<` of its own, a struct stored as one value, a decimal keyed approximately) is
+    /// sorted by its own `<`, on the models.
+    private static func storedOrderIsSwiftOrder(_ type: Any.Type) -> Bool {
+        storedOrderTypes.contains(ObjectIdentifier(type))
     }
 
     /// Whether the stored record `bytes` (identifier key `key`) holds at each of `textPaths`
@@ -485,3 +493,14 @@ struct QueryExecutor<T: PersistentModel> {
         return (lhs.key ?? lhs.model.id.storageKey).lexicographicallyPrecedes(rhs.key ?? rhs.model.id.storageKey)
     }
 }
+
+/// The value types whose `<` is the order of their stored values, and their optionals (see
+/// `QueryExecutor.storedOrderIsSwiftOrder`).
+private let storedOrderTypes: Set<ObjectIdentifier> = {
+    let types: [Any.Type] = [
+        Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self,
+        UInt64.self, Double.self, Float.self, Date.self, Int?.self, Int8?.self, Int16?.self, Int32?.self, Int64?.self,
+        UInt?.self, UInt8?.self, UInt16?.self, UInt32?.self, UInt64?.self, Double?.self, Float?.self, Date?.self,
+    ]
+    return Set(types.map { ObjectIdentifier($0) })
+}()
