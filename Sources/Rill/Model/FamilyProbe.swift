@@ -69,35 +69,16 @@ final class FamilyProbe: Sendable {
         var found: [String]?
         for pair in probes where pair[0].value is Root {
             for probe in pair {
-                guard let value = probe.value as? Root, let read = Self.recordValue(value[keyPath: partial]) else {
+                guard let value = probe.value as? Root, let read = ProbeRecords.recordValue(value[keyPath: partial])
+                else {
                     return nil
                 }
                 var paths: [[String]] = []
-                Self.collect(read, in: probe.record, path: [], into: &paths)
+                ProbeRecords.collect(read, in: probe.record, path: [], into: &paths)
                 guard paths.count == 1, found == nil || found == paths[0] else { return nil }
                 found = paths[0]
             }
         }
         return found
-    }
-
-    /// A value read through a key path as a record holds it.
-    private static func recordValue(_ value: Any) -> RecordValue? {
-        if let literal = PredicateValues.literal(value) { return literal }
-        guard let encodable = value as? any Encodable, let bytes = try? RecordCoder.encode(encodable) else {
-            return nil
-        }
-        return try? bytes.withUnsafeBytes { try RecordValue(record: $0) }
-    }
-
-    /// The paths of the fields of `record` (through nested maps, not arrays) that hold `value`.
-    private static func collect(
-        _ value: RecordValue, in record: RecordValue, path: [String], into paths: inout [[String]]
-    ) {
-        guard case .map(let fields) = record else { return }
-        for field in fields {
-            if field.value == value { paths.append(path + [field.name]) }
-            collect(value, in: field.value, path: path + [field.name], into: &paths)
-        }
     }
 }

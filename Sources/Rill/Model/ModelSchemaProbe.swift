@@ -19,6 +19,17 @@ enum ModelSchemaProbe {
         var optional: [String]
     }
 
+    /// A value of `type` made of the placeholders, with the other placeholder of each scalar in
+    /// the field at `varied` and everything under it (see `placeholder(_:varied:)`); nil when
+    /// the type refuses them. `StoredFieldProbe` compares the two to learn which field a
+    /// property reads.
+    static func value<T: Decodable>(of type: T.Type, varying varied: [String]? = nil) -> T? {
+        $varied.withValue(varied) { try? T(from: ProbeDecoder(node: Node(), path: [])) }
+    }
+
+    /// The field whose scalars take their other placeholder, in `value(of:varying:)`.
+    @TaskLocal private static var varied: [String]?
+
     static func schema<T: Decodable>(of type: T.Type) -> Schema? {
         let root = Node()
         do {
@@ -74,28 +85,32 @@ enum ModelSchemaProbe {
     }
 
     /// The placeholder a scalar of `type` decodes as, with its kind's name; nil for another type.
-    static func placeholder<T>(_ type: T.Type) -> (value: T, kind: String)? {
+    /// `varied`, the other placeholder: as plain (`"0"`, `1`, `true`, a second later), so that a
+    /// type that reads the first reads it too.
+    static func placeholder<T>(_ type: T.Type, varied: Bool = false) -> (value: T, kind: String)? {
         func pair(_ value: Any, _ kind: String) -> (T, String)? { (value as? T).map { ($0, kind) } }
+        let n = varied ? 1 : 0
         switch type {
-        case is String.Type: return pair("", "string")
-        case is Bool.Type: return pair(false, "bool")
-        case is Int.Type: return pair(0 as Int, "int")
-        case is Int8.Type: return pair(0 as Int8, "int")
-        case is Int16.Type: return pair(0 as Int16, "int")
-        case is Int32.Type: return pair(0 as Int32, "int")
-        case is Int64.Type: return pair(0 as Int64, "int")
-        case is UInt.Type: return pair(0 as UInt, "uint")
-        case is UInt8.Type: return pair(0 as UInt8, "uint")
-        case is UInt16.Type: return pair(0 as UInt16, "uint")
-        case is UInt32.Type: return pair(0 as UInt32, "uint")
-        case is UInt64.Type: return pair(0 as UInt64, "uint")
-        case is Double.Type: return pair(0 as Double, "double")
-        case is Float.Type: return pair(0 as Float, "float")
-        case is Decimal.Type: return pair(Decimal(0), "decimal")
-        case is Date.Type: return pair(Date(timeIntervalSinceReferenceDate: 0), "date")
-        case is UUID.Type: return pair(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), "uuid")
-        case is URL.Type: return pair(URL(string: "https://example.com")!, "url")
-        case is Data.Type: return pair(Data(), "data")
+        case is String.Type: return pair(varied ? "0" : "", "string")
+        case is Bool.Type: return pair(varied, "bool")
+        case is Int.Type: return pair(Int(n), "int")
+        case is Int8.Type: return pair(Int8(n), "int")
+        case is Int16.Type: return pair(Int16(n), "int")
+        case is Int32.Type: return pair(Int32(n), "int")
+        case is Int64.Type: return pair(Int64(n), "int")
+        case is UInt.Type: return pair(UInt(n), "uint")
+        case is UInt8.Type: return pair(UInt8(n), "uint")
+        case is UInt16.Type: return pair(UInt16(n), "uint")
+        case is UInt32.Type: return pair(UInt32(n), "uint")
+        case is UInt64.Type: return pair(UInt64(n), "uint")
+        case is Double.Type: return pair(Double(n), "double")
+        case is Float.Type: return pair(Float(n), "float")
+        case is Decimal.Type: return pair(Decimal(n), "decimal")
+        case is Date.Type: return pair(Date(timeIntervalSinceReferenceDate: Double(n)), "date")
+        case is UUID.Type:
+            return pair(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(n))), "uuid")
+        case is URL.Type: return pair(URL(string: varied ? "https://example.com/0" : "https://example.com")!, "url")
+        case is Data.Type: return pair(Data(repeating: 0, count: n), "data")
         default: return nil
         }
     }
@@ -103,11 +118,12 @@ enum ModelSchemaProbe {
     /// Decodes a value of `type` into `node`: a scalar's placeholder, a `CaseIterable` enum's
     /// first case (its kind that of its raw value), or the type's own `init(from:)`.
     static func decode<T: Decodable>(_ type: T.Type, into node: Node, path: [String]) throws -> T {
-        if let (value, kind) = placeholder(type) {
+        let isVaried = varied.map { path.starts(with: $0) } ?? false
+        if let (value, kind) = placeholder(type, varied: isVaried) {
             node.kind = .scalar(kind)
             return value
         }
-        if let cases = type as? any CaseIterable.Type, let first = firstCase(of: cases) as? T {
+        if let cases = type as? any CaseIterable.Type, let first = firstCase(of: cases, second: isVaried) as? T {
             // The raw value's kind, learned by decoding the enum as its own init(from:) would.
             let probe = Node()
             _ = try? T(from: ProbeDecoder(node: probe, path: path))
@@ -117,7 +133,10 @@ enum ModelSchemaProbe {
         return try T(from: ProbeDecoder(node: node, path: path))
     }
 
-    private static func firstCase<C: CaseIterable>(of type: C.Type) -> Any? { C.allCases.first }
+    /// The first case, or the second (when there is one) when `second`.
+    private static func firstCase<C: CaseIterable>(of type: C.Type, second: Bool) -> Any? {
+        second ? (C.allCases.dropFirst().first ?? C.allCases.first) : C.allCases.first
+    }
 
     struct ProbeDecoder: Decoder {
         let node: Node

@@ -1,8 +1,9 @@
 import Foundation
 import RillLocks
 
-/// The stored property names a key path reads, derived from its description
-/// (`\Book.address.city` → `["address", "city"]`).
+/// The stored field names a key path reads, derived from its description
+/// (`\Book.address.city` → `["address", "city"]`) and checked against what the type stores
+/// (`StoredFieldProbe`: a property its coding keys store under another name reads that name).
 package enum KeyPathNames {
     /// What a key path reads on strings and arrays without naming a stored field.
     package enum Measure: Sendable {
@@ -91,7 +92,9 @@ package enum KeyPathNames {
             guard isIdentifier(name) else { return nil }
             names.append(String(name))
         }
-        return names.isEmpty ? nil : names
+        guard !names.isEmpty else { return nil }
+        // The names are the properties'; the record holds the coding keys.
+        return StoredFieldProbe.fieldPath(of: keyPath, described: names, root: root)
     }
 
     private static func computeMeasure(of keyPath: AnyKeyPath, root: Any.Type) -> Measure? {
