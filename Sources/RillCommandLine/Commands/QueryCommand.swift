@@ -24,6 +24,11 @@ struct QueryCommand: Command {
             a comma, a double quote, a CR or an LF is quoted, its quotes doubled; an empty string is
             "", a null or missing field empty. Strings, dates, UUIDs and data (base64) are their
             text; numbers, booleans, nested values and arrays their JSON text.
+
+            The table shows a newline in a value as ⏎, and any other control character or
+            bidirectional control as its escape (\\u{1B} for ESC, \\u{202E} for a right-to-left
+            override), so that no stored text steers the terminal; --json and --csv print values
+            exactly. Columns are measured in terminal cells (a wide character takes two).
             """,
         examples: [
             "rill query ./books 'Book where pages > 300 sort by title limit 10'",

@@ -2,6 +2,11 @@ import Foundation
 import Rill
 
 /// Records as a plain-text table: a column per top-level field, in order of first appearance.
+///
+/// Columns line up on a terminal: widths are counted in terminal cells (``TerminalCells``), a wide
+/// character two, a combining mark none. What is stored never steers the terminal: control and
+/// bidirectional characters in values and field names are shown as escapes
+/// (``TerminalCells/printable(_:)``).
 struct RecordTable {
     var records: [RecordValue]
     var maximumWidth = 40
@@ -20,21 +25,21 @@ struct RecordTable {
     }
 
     func render() -> [String] {
-        let columns = Self.columns(of: records)
-        guard !columns.isEmpty else { return [] }
+        let fields = Self.columns(of: records)
+        guard !fields.isEmpty else { return [] }
+        let columns = fields.map(TerminalCells.printable)
         let cells: [[String]] = records.map { record in
-            columns.map { column in
+            fields.map { column in
                 guard case .map(let fields) = record, let value = fields.first(where: { $0.name == column })?.value
                 else { return "" }
                 return clip(Self.cell(value))
             }
         }
         let widths = columns.indices.map { index in
-            max(columns[index].count, cells.map { $0[index].count }.max() ?? 0)
+            max(TerminalCells.width(of: columns[index]), cells.map { TerminalCells.width(of: $0[index]) }.max() ?? 0)
         }
         func line(_ values: [String]) -> String {
-            var line = zip(values, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
+            var line = zip(values, widths).map { TerminalCells.fit($0, to: $1) }.joined(separator: "  ")
             // No trailing blanks (a regular expression here cost a table more than its cells).
             while let last = line.last, last.isWhitespace { line.removeLast() }
             return line
@@ -42,16 +47,15 @@ struct RecordTable {
         return [line(columns), line(widths.map { String(repeating: "─", count: $0) })] + cells.map(line)
     }
 
-    private func clip(_ text: String) -> String {
-        text.count <= maximumWidth ? text : String(text.prefix(maximumWidth - 1)) + "…"
-    }
+    private func clip(_ text: String) -> String { TerminalCells.truncate(text, to: maximumWidth) }
 
-    /// The text of a value in a cell: strings as they are (a newline shown as ⏎), others as JSON.
+    /// The text of a value in a cell: strings as they are (a newline shown as ⏎), others as JSON;
+    /// any other control or bidirectional character as its escape (``TerminalCells/printable(_:)``).
     static func cell(_ value: RecordValue) -> String {
         switch value {
         case .null: "nil"
-        case .string(let s), .url(let s): s.replacingOccurrences(of: "\n", with: "⏎")
-        default: value.jsonString()
+        case .string(let s), .url(let s): TerminalCells.printable(s.replacingOccurrences(of: "\n", with: "⏎"))
+        default: TerminalCells.printable(value.jsonString())
         }
     }
 }

@@ -67,16 +67,26 @@ enum TerminalCells {
         return missing > 0 ? cut + String(repeating: " ", count: missing) : cut
     }
 
-    /// `text` with every control character (an escape among them) shown as "�": a record's value
-    /// never moves the cursor or changes the screen.
+    /// `text` with every character that could steer a terminal shown as its escape, `\u{1B}` for
+    /// ESC: the control characters (C0, DEL, C1) and the bidirectional controls (U+061C, U+200E,
+    /// U+200F, U+202A–U+202E, U+2066–U+2069). A record's value can then neither move the cursor,
+    /// recolor or clear the screen, ring the bell, nor reorder the text shown after it; what it
+    /// held stays readable. A backslash of the text itself is left as it is: the table is for
+    /// reading, and `--json` gives the exact value.
     static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var clean = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars { clean.append(isControl(scalar) ? "\u{FFFD}" : scalar) }
-        return String(clean)
+        guard text.unicodeScalars.contains(where: isSteering) else { return text }
+        var clean = ""
+        for scalar in text.unicodeScalars {
+            if isSteering(scalar) {
+                clean += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                clean.unicodeScalars.append(scalar)
+            }
+        }
+        return clean
     }
 
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    private static func isSteering(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.isBidiControl
     }
 }

@@ -121,7 +121,7 @@ final class TerminalRendering: WatchRendering, @unchecked Sendable {
     /// that differ; empty when none does (a row a descriptor change moved).
     private static func note(_ old: QueryRow, _ new: QueryRow) -> String {
         let fields = changedFields(from: old.record, to: new.record)
-        return fields.isEmpty ? "" : "  (changed: \(fields.joined(separator: ", ")))"
+        return fields.isEmpty ? "" : "  (changed: \(TerminalCells.printable(fields.joined(separator: ", "))))"
     }
 
     /// The top-level fields whose values differ between two versions of a record, in the new

@@ -140,7 +140,7 @@ struct WatchScreen {
         }
         lastChange =
             "commit \(change.sequence): " + parts.joined(separator: ", ")
-            + (changed.isEmpty ? "" : " (changed: \(changed.joined(separator: ", ")))")
+            + (changed.isEmpty ? "" : " (changed: \(TerminalCells.printable(changed.joined(separator: ", "))))")
         clampTop()
     }
 
@@ -218,14 +218,16 @@ struct WatchScreen {
             columns.map { column -> String in
                 guard case .map(let fields) = record, let value = fields.first(where: { $0.name == column })?.value
                 else { return "" }
-                return TerminalCells.printable(RecordTable.cell(value))
+                return RecordTable.cell(value)
             }
         }
+        // Field names are stored text too: shown as safely as the values.
+        let headers = columns.map(TerminalCells.printable)
         let natural = columns.indices.map { index in
             min(
                 Self.maximumCellWidth,
                 max(
-                    TerminalCells.width(of: columns[index]),
+                    TerminalCells.width(of: headers[index]),
                     cells.map { TerminalCells.width(of: $0[index]) }.max() ?? 0))
         }
         let widths = Self.fit(natural, into: width - 2 - 2 * max(0, columns.count - 1))
@@ -236,7 +238,7 @@ struct WatchScreen {
             ])
             out.append([])
         } else {
-            out.append([Segment("  " + Self.join(zip(columns, widths).map { TerminalCells.fit($0, to: $1) }))])
+            out.append([Segment("  " + Self.join(zip(headers, widths).map { TerminalCells.fit($0, to: $1) }))])
             out.append([Segment("  " + Self.join(widths.map { String(repeating: "─", count: $0) }))])
         }
         for (line, row) in zip(page, cells) {
@@ -262,7 +264,8 @@ struct WatchScreen {
                         style: highlighted ? (mark?.color ?? "0") + ";1;4" : mark?.color))
             }
             if !changed.isEmpty {
-                segments.append(Segment("  (changed: \(changed.joined(separator: ", ")))", style: mark?.color))
+                let names = TerminalCells.printable(changed.joined(separator: ", "))
+                segments.append(Segment("  (changed: \(names))", style: mark?.color))
             }
             out.append(segments)
         }
