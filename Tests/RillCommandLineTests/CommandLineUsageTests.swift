@@ -195,6 +195,24 @@ import Testing
         #expect(try rill(["get", path, "Note", "n1"]).output == #"{"id":"n1","text":"first"}"# + "\n")
     }
 
+    /// A negative id is given as it is: `rill get store Counter -5`, not only after `--`.
+    @Test func aNegativeIdIsAnArgument() throws {
+        let (path, container) = try makeStore()
+        container.mainContext.insert(Counter(id: -5, value: 50))
+        try container.mainContext.save()
+        let got = try rill(["get", path, "Counter", "-5"])
+        #expect(got.status == 0, "\(got.error)")
+        #expect(got.output == #"{"id":-5,"value":50,"payload":""}"# + "\n")
+        let deleted = try rill(["delete", path, "Counter", "-5", "9"])
+        #expect(deleted.status == 0, "\(deleted.error)")
+        #expect(try identifiers(path, "Counter") == (1...8).map(String.init))
+        // A word that is no number and no option says how to give it.
+        let dashed = try rill(["get", path, "Author", "-a1"])
+        #expect(dashed.status == 64)
+        #expect(dashed.error.contains("unknown option '-a1'; an argument that starts with '-' goes after '--'"))
+        #expect(try rill(["get", path, "Author", "--", "-a1"]).error.contains("no Author with id -a1"))
+    }
+
     // MARK: - Ids on standard input
 
     /// Every form of id an argument takes is taken on a line of standard input, with the same

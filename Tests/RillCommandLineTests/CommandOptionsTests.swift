@@ -59,6 +59,29 @@ import Testing
         #expect(dashed.id == "--b1" && !dashed.pretty)
     }
 
+    /// A negative number is an argument where the command takes one; any other word that starts
+    /// with "-" and names no option is refused, saying how to give it as an argument.
+    @Test func negativeNumbersAreArgumentsWhereOneMayGo() throws {
+        for number in ["-5", "-0", "-0.25", "-.5", "-1e3", "-9223372036854775808"] {
+            #expect(CommandDescription.isNegativeNumber(number), "\(number)")
+            #expect(try decode(GetCommand(), ["store", "Book", number]).id == number)
+            #expect(try decode(GetCommand(), ["store", "Book", number, "--pretty"]).pretty)
+        }
+        for word in ["-", "-x", "-5x", "--5", "-inf", "-nan", "-.", "-e5", "5"] {
+            #expect(!CommandDescription.isNegativeNumber(word), "\(word)")
+        }
+        let delete = try decode(WriteCommand(operation: .delete), ["store", "Counter", "-1", "2", "-3"])
+        #expect(delete.items == ["-1", "2", "-3"])
+        // No place left for it: still an unknown option, with the way to give it.
+        #expect(usageError(GetCommand(), ["store", "Book", "b1", "-5"])?.contains("-- -5") == true)
+        let dashed = usageError(GetCommand(), ["store", "Book", "-b1"])
+        #expect(
+            dashed
+                == "unknown option '-b1'; an argument that starts with '-' goes after '--', which ends the options (-- -b1)"
+        )
+        #expect(try decode(GetCommand(), ["store", "Book", "--", "-b1"]).id == "-b1")
+    }
+
     @Test func queryDecodesItsQueryBeforeTheStoreIsOpened() throws {
         let options = try decode(QueryCommand(), ["missing-store", "Book where pages > 300", "--explain"])
         #expect(options.store == "missing-store")

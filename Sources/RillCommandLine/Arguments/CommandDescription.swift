@@ -98,7 +98,12 @@ extension CommandDescription {
         while index < arguments.count {
             let word = arguments[index]
             index += 1
-            if onlyPositionals || !word.hasPrefix("-") || word == "-" {
+            // A negative number is an argument where one may go (an id of -5): no option's name
+            // starts with a digit.
+            let takesPositional = trailing != nil || positionals.count < self.arguments.count
+            if onlyPositionals || !word.hasPrefix("-") || word == "-"
+                || (takesPositional && Self.isNegativeNumber(word))
+            {
                 positionals.append(word)
                 positionalWords.append(index - 1)
                 continue
@@ -161,10 +166,25 @@ extension CommandDescription {
         return parsed
     }
 
-    /// An option the command does not have, with the closest one it has.
+    /// An option the command does not have, with the closest one it has; else, for a command that
+    /// takes arguments, how to give one that starts with "-".
     private func unknownOption(_ word: String) -> UsageError {
         let names = options.map { "--" + $0.name } + ["--help"]
-        let suggestion = NameSuggestion.closest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
-        return UsageError("unknown option '\(word)'\(suggestion)")
+        if let closest = NameSuggestion.closest(to: word, among: names) {
+            return UsageError("unknown option '\(word)'; did you mean '\(closest)'?")
+        }
+        guard trailing != nil || !arguments.isEmpty else { return UsageError("unknown option '\(word)'") }
+        return UsageError(
+            "unknown option '\(word)'; an argument that starts with '-' goes after '--', which ends the options "
+                + "(-- \(word))")
+    }
+
+    /// Whether `word` is a negative number (`-5`, `-0.25`, `-.5`, `-1e3`): a minus, then a digit
+    /// or a point and a digit, and a number as a whole.
+    static func isNegativeNumber(_ word: String) -> Bool {
+        let characters = Array(word.prefix(3))
+        guard characters.count >= 2, characters[0] == "-", Double(word) != nil else { return false }
+        return characters[1].isASCII && characters[1].isNumber
+            || (characters[1] == "." && characters.count == 3 && characters[2].isASCII && characters[2].isNumber)
     }
 }
