@@ -3,7 +3,8 @@ import RillTestSupport
 import Testing
 
 /// `rill check` of a file damaged badly enough to stop LMDB itself: a report of the damage and
-/// exit status 1, not a crash of rill.
+/// exit status 1, not a crash of rill. With `--json`, a store that cannot be opened at all is
+/// reported on standard output too, for a monitor that parses it.
 @Suite struct DamagedStoreCheckTests {
     let directory = TemporaryDirectory()
 
@@ -44,5 +45,35 @@ import Testing
         }
         let json = try rill(["check", "--json", path])
         #expect(json.output.hasPrefix(#"{"healthy":false,"problems":["#), "\(json.output)")
+    }
+
+    @Test func aStoreThatCannotBeOpenedIsReportedAsJSON() throws {
+        let path = directory.path("store")
+        let changes = [#"{"entity":"Book","identifier":"Int"}"#, #"{"op":"insert","entity":"Book","record":{"id":1}}"#]
+        let imported = try rill(["import", path], input: changes.joined(separator: "\n") + "\n")
+        #expect(imported.status == 0, "\(imported.error)")
+        let file = path + "/data.mdb"
+        let whole = try Data(contentsOf: URL(fileURLWithPath: file))
+        let cases: [(String, () throws -> Void)] = [
+            ("cut short", { try whole.prefix(4096).write(to: URL(fileURLWithPath: file)) }),
+            ("empty", { try Data().write(to: URL(fileURLWithPath: file)) }),
+            ("garbage", { try Data(repeating: 0xA5, count: whole.count).write(to: URL(fileURLWithPath: file)) }),
+            ("missing", { try FileManager.default.removeItem(atPath: path) }),
+        ]
+        for (name, damage) in cases {
+            try damage()
+            let run = try rill(["check", "--json", path])
+            #expect(run.status == 1, "\(name): \(run.status) \(run.output)\(run.error)")
+            let lines = run.output.split(separator: "\n")
+            #expect(lines.count == 1, "\(name): \(run.output)")
+            let report = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+            #expect(report?["healthy"] as? Bool == false, "\(name): \(run.output)")
+            let problems = report?["problems"] as? [String] ?? []
+            #expect(problems.count == 1 && problems[0].contains(path), "\(name): \(run.output)")
+            // The message stays on standard error for a person.
+            #expect(run.error.contains(problems.first ?? "?"), "\(name): \(run.error)")
+            let text = try rill(["check", path])
+            #expect(text.status == 1 && text.output.isEmpty, "\(name): \(text.output)")
+        }
     }
 }

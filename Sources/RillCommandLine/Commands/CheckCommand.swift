@@ -16,6 +16,11 @@ struct CheckCommand: Command {
             The check runs in a child process of its own: a file damaged badly enough to stop
             LMDB (a failed assertion, a page read past the end of the file) is reported as a
             problem, not as a crash of rill.
+
+            With --json the report is one JSON object on standard output, always: {"healthy":
+            true|false, "commits", "records", "indexKeys", "problems": [...], "unreported"}, or,
+            when the store cannot be read at all (missing, cut short, damaged), {"healthy":false,
+            "problems":[<why>]}, the message also on standard error. Exit 0 when healthy, else 1.
             """,
         examples: [
             "rill check ./books",
@@ -30,8 +35,17 @@ struct CheckCommand: Command {
         guard ProcessInfo.processInfo.environment[Self.childVariable] != nil else {
             return try runApart(options, output: &output)
         }
-        let store = try openStore(options.store, readOnly: true)
-        let report = try store.check()
+        let report: StoreCheckReport
+        do {
+            report = try openStore(options.store, readOnly: true).check()
+        } catch {
+            // A monitor parses standard output: a store that cannot be read is reported there
+            // too, not only on standard error. The error still ends the command (status 1).
+            if options.json {
+                output.line(Self.unhealthy(problem: (error as? RillError)?.message ?? "\(error)"))
+            }
+            throw error
+        }
         if options.json {
             let value = RecordValue.map([
                 RecordField(name: "healthy", value: .bool(report.isHealthy)),
@@ -76,14 +90,18 @@ struct CheckCommand: Command {
             + (signal == SIGABRT ? ", a failed assertion of LMDB's (on standard error)" : "")
             + "; restore it from a backup"
         if options.json {
-            let value = RecordValue.map([
-                RecordField(name: "healthy", value: .bool(false)),
-                RecordField(name: "problems", value: .array([.string(problem)])),
-            ])
-            output.line(value.jsonString())
+            output.line(Self.unhealthy(problem: problem))
         } else {
             output.line("problem: \(problem)")
         }
         return ExitStatus.failure
+    }
+
+    /// The JSON report of a store that could not be checked at all: unhealthy, with why.
+    private static func unhealthy(problem: String) -> String {
+        RecordValue.map([
+            RecordField(name: "healthy", value: .bool(false)),
+            RecordField(name: "problems", value: .array([.string(problem)])),
+        ]).jsonString()
     }
 }
