@@ -30,8 +30,18 @@ final class Connection: @unchecked Sendable {
     private var authenticated = false
 
     private enum Phase {
-        case idle, busy, streaming, stopped
+        case idle, busy, streaming
+        /// Asked to stop while streaming: the stream ends at its next wait for events, or is cut
+        /// (``cutStream()``) when its last write is still blocked `streamStopGrace` later.
+        case endingStream
+        /// Asked to stop, or `serve()` has returned: the descriptor is not to be touched again.
+        case stopped
     }
+
+    /// How long a stream being stopped may take to finish the write it is in. A client that
+    /// reads takes it at once; one that does not would hold the daemon's stop for the whole
+    /// send timeout (`sendSeconds`), so its socket is shut down instead.
+    static let streamStopGrace = 1.0
 
     init(fd: Int32, server: Server, needsToken: Bool) {
         self.fd = fd
@@ -41,20 +51,43 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Ends the connection at its next quiet moment: at once when idle, after the response when
-    /// busy; an event stream ends.
+    /// busy (a save in flight is committed and answered); an event stream ends at once, its
+    /// socket shut down when its client has not taken the last write `streamStopGrace` later.
     func stop() {
-        let current = phase.withLock { phase -> Phase in
-            defer { phase = .stopped }
-            return phase
+        let streaming = phase.withLock { phase -> Bool in
+            switch phase {
+            case .idle:
+                // Under the lock, which `serve()` marks `.stopped` before its descriptor is closed:
+                // never a descriptor that was closed and reused meanwhile.
+                shutdown(fd, Int32(SHUT_RD))
+                phase = .stopped
+            case .busy:
+                phase = .stopped
+            case .streaming:
+                phase = .endingStream
+                return true
+            case .endingStream, .stopped:
+                break
+            }
+            return false
         }
-        switch current {
-        case .idle: shutdown(fd, Int32(SHUT_RD))
-        case .streaming: subscription?.close()
-        case .busy, .stopped: break
+        guard streaming else { return }
+        subscription?.close()
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.streamStopGrace) { [self] in cutStream() }
+    }
+
+    /// Shuts down the socket of a stream that is still ending: its write, blocked on a client
+    /// that does not read, fails at once instead of after the send timeout.
+    private func cutStream() {
+        phase.withLock { phase in
+            guard phase == .endingStream else { return }
+            shutdown(fd, Int32(SHUT_RDWR))
         }
     }
 
     func serve() {
+        // The server closes the descriptor once this returns: `stop()` must leave it alone then.
+        defer { phase.withLock { $0 = .stopped } }
         let options = server.options
         // Reads wait on deadlines of their own (below); a send may block up to `sendSeconds`.
         Socket.setTimeouts(fd, receive: options.idleSeconds, send: options.sendSeconds)
