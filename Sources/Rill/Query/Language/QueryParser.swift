@@ -28,8 +28,8 @@ import Foundation
 /// - Strings in double or single quotes, with the escapes `\"`, `\'`, `\\`, `\n`, `\t`, `\r`,
 ///   `\0` and `\u{1F600}`.
 /// - Integers (`42`, `-7`) are `.int`; a decimal point or an exponent (`3.5`, `-0.25`, `1e3`)
-///   makes a `.double`, and so does an integer too big for `Int64`. A number beyond the range of
-///   `Double` is an error.
+///   makes a `.double`; an integer too big for `Int64` is a `.uint` up to `UInt64.max`, and a
+///   `.double` beyond. A number beyond the range of `Double` is an error.
 /// - `true`, `false`; `nil` and `null` are `.null`.
 /// - Dates, written bare: `2024-05-01` (UTC midnight), `2024-05-01T10:30:00Z`,
 ///   `2024-05-01T10:30:00.250Z`, `2024-05-01T10:30:00+02:00` (also `+0200`). Seconds may be left

@@ -196,9 +196,11 @@ extension QueryParserState {
         ParsedNode(node: .literal(value), depth: 1, column: token.column)
     }
 
-    /// An integer literal; too big for `Int64`, a Double.
+    /// An integer literal; too big for `Int64`, a `UInt64` (as a stored `UInt64` is), and beyond
+    /// that a Double.
     func integer(_ digits: String, at token: QueryToken) throws(QueryParseError) -> RecordValue {
         if let value = Int64(digits) { return .int(value) }
+        if let value = UInt64(digits) { return .uint(value) }
         return try decimal(digits, at: token)
     }
 
