@@ -47,6 +47,11 @@ package struct HTTPRequestReader {
     /// The head at the start of the buffer, parsed; nil when it is not whole yet.
     private func readHead() throws(HTTPError) -> (request: HTTPRequest, bodyStart: Int, length: Int)? {
         guard let headerEnd = Self.find([13, 10, 13, 10], in: buffer, limit: limits.headerBytes + 4) else {
+            // A head whose lines end with a bare LF would otherwise wait for its end until the
+            // request's deadline.
+            if Self.find([10, 10], in: buffer, limit: limits.headerBytes + 4) != nil {
+                throw Self.malformed("each line of the request head must end with CR LF")
+            }
             // Too large only once the blank line can no longer end within the limit: a head of
             // exactly `headerBytes` may still be missing the last bytes of its blank line, and
             // refusing it then would make the answer depend on how the bytes arrived.
@@ -82,7 +87,7 @@ package struct HTTPRequestReader {
         }
         var lines = head.components(separatedBy: "\r\n")
         let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
-        guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].hasPrefix("/") else {
+        guard requestLine.count == 3, !requestLine[0].isEmpty, let target = originForm(requestLine[1]) else {
             throw Self.malformed("a request line must be METHOD /path HTTP/1.1")
         }
         let version = requestLine[2]
@@ -96,11 +101,10 @@ package struct HTTPRequestReader {
             else { throw Self.malformed("a header line must be Name: value") }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = value
+            try add(value, named: name, to: &headers)
         }
         let length = try bodyLength(headers, limits: limits)
 
-        let target = String(requestLine[1])
         let (rawPath, query) =
             target.firstIndex(of: "?").map { (String(target[..<$0]), String(target[target.index(after: $0)...])) }
             ?? (target, "")
@@ -156,9 +160,11 @@ package struct HTTPRequestReader {
             partStart = position + 1
         }
         parts.append(partStart..<requestLine.upperBound)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, bytes[parts[1].lowerBound] == 0x2F else {
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
             throw malformed("a request line must be METHOD /path HTTP/1.1")
         }
+        // Any other form of target (`http://host/path`) is read as text.
+        guard bytes[parts[1].lowerBound] == 0x2F else { return nil }
         let version = text(parts[2])
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
             throw versionNotSupported
@@ -177,7 +183,7 @@ package struct HTTPRequestReader {
             var valueEnd = line.upperBound
             while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
             while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-            headers[String(decoding: name, as: UTF8.self)] = text(valueStart..<valueEnd)
+            try add(text(valueStart..<valueEnd), named: String(decoding: name, as: UTF8.self), to: &headers)
         }
         let length = try bodyLength(headers, limits: limits)
 
@@ -231,11 +237,38 @@ package struct HTTPRequestReader {
         if headers["transfer-encoding"] != nil { throw chunkedBody }
         var length = 0
         if let text = headers["content-length"] {
-            guard let value = Int(text), value >= 0 else { throw malformed("Content-Length must be a whole number") }
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text) else {
+                throw malformed("Content-Length must be a whole number")
+            }
             length = value
         }
         guard length <= limits.bodyBytes else { throw bodyTooLarge(limits) }
         return length
+    }
+
+    /// Adds a header line's value. A repeated `Content-Length` must repeat its value: two lengths
+    /// would leave where the body ends, and the next request begins, to a guess. Any other
+    /// repeated header keeps its last value.
+    private static func add(_ value: String, named name: String, to headers: inout [String: String]) throws(HTTPError) {
+        if name == "content-length", let earlier = headers[name], earlier != value {
+            throw malformed("Content-Length is given twice, with different values")
+        }
+        headers[name] = value
+    }
+
+    /// The origin form (`/path?query`) of a request target: the target itself when it starts
+    /// with `/`; the path and query of an absolute-form target (`http://host/path?query`, which
+    /// HTTP/1.1 servers must accept), `/` when it has no path; nil for any other target.
+    static func originForm(_ target: Substring) -> String? {
+        if target.hasPrefix("/") { return String(target) }
+        let scheme = target.prefix(8).lowercased()
+        guard scheme.hasPrefix("http://") || scheme.hasPrefix("https://"),
+            let separator = target.range(of: "://")
+        else { return nil }
+        let rest = target[separator.upperBound...]
+        guard let authority = rest.first, authority != "/", authority != "?" else { return nil }
+        guard let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        return rest[end] == "?" ? "/" + rest[end...] : String(rest[end...])
     }
 
     /// The request of a head's parts, kept alive as `version` and the `Connection` header say.

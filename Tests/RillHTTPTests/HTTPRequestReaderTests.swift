@@ -63,6 +63,7 @@ import Testing
         let requestPieces = [
             "GET", "POST", "get", " ", "  ", "/", "/v1/save", "/a%20b", "/a%2", "/%zz", "/caf%C3%A9", "/%FF", "?",
             "?x=1", "&", "&&", "=", "y=a+b%2B", "q", "%41", "+", "HTTP/1.1", "HTTP/1.0", "HTTP/2", "\r", "\t", "é",
+            "http://rill", "HTTPS://h:8080", "http://", "http:/x",
         ]
         let targetPieces = [
             "v1", "/save", "%20", "%2", "%zz", "%C3%A9", "%FF", "?", "?x=1", "&", "&&", "=", "y=a+b%2B", "q", "%41",
@@ -83,7 +84,8 @@ import Testing
                 }
             } else {
                 // Method, target and version, mostly well formed.
-                head = ["GET", "POST", "get", ""].randomElement(using: &random)! + " /"
+                head = ["GET", "POST", "get", ""].randomElement(using: &random)! + " "
+                head += ["/", "/", "/", "http://rill/", "http://rill", "Http://h:1"].randomElement(using: &random)!
                 for _ in 0..<Int.random(in: 0...4, using: &random) {
                     head += targetPieces.randomElement(using: &random)!
                 }
@@ -143,5 +145,39 @@ import Testing
             }
         }
         #expect(outcomes.allSatisfy { $0 > 0 }, "\(outcomes)")
+    }
+
+    /// What HTTP/1.1 asks of a server's reading: a target in absolute form is read; a length
+    /// given twice differently, or with a sign, and a head whose lines end with a bare LF, are
+    /// refused at once (400), not left to time out.
+    @Test func requestHeadsAreReadAsHTTPSays() throws {
+        func read(_ text: String) throws(HTTPError) -> HTTPRequest? {
+            var reader = HTTPRequestReader(limits: HTTPLimits(headerBytes: 1 << 10, bodyBytes: 100))
+            Array(text.utf8).withUnsafeBytes { reader.append($0) }
+            return try reader.next()
+        }
+        func refusal(_ text: String) -> HTTPError? {
+            do {
+                _ = try read(text)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let absolute = try #require(try read("GET http://rill/v1/query?q=Book&x=1 HTTP/1.1\r\nHost: rill\r\n\r\n"))
+        #expect(absolute.path == "/v1/query" && absolute.parameters == ["q": "Book", "x": "1"])
+        #expect(try read("GET HTTPS://rill:8080 HTTP/1.1\r\n\r\n")?.path == "/")
+        #expect(try read("GET http://rill?q=1 HTTP/1.1\r\n\r\n")?.parameters == ["q": "1"])
+        #expect(refusal("GET http:///v1 HTTP/1.1\r\n\r\n")?.status == 400)
+        #expect(refusal("GET v1/health HTTP/1.1\r\n\r\n")?.status == 400)
+
+        #expect(
+            try read("POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nab")?.body == Array("ab".utf8))
+        let twice = refusal("POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc")
+        #expect(twice?.status == 400 && twice?.closesConnection == true, "\(String(describing: twice))")
+        #expect(refusal("POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\nab")?.status == 400)
+        #expect(refusal("POST / HTTP/1.1\r\nContent-Length: 0x2\r\n\r\nab")?.status == 400)
+        let bareLF = refusal("GET /v1/health HTTP/1.1\nHost: rill\n\n")
+        #expect(bareLF?.status == 400 && bareLF?.closesConnection == true, "\(String(describing: bareLF))")
     }
 }
