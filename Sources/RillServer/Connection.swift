@@ -233,6 +233,7 @@ final class Connection: @unchecked Sendable {
                 }
                 authenticated = true
             }
+            try Self.checkParameters(of: request)
             if request.path == "/v1/subscribe" {
                 guard request.method == "GET" else { throw methodNotAllowed(request, "GET") }
                 try stream(request, cors: cors, context: LogContext(requestID: id, client: client))
@@ -410,7 +411,8 @@ final class Connection: @unchecked Sendable {
             throw HTTPError(
                 status: 404, code: "notFound",
                 message:
-                    "no endpoint \(request.path) (there are /, /v1/save, /v1/query, /v1/subscribe, /v1/history, /v1/health, /metrics)"
+                    "no endpoint \(request.path) (there are /, /v1/save, /v1/query, /v1/subscribe, /v1/history, "
+                    + "/v1/schema, /v1/subscriptions, /v1/health, /metrics)"
             )
         }
     }

@@ -77,6 +77,10 @@ import Testing
             ("/v1/history?order=sideways", 400, "badParameter", "order takes forward or reverse; got 'sideways'"),
             ("/v1/history?entity=a,,b", 400, "badParameter", "entity takes names separated by commas"),
             ("/v1/history?since=\(head + 1)", 400, "misuse", "the log's last commit is \(head)"),
+            ("/v1/history?sinc=5", 400, "unknownParameter", "has no parameter 'sinc' (did you mean 'since'?)"),
+            ("/v1/query?q=Counter&asof=3", 400, "unknownParameter", "no parameter 'asof' (did you mean 'as_of'?)"),
+            ("/v1/health?verbose=1", 400, "unknownParameter", "/v1/health has no parameter 'verbose'; it takes none"),
+            ("/v1/subscribe?q=Counter&sincee=1", 400, "unknownParameter", "(did you mean 'since'?)"),
         ] {
             let response = try #require(client.request("GET", target))
             let error = response.json["error"] as? [String: Any]
