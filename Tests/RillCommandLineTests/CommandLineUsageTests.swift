@@ -160,7 +160,7 @@ import Testing
     @Test func aMissingEntitySaysHowToCreateIt() throws {
         let (path, _) = try makeStore()
         let advice =
-            #"create it by saving a Note model from Swift, or declare it with `echo '{"entity":"Note","identifier":"String"}' | rill import <store>`"#
+            #"create it by saving a model of it from Swift, or declare it with `echo '{"entity":"Note","identifier":"String"}' | rill import <store>`"#
         for arguments in [
             ["query", path, "Note"], ["get", path, "Note", "n1"], ["watch", path, "Note"],
             ["watch", "--json", path, "Note where text == \"x\""], ["insert", path, "Note", #"{"id":"n1"}"#],

@@ -69,7 +69,7 @@ import Testing
 
         for (arguments, status, message) in [
             (["insert", path, "Widget", #"{"id":1}"#], Int32(1), "no entity Widget (it has: Gadget)"),
-            (["insert", path, "Gadget", #"{"id":"x"}"#], 1, "id must be an integer"),
+            (["insert", path, "Gadget", #"{"id":"x"}"#], 1, "an id of Gadget must be an integer"),
             (["insert", path, "Gadget", #"{"id":1,"colour":"red"}"#], 1, "no field \"colour\""),
             (["insert", path, "Gadget", #"{"id":1,"#], 1, "invalid JSON"),
             (["update", path, "Gadget", #"{"id":999,"stock":1}"#], 1, "no Gadget 999 to update"),

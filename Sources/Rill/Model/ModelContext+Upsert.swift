@@ -29,7 +29,7 @@ extension ModelContext {
         guard key.count <= store.maxKeySize else {
             throw RillError(
                 .invalidIdentifier,
-                "a \(T.entityName) identifier takes \(key.count - 1) bytes; identifiers are limited to "
+                "an identifier of \(T.entityName) takes \(key.count - 1) bytes; identifiers are limited to "
                     + "\(store.maxKeySize - 1) bytes")
         }
         let record = try Self.encode(model)

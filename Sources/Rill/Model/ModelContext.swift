@@ -202,7 +202,7 @@ public final class ModelContext: Sendable {
             guard key.id.count <= maxKeySize else {
                 throw RillError(
                     .invalidIdentifier,
-                    "a \(key.entity) identifier takes \(key.id.count - 1) bytes; identifiers are limited to "
+                    "an identifier of \(key.entity) takes \(key.id.count - 1) bytes; identifiers are limited to "
                         + "\(maxKeySize - 1) bytes")
             }
             entities.append(entity)

@@ -59,7 +59,8 @@ struct FamilyPredicate<Base>: Sendable {
         do {
             return mayFail ? try TotalEvaluation.evaluate(predicate, model) : try predicate.evaluate(model)
         } catch {
-            throw RillError(.queryFailed, "the predicate failed on a \(entityName): \(error)", underlyingError: error)
+            throw RillError(
+                .queryFailed, "the predicate failed on a model of \(entityName): \(error)", underlyingError: error)
         }
     }
 }

@@ -194,7 +194,7 @@ extension Store {
         default:
             throw RillError(
                 .invalidRecord,
-                "a \(entity) id must be \(kind == .integer ? "an integer" : "a string"); got \(id.jsonString())"
+                "an id of \(entity) must be \(kind == .integer ? "an integer" : "a string"); got \(id.jsonString())"
             )
         }
     }

@@ -17,7 +17,7 @@ extension Store {
         let description = #"{"entity":"\#(name)","identifier":"String"}"#
         return RillError(
             .unknownEntity,
-            "the store has no entity \(name) (\(has)); create it by saving a \(name) model from Swift, or declare it "
+            "the store has no entity \(name) (\(has)); create it by saving a model of it from Swift, or declare it "
                 + "with `echo '\(description)' | rill import <store>` (identifier Int, String or UUID), "
                 + "then add records with `rill insert`")
     }

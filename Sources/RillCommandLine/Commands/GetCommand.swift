@@ -21,7 +21,8 @@ struct GetCommand: Command {
         let text = options.id
         guard let identifier = AnyIdentifier(parsing: text, as: entity.identifierKind) else {
             throw RillError(
-                .invalidIdentifier, "'\(text)' is not a \(entity.identifierKind.name) identifier, as \(name) uses")
+                .invalidIdentifier,
+                "'\(text)' is not an identifier of the kind \(name) uses (\(entity.identifierKind.name))")
         }
         // A record of an earlier version prints as the current schema reads it.
         guard let record = try store.currentRecordValue(of: entity, key: identifier.storageKey) else {
