@@ -26,6 +26,15 @@ package enum OpenLock {
         return fd
     }
 
+    /// Whether no process has the store in `directory` open: its `lock.mdb` missing, or its
+    /// lock free to take exclusively (taken and let go at once).
+    package static func isUnused(directory: String) -> Bool {
+        let fd = Glibc.open(directory + "/lock.mdb", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return errno == ENOENT }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
+
     /// What a rewrite did.
     package enum Rewrite: Sendable, Hashable {
         /// `data.mdb` was replaced by its compacted copy; the sizes of the file before and after.

@@ -29,6 +29,7 @@ extension Store {
             // A store (or something opening reports as an error: a plain file, a path it may not look into).
             return try body(Store(directory: directory, options: options, create: true, progress: progress))
         }
+        removeAbandonedStaging(for: directory, exists: exists)
         var created: [String] = []
         var staging: String?
         do {
@@ -79,6 +80,25 @@ extension Store {
         guard mkdtemp(&bytes) != nil else { throw creationError(errno, directory) }
         // mkdtemp replaced the X's in place; the array ends with the terminating zero.
         return String(decoding: bytes.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Removes the staging directories of earlier creations of a store at `directory` that were
+    /// stopped before they ended (a process killed during `rill import`): those no process has
+    /// open, made over a minute ago (a creation in progress opens its store at once).
+    private static func removeAbandonedStaging(for directory: String, exists: Bool) {
+        let (parent, name) = exists ? (directory, "") : split(directory)
+        let folder = parent.isEmpty ? "." : parent
+        let prefix = exists ? ".rill-new-" : "." + name + ".rill-new-"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let now = Date()
+        for entry in entries where entry.hasPrefix(prefix) && entry.count == prefix.count + 6 {
+            let path = folder + "/" + entry
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
+                now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) > 60, OpenLock.isUnused(directory: path)
+            else { continue }
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 
     /// Moves the complete store in `staging` to `directory`, never over a store that appeared meanwhile, and

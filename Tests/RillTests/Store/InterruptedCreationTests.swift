@@ -145,4 +145,39 @@ import Testing
         #expect(run.error.contains("not a Rill store"), "\(run.error)")
         #expect(dataFile(path) == before)
     }
+
+    /// The staging directories of creations stopped before they ended are removed by the next
+    /// creation at the same path: not one a process still has open, nor one just made.
+    @Test func abandonedStagingDirectoriesAreRemovedByTheNextCreation() throws {
+        let store = directory.path("made")
+        func staging(_ suffix: String, age: Double, held: Bool) throws -> (path: String, lock: Int32?) {
+            let path = directory.path(".made.rill-new-" + suffix)
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            #expect(FileManager.default.createFile(atPath: path + "/lock.mdb", contents: Data()))
+            var lock: Int32?
+            if held {
+                let fd = open(path + "/lock.mdb", O_RDONLY | O_CLOEXEC)
+                #expect(flock(fd, LOCK_SH) == 0)
+                lock = fd
+            }
+            let then = Date().addingTimeInterval(-age).timeIntervalSince1970
+            var times = [
+                timeval(tv_sec: Int(then), tv_usec: 0), timeval(tv_sec: Int(then), tv_usec: 0),
+            ]
+            #expect(utimes(path, &times) == 0)
+            return (path, lock)
+        }
+        let abandoned = try staging("AAAAAA", age: 600, held: false)
+        let inUse = try staging("BBBBBB", age: 600, held: true)
+        defer { if let fd = inUse.lock { close(fd) } }
+        let recent = try staging("CCCCCC", age: 0, held: false)
+        let other = try staging("DDDDDDD", age: 600, held: false)
+
+        try Store.creatingIfMissing(directory: store, options: StoreOptions()) { _ in }
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+        #expect(FileManager.default.fileExists(atPath: inUse.path))
+        #expect(FileManager.default.fileExists(atPath: recent.path))
+        #expect(FileManager.default.fileExists(atPath: other.path), "not a staging directory's name")
+        #expect(FileManager.default.fileExists(atPath: store + "/data.mdb"))
+    }
 }
