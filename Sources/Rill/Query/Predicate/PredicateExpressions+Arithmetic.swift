@@ -55,8 +55,10 @@ extension PredicateExpressions.UnaryMinus: QueryTranslatable {
     /// The equivalent query node; nil when there is none.
     package func queryNode(in context: inout PredicateTranslationContext) -> QueryNode? {
         let type = Wrapped.Output.self
-        guard PredicateValues.isSignedInteger(type) || type == Double.self, let value = context.translate(wrapped)
-        else { return nil }
-        return .negate(value)
+        guard PredicateValues.isSignedInteger(type) || type == Double.self else { return nil }
+        if let captured = wrapped as? any NegatedCapturedValue, let negated = captured.negatedLiteral {
+            return .literal(context.literal(stored: negated))
+        }
+        return context.translate(wrapped).map { .negate($0) }
     }
 }

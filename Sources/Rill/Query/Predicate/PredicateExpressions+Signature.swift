@@ -139,7 +139,12 @@ where LHS: PreparablePredicateExpression, RHS: PreparablePredicateExpression {
 extension PredicateExpressions.UnaryMinus: PreparablePredicateExpression
 where Wrapped: PreparablePredicateExpression {
     func appendSignature(to signature: inout PredicateSignature) {
-        wrapped.appendSignature(to: &signature)
+        // A negated captured number is one literal, its negation, as the translation makes it.
+        if let captured = wrapped as? any NegatedCapturedValue {
+            signature.literal(captured.negatedLiteral)
+        } else {
+            wrapped.appendSignature(to: &signature)
+        }
     }
 }
 

@@ -47,6 +47,12 @@ package struct PredicateTranslationContext {
         return preparation?.standIn(for: literal) ?? literal
     }
 
+    /// `literal`, a stored value already; when the translation is being prepared, a stand-in of
+    /// the same shape.
+    mutating func literal(stored literal: RecordValue) -> RecordValue {
+        preparation?.standIn(for: literal) ?? literal
+    }
+
     /// What `variable` stands for here, nil when it is unknown or reads an element of another
     /// quantifier.
     package func node(for variable: PredicateExpressions.VariableID) -> QueryNode? {

@@ -83,6 +83,15 @@ import Testing
             }
         ),
         (
+            "negated captured values",
+            { random in
+                // Not `Int.min`, whose negation overflows: that one is translated anew each time.
+                let a = max(int(&random), .min + 1)
+                let b = double(&random)
+                return #Predicate { $0.pages > -a && $0.price <= -b && $0.pages != -7 }
+            }
+        ),
+        (
             "range bounds from values",
             { random in
                 let a = double(&random)
