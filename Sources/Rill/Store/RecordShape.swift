@@ -282,32 +282,62 @@ extension RecordShape {
 
     /// The shape of `jsonValue`; nil for something else.
     package init?(json: RecordValue) {
+        guard let shape = try? Self.parse(json, path: "") else { return nil }
+        self = shape
+    }
+
+    /// The field kinds an entity description gives (an import's `"fields"`): an object of field name to kind, in
+    /// `jsonValue`'s form, or with an array's kind written as `rill schema` prints it (`"[string]"` as well as
+    /// `["string"]`).
+    ///
+    /// - Throws: `InvalidKind` naming the first field whose kind is not one, or with an empty path when `json` is
+    ///   not an object.
+    package static func described(by json: RecordValue) throws(InvalidKind) -> RecordShape {
+        guard case .map = json else { throw InvalidKind(path: "", value: json) }
+        return try parse(json, path: "")
+    }
+
+    /// A field whose kind, in a description, is none of the kinds: its dotted path (`tags[]` for an array's
+    /// elements) and what was given.
+    package struct InvalidKind: Error, Sendable {
+        package var path: String
+        package var value: RecordValue
+    }
+
+    private static let examples: [String: RecordValue] = [
+        "bool": .bool(false), "int": .int(0), "uint": .uint(0), "float": .float(0), "double": .double(0),
+        "string": .string(""), "data": .data(Data()), "date": .date(Date(timeIntervalSince1970: 0)),
+        "uuid": .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))), "url": .url(""),
+        "decimal": .decimal("0"),
+    ]
+
+    private static func parse(_ json: RecordValue, path: String) throws(InvalidKind) -> RecordShape {
         switch json {
+        case .string("any"):
+            return .any
         case .string(let kind):
-            let examples: [String: RecordValue] = [
-                "bool": .bool(false), "int": .int(0), "uint": .uint(0), "float": .float(0), "double": .double(0),
-                "string": .string(""), "data": .data(Data()), "date": .date(Date(timeIntervalSince1970: 0)),
-                "uuid": .uuid(UUID()), "url": .url(""), "decimal": .decimal("0"),
-            ]
-            if kind == "any" {
-                self = .any
-            } else if let example = examples[kind] {
-                self = .scalar(example)
-            } else {
-                return nil
+            if let example = examples[kind] { return .scalar(example) }
+            // An array's kind as `rill schema` prints it: the field is named with what it was given.
+            if kind.count > 2, kind.hasPrefix("["), kind.hasSuffix("]") {
+                do {
+                    return .array(try parse(.string(String(kind.dropFirst().dropLast())), path: path + "[]"))
+                } catch {
+                    throw InvalidKind(path: path, value: json)
+                }
             }
+            throw InvalidKind(path: path, value: json)
         case .array(let elements):
-            guard elements.count == 1, let element = RecordShape(json: elements[0]) else { return nil }
-            self = .array(element)
+            guard elements.count == 1 else { throw InvalidKind(path: path, value: json) }
+            return .array(try parse(elements[0], path: path + "[]"))
         case .map(let fields):
             var shapes: [(name: String, shape: RecordShape)] = []
             for field in fields {
-                guard let shape = RecordShape(json: field.value) else { return nil }
-                shapes.append((field.name, shape))
+                shapes.append(
+                    (field.name, try parse(field.value, path: path.isEmpty ? field.name : "\(path).\(field.name)")))
             }
-            self = .map(shapes)
+            return .map(shapes)
         default:
-            return nil
+            throw InvalidKind(path: path, value: json)
         }
     }
 }

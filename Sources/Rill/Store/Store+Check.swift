@@ -22,7 +22,8 @@ package struct StoreCheckReport: Sendable {
 extension Store {
     /// Replays the log from its first commit and compares the result with the projections and
     /// every index, in one read transaction (one snapshot); also checks that the log is gapless
-    /// and every entry readable.
+    /// and every entry readable, and holds every record to its entity's current schema or, for
+    /// an entity no model type registered, to the field kinds its description declared.
     ///
     /// The replayed records are held in memory (about the size of the projections).
     package func check(reportLimit: Int = 50) throws -> StoreCheckReport {
@@ -126,6 +127,22 @@ extension Store {
                         for problem in schema.problems(of: record) {
                             report.add(
                                 "\(describe(key)) does not read as schema version \(schema.version): \(problem)",
+                                limit: reportLimit)
+                        }
+                        return true
+                    }
+                } else if let declared = try Self.declaredShape(of: name, in: txn, meta: meta) {
+                    // An entity no model type registered: every record against the field kinds its description
+                    // declared, which writes given as JSON store.
+                    try txn.forEachEntry(in: entity.database) { rawKey, value in
+                        guard let record = try? Store.recordValue(value, key: rawKey, entity: name) else {
+                            report.add("\(describe(Array(rawKey))) is unreadable", limit: reportLimit)
+                            return true
+                        }
+                        for mismatch in declared.kindMismatches(in: record) {
+                            report.add(
+                                "\(describe(Array(rawKey))) holds \(mismatch.found) in `\(mismatch.field)`, which is "
+                                    + "declared \(mismatch.declared)",
                                 limit: reportLimit)
                         }
                         return true

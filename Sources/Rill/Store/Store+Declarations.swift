@@ -49,7 +49,8 @@ extension Store {
     ///
     /// - Returns: the entity's storage as `txn` leaves it, with the catalog version `txn` leaves.
     /// - Throws: `RillError(.invalidConfiguration)` when the store holds the entity with another identifier kind,
-    ///   or an existing record has a value an index cannot hold; errors name `declaration.source` when it is set.
+    ///   declared field kinds that its records or its model's schema contradict (`checkDeclaredKinds`), or an
+    ///   existing record has a value an index cannot hold; errors name `declaration.source` when it is set.
     static func apply(
         _ declaration: EntityDeclaration, in txn: WriteTransaction, meta: Database, directory: String,
         progress: (@Sendable (StoreProgress) -> Void)?
@@ -65,6 +66,9 @@ extension Store {
                         .invalidConfiguration,
                         "entity \(name) is stored with \(stored.name) identifiers, "
                             + "but it is declared with \(declaration.identifierKind.name) identifiers")
+                }
+                if let fields = declaration.fields {
+                    try checkDeclaredKinds(fields, of: name, in: txn, meta: meta)
                 }
             } else {
                 try txn.put(

@@ -149,7 +149,8 @@ extension Store {
 
     /// Keeps, inside `txn`, the field kinds a description (an import's) gives `entity`, so that every later write
     /// given as JSON (the CLI's, the daemon's) stores each field as the kind the model types read, even before
-    /// any record shows it. A field declared before keeps its place; the new description's kind wins.
+    /// any record shows it. A field declared before keeps its place; the new description's kind wins (a kind the
+    /// records or the model's schema contradict was refused before: `checkDeclaredKinds`).
     static func keepDeclaredShape(
         _ shape: RecordShape, of entity: String, in txn: WriteTransaction, meta: Database
     )

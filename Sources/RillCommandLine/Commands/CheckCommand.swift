@@ -11,7 +11,9 @@ struct CheckCommand: Command {
         discussion: """
             Replays every commit from the first, in one snapshot, and compares the result with
             every entity's records and every index; also checks that the log has no gap and
-            every entry reads. Holds the replayed records in memory.
+            every entry reads, and holds every record to its entity's current schema (rill
+            schema) or, for an entity made by rill import, to the field kinds its description
+            declared. Holds the replayed records in memory.
 
             The check runs in a child process of its own: a file damaged badly enough to stop
             LMDB (a failed assertion, a page read past the end of the file) is reported as a

@@ -14,7 +14,12 @@ struct ImportCommand: Command {
             or {"op":"delete","entity":…,"id":…} — or an entity's description as rill export
             writes it, which creates the entity (with its indexes) when the store lacks it and
             keeps the kinds of its fields: every later write through JSON (rill insert, the
-            daemon) converts values to them. Its "unique" ({"isbn":"upsert"}) makes those
+            daemon) converts values to them. A kind is a name (int, uint, double, float,
+            decimal, date, uuid, url, data, string, bool, any), an array's "[kind]" or ["kind"],
+            or an object for a struct. A description may add fields to a stored entity, but not
+            give a field another kind than a stored record holds or than the schema a model
+            type registered reads: that import is refused, naming the entity, the field and both
+            kinds. Its "unique" ({"isbn":"upsert"}) makes those
             indexes unique; the records it imports are held to them as any write is.
             Everything — the descriptions, their indexes and field kinds, every change — is
             checked and written in one transaction: an error names the line (and the file,
@@ -114,10 +119,11 @@ struct ImportCommand: Command {
         }
         var shape: RecordShape?
         if let shapeJSON = field("fields") {
-            guard let fields = RecordShape(json: shapeJSON) else {
-                throw RillError(.invalidRecord, "the \"fields\" of entity \(name) are not field kinds")
+            do {
+                shape = try RecordShape.described(by: shapeJSON)
+            } catch {
+                throw RillError(.invalidRecord, Self.invalidKindMessage(error, entity: name))
             }
-            shape = fields
         }
         var uniqueness: [String: UniqueConflictPolicy]?
         switch field("unique") {
@@ -146,5 +152,16 @@ struct ImportCommand: Command {
             name: name, identifierKind: kind, indexes: indexes, fields: shape, source: source)
         declaration.uniqueness = uniqueness
         return declaration
+    }
+
+    /// What is wrong with a description's `"fields"`, naming the field and the kind it was given.
+    private static func invalidKindMessage(_ error: RecordShape.InvalidKind, entity: String) -> String {
+        guard !error.path.isEmpty else {
+            return "the \"fields\" of entity \(entity) must be an object of field kinds ({\"title\":\"string\"}); "
+                + "got \(error.value.jsonString())"
+        }
+        return "the \"fields\" of entity \(entity) give field \(error.path) the kind \(error.value.jsonString()), "
+            + "which is none of int, uint, double, float, decimal, date, uuid, url, data, string, bool and any "
+            + "([kind] or [\"kind\"] for an array, an object for a struct)"
     }
 }

@@ -18,7 +18,8 @@ struct SchemaCommand: Command {
             store again changes nothing). rill check holds every record to the current schema. Then
             the unique indexes the store enforces on every write, each with what an insert of values
             another record has does: upsert (it updates that record) or fail. An entity no model type registered (one
-            made by rill import) shows the fields its description declared or its records hold.
+            made by rill import) shows the fields its description declared or its records hold;
+            rill check holds its records to the declared kinds.
             Writes given as JSON and text queries are checked against these kinds.
             """,
         examples: [
