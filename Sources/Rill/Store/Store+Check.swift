@@ -23,7 +23,8 @@ extension Store {
     /// Replays the log from its first commit and compares the result with the projections and
     /// every index, in one read transaction (one snapshot); also checks that the log is gapless
     /// and every entry readable, and holds every record to its entity's current schema or, for
-    /// an entity no model type registered, to the field kinds its description declared.
+    /// an entity no model type registered, to the field kinds its description declared. Last, it
+    /// reads the storage's list of free pages, which writes take pages from.
     ///
     /// The replayed records are held in memory (about the size of the projections).
     package func check(reportLimit: Int = 50) throws -> StoreCheckReport {
@@ -203,6 +204,16 @@ extension Store {
                     }
                 }
             }
+        }
+        // Every write takes pages from the list of free pages, which no read of the records meets: walked in a
+        // read of its own, which a damaged page fails.
+        do {
+            _ = try environment.countFreePages()
+        } catch {
+            report.add(
+                "the store's list of free pages is damaged, so every write to it will fail (reads still work): "
+                    + "\(error); restore it from a backup",
+                limit: reportLimit)
         }
         return report
     }

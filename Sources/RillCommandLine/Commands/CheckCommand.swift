@@ -13,7 +13,9 @@ struct CheckCommand: Command {
             every entity's records and every index; also checks that the log has no gap and
             every entry reads, and holds every record to its entity's current schema (rill
             schema) or, for an entity made by rill import, to the field kinds its description
-            declared. Holds the replayed records in memory.
+            declared. Last it reads the storage's list of free pages, which every write takes
+            pages from and no read meets: when it is damaged, writes fail while reads work.
+            Holds the replayed records in memory.
 
             The check runs in a child process of its own: a file damaged badly enough to stop
             LMDB (a failed assertion, a page read past the end of the file) is reported as a
