@@ -13,6 +13,12 @@ import Foundation
 final class DistinctProbeDecoder: Decoder {
     private let base: Int
     private var count = 0
+    /// Containers made so far. Past `containerLimit`, arrays are empty and optionals nil: a
+    /// type that holds itself (`var replies: [Comment]`) ends there instead of recursing
+    /// without end.
+    private var containers = 0
+    private static let containerLimit = 512
+    fileprivate var isExhausted: Bool { containers > Self.containerLimit }
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -65,10 +71,14 @@ final class DistinctProbeDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Keyed<Key>(decoder: self))
+        containers += 1
+        return KeyedDecodingContainer(Keyed<Key>(decoder: self))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { Unkeyed(decoder: self) }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        containers += 1
+        return Unkeyed(decoder: self)
+    }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(decoder: self) }
 
@@ -77,7 +87,7 @@ final class DistinctProbeDecoder: Decoder {
         var codingPath: [any CodingKey] { [] }
         var allKeys: [Key] { [] }
         func contains(_ key: Key) -> Bool { true }
-        func decodeNil(forKey key: Key) throws -> Bool { false }
+        func decodeNil(forKey key: Key) throws -> Bool { decoder.isExhausted }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.decode(type) }
         func nestedContainer<NestedKey: CodingKey>(
             keyedBy type: NestedKey.Type, forKey key: Key
@@ -93,9 +103,9 @@ final class DistinctProbeDecoder: Decoder {
         let decoder: DistinctProbeDecoder
         var currentIndex = 0
         var codingPath: [any CodingKey] { [] }
-        var count: Int? { 1 }
-        var isAtEnd: Bool { currentIndex >= 1 }
-        mutating func decodeNil() throws -> Bool { false }
+        var count: Int? { decoder.isExhausted ? 0 : 1 }
+        var isAtEnd: Bool { currentIndex >= 1 || decoder.isExhausted }
+        mutating func decodeNil() throws -> Bool { decoder.isExhausted }
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             currentIndex += 1
             return try decoder.decode(type)
@@ -116,7 +126,7 @@ final class DistinctProbeDecoder: Decoder {
     private struct Single: SingleValueDecodingContainer {
         let decoder: DistinctProbeDecoder
         var codingPath: [any CodingKey] { [] }
-        func decodeNil() -> Bool { false }
+        func decodeNil() -> Bool { decoder.isExhausted }
         func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(type) }
     }
 }

@@ -27,6 +27,12 @@ enum ModelSchemaProbe {
         $varied.withValue(varied) { try? T(from: ProbeDecoder(node: Node(), path: [])) }
     }
 
+    /// How deep the probe reads (keys and array elements): past it, arrays are empty and
+    /// optionals nil, so that a type that holds itself (`var replies: [Comment]`) ends there
+    /// instead of recursing without end; a value it must still read twice as deep fails the
+    /// probe.
+    static let depthLimit = 24
+
     /// The field whose scalars take their other placeholder, in `value(of:varying:)`.
     @TaskLocal private static var varied: [String]?
 
@@ -118,6 +124,11 @@ enum ModelSchemaProbe {
     /// Decodes a value of `type` into `node`: a scalar's placeholder, a `CaseIterable` enum's
     /// first case (its kind that of its raw value), or the type's own `init(from:)`.
     static func decode<T: Decodable>(_ type: T.Type, into node: Node, path: [String]) throws -> T {
+        // A required value far past the limit: a type whose recursion no array or optional ends.
+        guard path.count <= 2 * depthLimit else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: "the probe reads \(depthLimit) levels deep"))
+        }
         let isVaried = varied.map { path.starts(with: $0) } ?? false
         if let (value, kind) = placeholder(type, varied: isVaried) {
             node.kind = .scalar(kind)
@@ -187,7 +198,7 @@ enum ModelSchemaProbe {
 
         func decodeNil(forKey key: Key) throws -> Bool {
             node.child(key.stringValue).isOptional = true
-            return false
+            return path.count >= ModelSchemaProbe.depthLimit
         }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -197,6 +208,7 @@ enum ModelSchemaProbe {
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             let child = node.child(key.stringValue)
             child.isOptional = true
+            guard path.count < ModelSchemaProbe.depthLimit else { return nil }
             return try ModelSchemaProbe.decode(type, into: child, path: path + [key.stringValue])
         }
 
@@ -224,12 +236,12 @@ enum ModelSchemaProbe {
         let path: [String]
         var currentIndex = 0
         var codingPath: [any CodingKey] { path.map { AnyKey(stringValue: $0) } }
-        var count: Int? { 1 }
-        var isAtEnd: Bool { currentIndex >= 1 }
+        var count: Int? { path.count >= ModelSchemaProbe.depthLimit ? 0 : 1 }
+        var isAtEnd: Bool { currentIndex >= 1 || path.count >= ModelSchemaProbe.depthLimit }
 
         mutating func decodeNil() throws -> Bool {
             element.isOptional = true
-            return false
+            return path.count >= ModelSchemaProbe.depthLimit
         }
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
@@ -259,7 +271,7 @@ enum ModelSchemaProbe {
 
         func decodeNil() -> Bool {
             node.isOptional = true
-            return false
+            return path.count >= ModelSchemaProbe.depthLimit
         }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
