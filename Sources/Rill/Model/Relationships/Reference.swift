@@ -26,23 +26,30 @@ public struct Reference<Target: PersistentModel>: Codable, Hashable, Sendable {
     /// The identifier of the referenced model.
     public var id: Target.ID
     /// The referenced model, when it was read with this one; nil otherwise. Never stored.
-    public var model: Target?
+    ///
+    /// Held in a box of its own, so that a model may refer to models of its own type (a
+    /// `parent: Reference<Category>?` in a `Category`), which a stored `Target?` would make a
+    /// type that contains itself.
+    public var model: Target? {
+        get { loaded?.model }
+        set { loaded = newValue.map(LoadedModel.init) }
+    }
+
+    private var loaded: LoadedModel<Target>?
 
     /// A reference to the model with identifier `id`.
     public init(_ id: Target.ID) {
         self.id = id
-        self.model = nil
     }
 
     /// A reference to `model`.
     public init(_ model: Target) {
         self.id = model.id
-        self.model = model
+        self.loaded = LoadedModel(model)
     }
 
     public init(from decoder: any Decoder) throws {
         id = try decoder.singleValueContainer().decode(Target.ID.self)
-        model = nil
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -53,6 +60,13 @@ public struct Reference<Target: PersistentModel>: Codable, Hashable, Sendable {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// The model a reference read, out of line (see `Reference.model`).
+private final class LoadedModel<Target: PersistentModel>: Sendable {
+    let model: Target
+
+    init(_ model: Target) { self.model = model }
 }
 
 /// A reference of any target type, for code that reads references without knowing their types.
