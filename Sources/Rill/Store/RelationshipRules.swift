@@ -16,10 +16,22 @@ struct RelationshipRules {
     private var storages: [String: EntityStorage] = [:]
     /// References the save added: checked at the end, when every change is in.
     private var added: [(source: String, field: String, sourceKey: [UInt8], target: String, targetKey: [UInt8])] = []
+    /// Deletes a rule denies unless a later change of the save ends the reference (the referrer
+    /// deleted or pointed elsewhere, the record put back): checked at the end, on the save's end
+    /// state, so that the order of its changes does not matter.
+    private var denials: [Denial] = []
     /// Changes derived and not yet applied, first in first out.
     private var pending: [Derived] = []
     /// False while applying another node's commit, whose entry holds what its changes entail.
     private var derivesChanges = true
+
+    private struct Denial {
+        var target: String
+        var targetKey: [UInt8]
+        var referrer: (entity: String, field: String, key: [UInt8])
+        var references: Database
+        var message: String
+    }
 
     private enum Derived {
         case delete(entity: String, key: [UInt8])
@@ -56,6 +68,15 @@ struct RelationshipRules {
     ///
     /// - Throws: `RillError(.danglingReference)` naming the first that does not.
     mutating func finish() throws {
+        for denial in denials {
+            let entry = try ReferenceKey.make(
+                target: denial.target, targetKey: denial.targetKey, source: denial.referrer.entity,
+                field: denial.referrer.field, sourceKey: denial.referrer.key)
+            guard try txn.get(entry, in: denial.references) != nil else { continue }
+            let restored = try storage(denial.target).map { try txn.get(denial.targetKey, in: $0.database) != nil }
+            guard restored != true else { continue }
+            throw RillError(.deleteDenied, denial.message)
+        }
         for reference in added {
             let exists = try storage(reference.target).map { try txn.get(reference.targetKey, in: $0.database) != nil }
             guard exists != true else { continue }
@@ -133,19 +154,23 @@ struct RelationshipRules {
             let holder = "\(referrer.entity) \(Self.describe(referrer.key))"
             switch rule {
             case .deny:
-                throw RillError(
-                    .deleteDenied,
-                    "cannot delete \(name): \(holder) references it through \(referrer.field), and "
-                        + "\(entity.name).\(inverse?.field ?? referrer.field) denies the delete")
+                denials.append(
+                    Denial(
+                        target: entity.name, targetKey: key, referrer: referrer, references: references,
+                        message: "cannot delete \(name): \(holder) references it through \(referrer.field), and "
+                            + "\(entity.name).\(inverse?.field ?? referrer.field) denies the delete"))
             case .cascade:
                 pending.append(.delete(entity: referrer.entity, key: referrer.key))
             case .nullify:
                 let kind = try storage(referrer.entity)?.relationships.first { $0.field == referrer.field }?.kind
                 if kind == .requiredReference {
-                    throw RillError(
-                        .deleteDenied,
-                        "cannot delete \(name): \(holder) requires it (\(referrer.entity).\(referrer.field) is not "
-                            + "optional); delete \(holder) first, or make the rule cascade")
+                    denials.append(
+                        Denial(
+                            target: entity.name, targetKey: key, referrer: referrer, references: references,
+                            message: "cannot delete \(name): \(holder) requires it (\(referrer.entity)."
+                                + "\(referrer.field) is not optional); delete \(holder) first, or make the rule cascade"
+                        ))
+                    continue
                 }
                 pending.append(
                     .removeReference(entity: referrer.entity, key: referrer.key, field: referrer.field, target: key))

@@ -132,6 +132,53 @@ import Testing
         #expect(try container.store.head() == head)
     }
 
+    /// A denying rule holds on the save's end state: deleting the referrers too, or pointing
+    /// them elsewhere, in the same save passes whatever the order of the changes; a referrer
+    /// left in place still fails the save.
+    @Test func denialsDoNotDependOnTheOrderOfTheSavesChanges() throws {
+        let container = try container()
+        let context = container.mainContext
+        let ada = Chef(id: 1, name: "Ada")
+        let bob = Chef(id: 2, name: "Bob")
+        let pie = Recipe(name: "pie", chef: Reference(ada))
+        let tart = Recipe(name: "tart")
+        context.insert(ada)
+        context.insert(bob)
+        context.insert(pie)
+        context.insert(tart)
+        context.insert(Review(stars: 5, recipe: Reference(tart)))
+        try context.save()
+
+        // The chef first, then the recipe pointed at another chef.
+        context.delete(ada)
+        var moved = pie
+        moved.chef = Reference(bob)
+        context.insert(moved)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Chef>()).map(\.id) == [2])
+
+        // The chef first, then the recipe that denies it; the recipe first, then its review.
+        context.delete(bob)
+        context.delete(moved)
+        try context.save()
+        context.delete(tart)
+        try context.delete(model: Review.self)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Recipe>()).isEmpty)
+
+        // A referrer still there at the end fails the save, whatever comes after.
+        let cy = Chef(id: 3, name: "Cy")
+        context.insert(cy)
+        context.insert(Recipe(name: "cake", chef: Reference(cy)))
+        try context.save()
+        let head = try container.store.head()
+        context.delete(cy)
+        context.insert(Recipe(name: "bun"))
+        let error = #expect(throws: RillError.self) { try context.save() }
+        #expect(error?.code == .deleteDenied)
+        #expect(try container.store.head() == head)
+    }
+
     @Test func aReferenceToAMissingModelFailsTheSave() throws {
         let container = try container()
         let context = container.mainContext
