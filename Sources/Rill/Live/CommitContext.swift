@@ -12,7 +12,8 @@ final class CommitContext {
     let transaction: StoreSnapshot
     /// The commits of the batch, in order; the snapshot is the last one's state.
     let entries: [LogEntry]
-    /// The commit being applied (an index of `entries`).
+    /// The commit being applied (an index of `entries`); -1 for the state before the batch's
+    /// first commit (a query read as of then, `MaintainedQuery.loadWindow(before:)`).
     var index: Int
     /// The last commit the transaction sees (it may be past the batch).
     let snapshot: UInt64
@@ -35,7 +36,10 @@ final class CommitContext {
         self.images = images
     }
 
-    var sequence: UInt64 { entries[index].sequence }
+    var sequence: UInt64 { index >= 0 ? entries[index].sequence : (entries.first?.sequence ?? snapshot + 1) - 1 }
+
+    /// The commits of the batch up to the current one, in order.
+    private var applied: ArraySlice<LogEntry> { index >= 0 ? entries[...index] : [] }
 
     /// The identifier keys of `entity` that commits after the current one (up to the snapshot) change.
     func keysChangedLater(in entity: String) throws -> Set<[UInt8]> {
@@ -57,7 +61,7 @@ final class CommitContext {
     /// when it did not exist then. Nil when none of them changed it, so the snapshot's record
     /// is the one (or when a later commit's entry holds no record before, format 1).
     func changedRecord(of entity: String, key: [UInt8]) throws -> [UInt8]?? {
-        for entry in entries[...index].reversed() {
+        for entry in applied.reversed() {
             if let change = entry.changes.last(where: { $0.entity == entity && $0.key == key }) {
                 return .some(change.record)
             }
@@ -81,7 +85,7 @@ final class CommitContext {
         var found: [[UInt8]: [UInt8]] = [:]
         var missing: Set<[UInt8]> = []
         outer: for key in keys {
-            for entry in entries[...index].reversed() {
+            for entry in applied.reversed() {
                 if let change = entry.changes.last(where: { $0.entity == entity && $0.key == key }) {
                     if let record = change.record { found[key] = record }
                     continue outer

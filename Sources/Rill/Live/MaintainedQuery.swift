@@ -163,7 +163,12 @@ final class MaintainedQuery<Source: LiveRowSource> {
     /// rows are cut there, which keeps at least the window.
     func loadWindow(before context: CommitContext) throws {
         let slot = relationshipSlot
-        slot?.loader = RelationshipLoader(store: context.store, snapshot: context.transaction)
+        // Related models are read as they were before the batch too.
+        let before = CommitContext(
+            store: context.store, transaction: context.transaction, entries: context.entries, index: -1,
+            snapshot: context.snapshot)
+        let loader = RelationshipLoader(store: context.store, snapshot: context.transaction, commit: before)
+        slot?.loader = loader
         defer { slot?.loader = nil }
         var changed: Set<[UInt8]> = []
         for entry in context.entries {
@@ -172,7 +177,9 @@ final class MaintainedQuery<Source: LiveRowSource> {
         let lookahead = self.lookahead
         let limit = window.end(
             plus: lookahead.addingReportingOverflow(changed.count).overflow ? .max : lookahead + changed.count)
-        var loaded = try fetch(limit: limit, in: context.transaction, store: context.store)
+        var loaded = try RelationshipLoader.$reading.withValue(RelationshipLoader.Reading(loader)) {
+            try fetch(limit: limit, in: context.transaction, store: context.store)
+        }
         let cut = limit.map { loaded.count >= $0 } ?? false
         let last = cut ? loaded.last : nil
         if !changed.isEmpty {

@@ -110,7 +110,7 @@ struct QueryExecutor<T: PersistentModel> {
         guard readsRelationships, loader == nil else { return try body(self) }
         if let transaction {
             var copy = self
-            copy.loader = RelationshipLoader(store: store, snapshot: transaction)
+            copy.loader = RelationshipLoader.reading?.loader ?? RelationshipLoader(store: store, snapshot: transaction)
             return try body(copy)
         }
         return try store.read { snapshot in

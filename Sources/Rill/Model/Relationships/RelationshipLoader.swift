@@ -21,6 +21,18 @@ final class RelationshipLoader {
     private var evolutions: [String: RecordEvolution?] = [:]
     private var entities: [String: EntityStorage?] = [:]
 
+    /// The loader a fetch made within a read of the past uses, rather than one reading its
+    /// snapshot's related models (`MaintainedQuery.loadWindow(before:)`: a fetch as of a commit,
+    /// a live query resumed since one).
+    @TaskLocal static var reading: Reading?
+
+    /// A loader as `reading` holds it. `@unchecked Sendable`: it is set and used by the one
+    /// thread that runs the read, inside `withValue`.
+    final class Reading: @unchecked Sendable {
+        let loader: RelationshipLoader
+        init(_ loader: RelationshipLoader) { self.loader = loader }
+    }
+
     init(store: Store, snapshot: StoreSnapshot, commit: CommitContext? = nil) {
         self.store = store
         self.snapshot = snapshot
