@@ -22,7 +22,17 @@ struct ModelMigration<Model: PersistentModel>: Sendable {
         earlierSchema = ModelSchemaProbe.schema(of: Earlier.self).map {
             EntitySchema(kinds: $0.kinds, optional: $0.optional, indexes: [])
         }
-        migrate = { bytes in try transform(try RecordCoder.decode(Earlier.self, from: bytes)) }
+        migrate = { bytes in
+            do {
+                return try transform(try RecordCoder.decode(Earlier.self, from: bytes))
+            } catch {
+                // A record of a version before the earlier type's (a field since renamed or
+                // added) is read through the model's evolution first, as the current version
+                // reads it.
+                guard let evolved = Model.evolution.evolve(bytes) else { throw error }
+                return try transform(try evolved.withUnsafeBytes { try RecordCoder.decode(Earlier.self, from: $0) })
+            }
+        }
     }
 
     /// Whether the store's schema `stored` is one this migration reads: the earlier type reads
