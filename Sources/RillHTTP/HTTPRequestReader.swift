@@ -109,15 +109,15 @@ package struct HTTPRequestReader {
             target.firstIndex(of: "?").map { (String(target[..<$0]), String(target[target.index(after: $0)...])) }
             ?? (target, "")
         guard let path = rawPath.removingPercentEncoding else {
-            throw Self.malformed("the path has bad percent-encoding")
+            throw Self.malformed("the path has bad percent-encoding, or is not UTF-8 once decoded")
         }
         var parameters: [String: String] = [:]
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decodeComponent(parts[0]),
                 let value = Self.decodeComponent(parts.count > 1 ? parts[1] : "")
-            else { throw Self.malformed("the query string has bad percent-encoding") }
-            parameters[name] = value
+            else { throw Self.malformed("the query string has bad percent-encoding, or is not UTF-8 once decoded") }
+            try addParameter(value, named: name, to: &parameters)
         }
         let request = Self.request(
             method: String(requestLine[0]), path: path, parameters: parameters, headers: headers,
@@ -198,7 +198,7 @@ package struct HTTPRequestReader {
             path = rawPath
         } else {
             guard let decoded = rawPath.removingPercentEncoding else {
-                throw malformed("the path has bad percent-encoding")
+                throw malformed("the path has bad percent-encoding, or is not UTF-8 once decoded")
             }
             path = decoded
         }
@@ -221,9 +221,9 @@ package struct HTTPRequestReader {
                     return percentFree(range) ? decoded : decoded.removingPercentEncoding
                 }
                 guard let name = decode(nameRange), let value = decode(valueRange) else {
-                    throw malformed("the query string has bad percent-encoding")
+                    throw malformed("the query string has bad percent-encoding, or is not UTF-8 once decoded")
                 }
-                parameters[name] = value
+                try addParameter(value, named: name, to: &parameters)
             }
         }
         let request = Self.request(
@@ -254,6 +254,15 @@ package struct HTTPRequestReader {
             throw malformed("Content-Length is given twice, with different values")
         }
         headers[name] = value
+    }
+
+    /// Adds a query parameter. Every parameter of the protocol takes one value: one given twice
+    /// would leave which of them counts to a guess.
+    private static func addParameter(
+        _ value: String, named name: String, to parameters: inout [String: String]
+    ) throws(HTTPError) {
+        guard parameters[name] == nil else { throw malformed("the query parameter '\(name)' is given twice") }
+        parameters[name] = value
     }
 
     /// The origin form (`/path?query`) of a request target: the target itself when it starts

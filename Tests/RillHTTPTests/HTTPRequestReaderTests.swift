@@ -177,6 +177,9 @@ import Testing
         #expect(twice?.status == 400 && twice?.closesConnection == true, "\(String(describing: twice))")
         #expect(refusal("POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\nab")?.status == 400)
         #expect(refusal("POST / HTTP/1.1\r\nContent-Length: 0x2\r\n\r\nab")?.status == 400)
+        let twiceGiven = refusal("GET /v1/query?q=Book&q=Shelf HTTP/1.1\r\n\r\n")
+        #expect(twiceGiven?.status == 400 && twiceGiven?.message.contains("'q' is given twice") == true)
+        #expect(refusal("GET /v1/query?q=%FF%FE HTTP/1.1\r\n\r\n")?.message.contains("not UTF-8") == true)
         let bareLF = refusal("GET /v1/health HTTP/1.1\nHost: rill\n\n")
         #expect(bareLF?.status == 400 && bareLF?.closesConnection == true, "\(String(describing: bareLF))")
     }
