@@ -33,7 +33,8 @@ extension ModelContext {
         let family = try container.family(of: Base.self)
         return FamilyExecutor(
             store: store, entity: container.entitiesByName[family.entityName], family: family, descriptor: descriptor,
-            staged: stagedChanges(ofEntity: family.entityName, as: Base.self))
+            staged: descriptor.includePendingChanges
+                ? stagedChanges(ofEntity: family.entityName, as: Base.self) : StorageHeader.emptyDictionary())
     }
 }
 

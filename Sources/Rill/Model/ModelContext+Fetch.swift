@@ -3,7 +3,8 @@ import Foundation
 extension ModelContext {
     // MARK: - Fetching
 
-    /// The models described by `descriptor`, including this context's unsaved changes.
+    /// The models described by `descriptor`, including this context's unsaved changes unless
+    /// the descriptor's ``FetchDescriptor/includePendingChanges`` is false.
     ///
     /// - Throws: ``RillError`` with `.unknownEntity` when `T` is not one of the container's
     ///   model types, `.decodingFailed` when a stored record does not decode as `T`, and
@@ -72,8 +73,10 @@ extension ModelContext {
     @inlinable
     func executor<T: PersistentModel>(for descriptor: consuming FetchDescriptor<T>) throws -> QueryExecutor<T> {
         let name = T.entityName
+        let staged: [[UInt8]: T?] =
+            descriptor.includePendingChanges
+            ? stagedChanges(ofEntity: name, as: T.self) : StorageHeader.emptyDictionary()
         return QueryExecutor(
-            store: store, entity: try entity(for: T.self, named: name), descriptor: descriptor,
-            staged: stagedChanges(ofEntity: name, as: T.self))
+            store: store, entity: try entity(for: T.self, named: name), descriptor: descriptor, staged: staged)
     }
 }

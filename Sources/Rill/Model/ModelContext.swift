@@ -96,6 +96,12 @@ public final class ModelContext: Sendable {
         core.state.withLock { $0.staged.removeAll() }
     }
 
+    /// The staged changes as they are now, for ``restoreStaged(_:)``.
+    func stagedSnapshot() -> StagedChanges { core.state.withLock { $0.staged } }
+
+    /// Puts back the staged changes `snapshot` holds, discarding any staged since.
+    func restoreStaged(_ snapshot: StagedChanges) { core.state.withLock { $0.staged = snapshot } }
+
     // MARK: - Saving
 
     /// Writes every staged change in one atomic commit of the log.

@@ -26,6 +26,10 @@ public struct FamilyDescriptor<Base>: Sendable {
     public var fetchLimit: Int?
     /// How many models to skip from the start of the ordered results; nil for none.
     public var fetchOffset: Int?
+    /// Whether a context's fetch includes its unsaved inserts, updates and deletes (true by
+    /// default); false reads the store as saved. ``FamilyLiveQuery`` results always follow the
+    /// saved store.
+    public var includePendingChanges = true
 
     /// A descriptor for the models of the family of `Base` matching `predicate`, ordered by `sortBy`.
     public init(predicate: Predicate<Base>? = nil, sortBy: [SortDescriptor<Base>] = []) {

@@ -32,6 +32,10 @@ public struct FetchDescriptor<T: PersistentModel>: Sendable {
     /// per model (for example `[\.ingredients]`). Empty by default. Related models read this way
     /// do not prefetch their own relationships.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T> & Sendable] = []
+    /// Whether a context's fetch includes its unsaved inserts, updates and deletes (true by
+    /// default, as in SwiftData); false reads the store as saved. ``LiveQuery`` results always
+    /// follow the saved store.
+    public var includePendingChanges = true
 
     /// A descriptor for the models matching `predicate`, ordered by `sortBy`.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {

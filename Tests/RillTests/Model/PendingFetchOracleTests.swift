@@ -19,8 +19,9 @@ struct Ledger: PersistentModel, Equatable {
 }
 
 /// Fetches of a context with unsaved changes, against Swift's own evaluation of the same
-/// descriptor over the models the context would hold after saving: predicates (indexed and
-/// not), sorts, offsets, limits, counts and identifiers, seeded and printed.
+/// descriptor over the models the context would hold after saving (and, with
+/// `includePendingChanges` false, over the saved models): predicates (indexed and not), sorts,
+/// offsets, limits, counts and identifiers, seeded and printed.
 @Suite struct PendingFetchOracleTests {
     let directory = TemporaryDirectory()
 
@@ -113,6 +114,15 @@ struct Ledger: PersistentModel, Equatable {
                 #expect(try context.fetch(descriptor) == expected, "\(label)")
                 #expect(try context.fetchCount(descriptor) == expected.count, "count, \(label)")
                 #expect(try context.fetchIdentifiers(descriptor) == expected.map(\.id), "identifiers, \(label)")
+                var savedOnly = descriptor
+                savedOnly.includePendingChanges = false
+                var savedExpected = try saved.values.filter { try predicate?.evaluate($0) ?? true }
+                savedExpected =
+                    sort.isEmpty ? savedExpected.sorted { $0.id < $1.id } : savedExpected.sorted(using: sort)
+                savedExpected = Array(savedExpected.dropFirst(descriptor.fetchOffset ?? 0))
+                if let limit = descriptor.fetchLimit { savedExpected = Array(savedExpected.prefix(limit)) }
+                #expect(try context.fetch(savedOnly) == savedExpected, "saved only, \(label)")
+                #expect(try context.fetchCount(savedOnly) == savedExpected.count, "saved only count, \(label)")
                 var unwindowed = descriptor
                 unwindowed.fetchOffset = nil
                 unwindowed.fetchLimit = nil
@@ -123,5 +133,55 @@ struct Ledger: PersistentModel, Equatable {
             }
             context.rollback()
         }
+    }
+
+    @Test func transactionSavesWhatItsBlockStagedOrNothingWhenItThrows() throws {
+        struct Refused: Error {}
+        let container = try ModelContainer(
+            for: Ledger.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("tx")))
+        let context = ModelContext(container)
+        let first = Ledger(id: 1, group: 0, amount: 1, label: "a", flag: false)
+        let second = Ledger(id: 2, group: 0, amount: 2, label: "b", flag: true)
+        let sequence = try context.transaction {
+            context.insert(first)
+            context.insert(second)
+        }
+        #expect(sequence != nil)
+        #expect(!context.hasChanges)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Ledger>()) == [first, second])
+
+        // A change staged before the block stays staged; the block's changes go when it throws.
+        var renamed = first
+        renamed.label = "renamed"
+        context.insert(renamed)
+        #expect(throws: Refused.self) {
+            try context.transaction {
+                context.delete(second)
+                context.insert(Ledger(id: 3, group: 1, amount: 3, label: "c", flag: false))
+                throw Refused()
+            }
+        }
+        #expect(try context.fetch(FetchDescriptor<Ledger>()) == [renamed, second])
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Ledger>()) == [first, second])
+        #expect(try context.transaction {} != nil)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Ledger>()) == [renamed, second])
+        #expect(try context.transaction {} == nil)
+    }
+
+    @Test func familyFetchesLeaveOutPendingChangesWhenAsked() throws {
+        let container = try ModelContainer(
+            for: Cake.self, Drink.self, Soup.self,
+            configurations: ModelConfiguration(url: directory.url.appendingPathComponent("family")))
+        let context = ModelContext(container)
+        let cake = Cake(id: 1, name: "tart", rating: 3, minutes: 20, tags: [])
+        context.insert(cake)
+        try context.save()
+        context.insert(Drink(id: 2, name: "Tea", rating: 5, caffeinated: true))
+        context.delete(cake)
+        var descriptor = FamilyDescriptor<any Dish>(sortBy: [SortDescriptor(\.rating)])
+        #expect(try context.fetch(descriptor).map { $0.id } == [2])
+        descriptor.includePendingChanges = false
+        #expect(try context.fetch(descriptor).map { $0.id } == [1])
+        #expect(try context.fetchCount(descriptor) == 1)
     }
 }
