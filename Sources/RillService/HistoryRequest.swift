@@ -70,8 +70,10 @@ package struct HistoryRequest: Sendable {
     /// commits as `rill log` prints them; `more` is true when the limit cut the answer (ask again
     /// from the last commit given, `since=<its seq>`, or before it with `order=reverse`).
     ///
-    /// - Throws: ``RillError`` with `.misuse` when `since` is past the log's last commit.
+    /// - Throws: ``RillError`` with `.unknownEntity` when `entity` names one the store does not
+    ///   have (a 404, as a query of it is), `.misuse` when `since` is past the log's last commit.
     package func answer(from store: Store) throws -> String {
+        try store.requireEntities(descriptor.entityNames)
         let (entries, head) = try store.read { snapshot in
             (try store.history(descriptor, in: snapshot), try store.log.head(in: snapshot))
         }

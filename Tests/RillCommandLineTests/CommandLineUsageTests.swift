@@ -165,6 +165,7 @@ import Testing
             ["query", path, "Note"], ["get", path, "Note", "n1"], ["watch", path, "Note"],
             ["watch", "--json", path, "Note where text == \"x\""], ["insert", path, "Note", #"{"id":"n1"}"#],
             ["update", path, "Note", #"{"id":"n1"}"#], ["delete", path, "Note", "n1"], ["export", path, "Note"],
+            ["log", path, "--entity", "Counter,Note"],
         ] {
             guard let run = try BadQueryCommandTests.rillWithin30Seconds(arguments) else {
                 Issue.record("\(arguments): still running after 30 s")
@@ -177,6 +178,7 @@ import Testing
         let daemon = try DaemonProcess(store: path, log: directory.path("serve.log"))
         for (method, target, body) in [
             ("GET", "/v1/query?q=Note", nil), ("GET", "/v1/subscribe?q=Note", nil),
+            ("GET", "/v1/query?as_of=1&q=Note", nil), ("GET", "/v1/history?entity=Note", nil),
             ("POST", "/v1/save", #"[{"op":"insert","entity":"Note","record":{"id":"n1"}}]"#),
         ] {
             let response = try HTTPTestClient(unix: daemon.socket).request(method, target, body: body)

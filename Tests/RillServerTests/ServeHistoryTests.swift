@@ -76,6 +76,8 @@ import Testing
             ),
             ("/v1/history?order=sideways", 400, "badParameter", "order takes forward or reverse; got 'sideways'"),
             ("/v1/history?entity=a,,b", 400, "badParameter", "entity takes names separated by commas"),
+            ("/v1/history?entity=Nope", 404, "unknownEntity", "the store has no entity Nope (it has: Counter)"),
+            ("/v1/history?entity=Counter,Nope", 404, "unknownEntity", "the store has no entity Nope"),
             ("/v1/history?since=\(head + 1)", 400, "misuse", "the log's last commit is \(head)"),
             ("/v1/history?sinc=5", 400, "unknownParameter", "has no parameter 'sinc' (did you mean 'since'?)"),
             ("/v1/query?q=Counter&asof=3", 400, "unknownParameter", "no parameter 'asof' (did you mean 'as_of'?)"),

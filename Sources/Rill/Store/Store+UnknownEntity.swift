@@ -6,6 +6,12 @@ extension Store {
         return entity
     }
 
+    /// Throws ``unknownEntityError(_:)`` for the first of `names` (in sorted order) that is not
+    /// one of the store's entities: a filter by entity names one the store has, as a query does.
+    package func requireEntities(_ names: Set<String>?) throws {
+        for name in (names ?? []).sorted() { _ = try existingEntity(name) }
+    }
+
     /// The error for an entity the store does not have: it names the entities there are and
     /// says how to create the missing one, so that the first use of a store is not a dead end.
     ///

@@ -19,7 +19,8 @@ struct LogCommand: Command {
             ISO-8601 date (2026-03-01T12:00:00Z, or 2026-03-01 for midnight UTC: the commits made
             at or after it, and at or before it). With --entity, a commit shows only the changes
             of those entities, and one without any is left out; --author keeps the commits saved
-            by those authors.
+            by those authors. An entity the store does not have is an error (status 1) naming
+            those it has.
 
             --since past the log's last commit is an error (status 1) naming that commit, as
             for rill watch --since; --since equal to it prints nothing (or, with --follow, the
@@ -35,6 +36,8 @@ struct LogCommand: Command {
     func run(_ options: LogOptions, output: inout Output) throws -> Int32 {
         var remaining = options.limit
         let store = try openStore(options.store, readOnly: true)
+        // An entity the store does not have is a mistake, as in a query, not an empty history.
+        try store.requireEntities(options.entities)
         var descriptor = HistoryDescriptor(entityNames: options.entities, authors: options.authors)
         // Without --since, from the beginning: the first commit, or the horizon of a compacted log.
         var after: UInt64 = try store.read { try store.log.horizon(in: $0)?.sequence ?? 0 }
