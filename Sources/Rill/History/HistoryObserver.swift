@@ -76,6 +76,8 @@ public struct HistoryObserver: AsyncSequence, Sendable {
             var request = descriptor
             request.after = HistoryToken(sequence: position)
             request.sortOrder = .forward
+            // A batch of none would read nothing and pass every commit by.
+            request.fetchLimit = descriptor.fetchLimit.map { Swift.max($0, 1) }
             // Only commits on disk reach observers: the flush, when one is due, comes first.
             let (entries, head) = try store.read { snapshot in
                 let head = try store.observableHead(in: snapshot)

@@ -40,7 +40,7 @@ extension ModelContext {
     /// ```
     ///
     /// The descriptor filters as in ``fetchHistory(_:)``; its `after` is replaced by `token` and
-    /// its `fetchLimit` bounds each read of the log, not the sequence. While it waits for a
+    /// its `fetchLimit` bounds each read of the log (one transaction at least), not the sequence. While it waits for a
     /// commit, an iteration holds a thread of Dispatch's pool, woken by the commit (or after a
     /// second at most, to check for cancellation and other processes' commits).
     public func historyUpdates(

@@ -228,7 +228,9 @@ import Testing
         #expect(error?.code == .misuse && error?.message.contains("last commit is \(head)") == true)
     }
 
-    @Test func historyUpdatesDeliverWhatIsRecordedThenEachNewCommit() async throws {
+    /// Each read of the log bounded by `limit` transactions; a bound below one reads one at a time.
+    @Test(arguments: [3, 0, -2])
+    func historyUpdatesDeliverWhatIsRecordedThenEachNewCommit(limit: Int) async throws {
         var random = SeededGenerator(label: "history updates")
         let container = try ModelContainer(for: Gadget.self, Note.self, configurations: ModelConfiguration(url: url))
         let context = container.mainContext
@@ -236,7 +238,7 @@ import Testing
         let start = HistoryToken(sequence: 25)
         var descriptor = HistoryDescriptor()
         descriptor.include(Gadget.self)
-        descriptor.fetchLimit = 3
+        descriptor.fetchLimit = limit
         let updates = context.historyUpdates(after: start, matching: descriptor)
         let reader = Task {
             var seen: [HistoryTransaction] = []
