@@ -248,7 +248,7 @@ extension PersistentModel {
     /// indexes; nil when the probe cannot decode the type.
     static var probedSchema: EntitySchema? {
         guard let probed = ModelSchemaProbe.schema(of: Self.self) else { return nil }
-        let indexNames = indexFieldPaths.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
+        let indexNames = indexFieldPaths.map(FieldPath.name(of:))
         var schema = EntitySchema(kinds: probed.kinds, optional: probed.optional, indexes: indexNames)
         (schema.defaulted, schema.defaults, schema.renamed) = evolution.schemaFields
         schema.unique = uniqueIndexes

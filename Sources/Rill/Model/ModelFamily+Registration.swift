@@ -32,7 +32,7 @@ extension ModelFamily {
         }
         let family = FamilySchema(discriminator: discriminator, kinds: kindSchemas)
         let union = family.union
-        let indexNames = indexFieldPaths.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
+        let indexNames = indexFieldPaths.map(FieldPath.name(of:))
         var schema = EntitySchema(kinds: union.fields, optional: union.optional, indexes: indexNames)
         (schema.defaulted, schema.renamed, schema.defaults) = (defaulted, renamed, defaults)
         schema.family = family

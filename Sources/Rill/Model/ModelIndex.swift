@@ -24,8 +24,9 @@ import Foundation
 /// }
 /// ```
 ///
-/// Key paths must be chains of stored properties whose names are their coding keys (the default
-/// of synthesized `Codable`), since indexes read the stored fields by name.
+/// Key paths must be chains of stored properties. Indexes read the stored fields by name: a
+/// property that the model's `CodingKeys` store under another name (`case name = "full.name"`)
+/// is indexed under that name, whatever characters it holds.
 ///
 /// ## Unique indexes
 ///
@@ -87,5 +88,5 @@ public struct ModelIndex<Model: PersistentModel>: Sendable, Hashable {
     }
 
     /// The index's name in the store: its field paths, joined.
-    var name: String { fieldPaths.map { $0.joined(separator: ".") }.joined(separator: ",") }
+    var name: String { FieldPath.name(of: fieldPaths) }
 }

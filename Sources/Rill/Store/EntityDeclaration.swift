@@ -51,14 +51,10 @@ package struct EntityDeclaration: Sendable {
     }
 
     /// The catalog names of the declared indexes (`author,address.city`), in declaration order.
-    var indexNames: [String] {
-        indexes.map { paths in paths.map { $0.joined(separator: ".") }.joined(separator: ",") }
-    }
+    var indexNames: [String] { indexes.map(FieldPath.name(of:)) }
 
     /// The catalog name of the index on `paths`.
-    static func indexName(_ paths: [[String]]) -> String {
-        paths.map { $0.joined(separator: ".") }.joined(separator: ",")
-    }
+    static func indexName(_ paths: [[String]]) -> String { FieldPath.name(of: paths) }
 
     /// This declaration followed by `later`, a second description of the same entity in one save: the indexes of
     /// both, and `later`'s field kinds over these (a field declared first keeps its place).

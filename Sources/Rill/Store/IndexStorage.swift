@@ -28,7 +28,8 @@ package struct IndexStorage: Sendable, Hashable {
     /// catalog entry.
     package var uniqueness: UniqueConflictPolicy? = nil
 
-    /// The index's name: its field paths, dot-joined, comma-separated (`author,address.city`).
+    /// The index's name: its field paths, dot-joined, comma-separated (`author,address.city`; see
+    /// `FieldPath.name(of:)`).
     package var name: String { fields.name }
     package var fieldPaths: [[String]] { fields.fieldPaths }
     var database: Database { fields.database }
@@ -83,9 +84,7 @@ package struct IndexStorage: Sendable, Hashable {
         }
     }
 
-    static func fieldPaths(fromName name: String) -> [[String]] {
-        name.split(separator: ",").map { $0.split(separator: ".").map(String.init) }
-    }
+    static func fieldPaths(fromName name: String) -> [[String]] { FieldPath.paths(fromName: name) }
 
     /// The most bytes of a string's, URL's or data's escaped payload this index's keys keep: an
     /// equal share of the values' budget for each field, less a value's tag and terminator.

@@ -109,10 +109,7 @@ struct ImportCommand: Command {
                     throw RillError(
                         .invalidRecord, "the \"indexes\" of entity \(name) must be strings (\"author,title\")")
                 }
-                indexes.append(
-                    index.split(separator: ",", omittingEmptySubsequences: false).map {
-                        $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-                    })
+                indexes.append(FieldPath.paths(fromName: index))
             }
         default:
             throw RillError(.invalidRecord, "the \"indexes\" of entity \(name) must be an array of strings")
@@ -138,9 +135,7 @@ struct ImportCommand: Command {
                             + "({\"isbn\":\"upsert\"})")
                 }
                 policies[pair.name] = policy
-                let paths = pair.name.split(separator: ",", omittingEmptySubsequences: false).map {
-                    $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-                }
+                let paths = FieldPath.paths(fromName: pair.name)
                 if !indexes.contains(paths) { indexes.append(paths) }
             }
             uniqueness = policies

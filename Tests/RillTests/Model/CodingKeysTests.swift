@@ -168,4 +168,56 @@ import Testing
         try live.catchUp()
         #expect(Array(live).map(\.id) == (people.filter { $0.age < 10 }.map(\.id) + [1_000]))
     }
+
+    /// Coding keys holding the characters index names join paths with: each is one field.
+    struct Punctuated: PersistentModel, Equatable {
+        struct Place: Codable, Sendable, Equatable {
+            var code: Int
+            enum CodingKeys: String, CodingKey { case code = "c.d" }
+        }
+        var id: Int
+        var name: String
+        var tag: String
+        var place: Place
+        enum CodingKeys: String, CodingKey {
+            case id
+            case name = "a.b"
+            case tag = "x,y\\z"
+            case place = "p"
+        }
+        static let indexes: [ModelIndex<Punctuated>] = [
+            ModelIndex(\.name), ModelIndex(\.place.code, \.name), .unique(\.tag, onConflict: .fail),
+        ]
+    }
+
+    @Test func indexesOnKeysWithDotsAndCommasServePlansAndHoldUniqueness() throws {
+        #expect(FieldPath.name(of: [["a.b"], ["p", "c.d"], ["x,y\\z"]]) == #"a\.b,p.c\.d,x\,y\\z"#)
+        #expect(FieldPath.paths(fromName: #"a\.b,p.c\.d,x\,y\\z"#) == [["a.b"], ["p", "c.d"], ["x,y\\z"]])
+        #expect(FieldPath.paths(fromName: "author,address.city") == [["author"], ["address", "city"]])
+        let url = directory.url.appendingPathComponent("store")
+        let models = (0..<60).map { Punctuated(id: $0, name: "n\($0 % 6)", tag: "t\($0)", place: .init(code: $0 % 4)) }
+        do {
+            let context = try ModelContainer(for: Punctuated.self, configurations: ModelConfiguration(url: url))
+                .mainContext
+            for model in models { context.insert(model) }
+            try context.save()
+        }
+        // Reopened: the catalog's index names read back as the same fields.
+        let context = try ModelContainer(for: Punctuated.self, configurations: ModelConfiguration(url: url)).mainContext
+        func check(_ predicate: Predicate<Punctuated>, index: String) throws {
+            let descriptor = FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.id)])
+            #expect(try context.fetch(descriptor) == models.filter { try predicate.evaluate($0) })
+            let plan = try context.explain(descriptor)
+            #expect(plan.contains("index Punctuated(\(index))"), "\(plan)")
+        }
+        try check(#Predicate { $0.name == "n2" }, index: #"a\.b"#)
+        try check(#Predicate { $0.place.code == 3 && $0.name == "n3" }, index: #"p.c\.d,a\.b"#)
+        try check(#Predicate { $0.tag == "t7" }, index: #"x\,y\\z"#)
+
+        context.insert(Punctuated(id: 100, name: "new", tag: "t7", place: .init(code: 0)))
+        let error = #expect(throws: RillError.self) { try context.save() }
+        #expect(error?.code == .uniqueConflict)
+        context.rollback()
+        #expect(try context.fetchCount(FetchDescriptor<Punctuated>()) == models.count)
+    }
 }
