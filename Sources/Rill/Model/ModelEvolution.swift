@@ -100,10 +100,10 @@ public struct ModelEvolution<Model: PersistentModel>: Sendable {
         }
 
         /// The dotted path of the stored field `keyPath` reads (`address.city` for a field of a
-        /// nested struct); nil for a computed one.
+        /// nested struct, `FieldPath.text(of:)`); nil for a computed one.
         private static func field(of keyPath: AnyKeyPath) -> String? {
             guard let path = FieldPath.components(of: keyPath, root: Model.self), !path.isEmpty else { return nil }
-            return path.joined(separator: ".")
+            return FieldPath.text(of: path)
         }
     }
 

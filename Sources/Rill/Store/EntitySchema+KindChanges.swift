@@ -11,7 +11,7 @@ extension EntitySchema {
         for field in fields {
             let earlier =
                 storedFields.first { $0.name == field.name }
-                ?? renamed[field.name].flatMap { old in storedFields.first { $0.name == old } }
+                ?? renamed[FieldPath.text(of: [field.name])].flatMap { old in storedFields.first { $0.name == old } }
             guard let earlier else { continue }
             Self.compare(earlier.value, field.value, path: field.name, into: &changes)
         }

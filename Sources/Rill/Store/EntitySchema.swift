@@ -148,8 +148,10 @@ extension EntitySchema {
             let value = fields.value(named: kindField.name)
             switch value {
             case nil, .null?:
-                let renamedFrom = renamed[kindField.name]
-                if optionalPaths.contains(kindField.name) || defaulted.contains(kindField.name)
+                // Defaulted and renamed fields are named by their path's text (`FieldPath`).
+                let text = FieldPath.text(of: [kindField.name])
+                let renamedFrom = renamed[text]
+                if optionalPaths.contains(kindField.name) || defaulted.contains(text)
                     || renamedFrom.map({ old in fields.contains { $0.name == old } }) == true
                 {
                     continue

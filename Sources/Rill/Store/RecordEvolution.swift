@@ -10,7 +10,8 @@ import Foundation
 /// describes (`Store.evolution(of:in:)`). A record that has every evolved field is returned as
 /// it is, after one walk over its top-level keys; only a record that lacks one is rebuilt.
 package struct RecordEvolution: Sendable, Equatable {
-    /// The fields added with a default (by dotted path), and the default, in the order declared.
+    /// The fields added with a default (by dotted path, `FieldPath.text(of:)`), and the default, in
+    /// the order declared.
     package let defaults: [RecordField]
     /// The renamed fields: current name (a dotted path) and the name earlier records use.
     package let renames: [(field: String, from: String)]
@@ -30,10 +31,10 @@ package struct RecordEvolution: Sendable, Equatable {
         guard !defaults.isEmpty || !renames.isEmpty else { return nil }
         self.defaults = defaults
         self.renames = renames
-        let paths = defaults.map(\.name) + renames.map(\.field)
-        fields = Set(paths.map { String($0.prefix { $0 != "." }) })
+        let paths = (defaults.map(\.name) + renames.map(\.field)).map(FieldPath.path(fromText:))
+        fields = Set(paths.map { $0[0] })
         names = fields.sorted().map { Array($0.utf8) }
-        isNested = paths.contains { $0.contains(".") }
+        isNested = paths.contains { $0.count > 1 }
     }
 
     /// The evolution an entity's schema describes; nil when it describes none.
@@ -64,7 +65,7 @@ package struct RecordEvolution: Sendable, Equatable {
         var value = record
         var changed = false
         for rename in renames {
-            let path = rename.field.split(separator: ".").map(String.init)
+            let path = FieldPath.path(fromText: rename.field)
             changed =
                 Self.modify(&value, parentOf: path[...]) { fields in
                     guard !fields.contains(where: { $0.name == path.last }),
@@ -75,7 +76,7 @@ package struct RecordEvolution: Sendable, Equatable {
                 } || changed
         }
         for field in defaults {
-            let path = field.name.split(separator: ".").map(String.init)
+            let path = FieldPath.path(fromText: field.name)
             changed =
                 Self.modify(&value, parentOf: path[...]) { fields in
                     guard !fields.contains(where: { $0.name == path.last }) else { return false }

@@ -284,4 +284,40 @@ import Testing
         }
         #expect(error?.code == .invalidConfiguration && error?.message.contains("Computed") == true)
     }
+
+    struct ItemV1: PersistentModel {
+        static let entityName = "Item"
+        var id: Int
+        var title: String
+    }
+
+    /// Version 2 stores its renamed and its added field under coding keys holding a dot and a comma.
+    struct ItemV2: PersistentModel, Equatable {
+        static let entityName = "Item"
+        var id: Int
+        var name: String
+        var rank: Int
+        enum CodingKeys: String, CodingKey {
+            case id
+            case name = "n.m"
+            case rank = "r,k"
+        }
+        static let evolution = ModelEvolution<ItemV2>(.renamed(\.name, from: "title"), .added(\.rank, default: 5))
+    }
+
+    @Test func evolutionStepsOnKeysWithDotsAndCommasNameOneField() throws {
+        let url = directory.url.appendingPathComponent("store")
+        do {
+            let context = try ModelContainer(for: ItemV1.self, configurations: ModelConfiguration(url: url)).mainContext
+            for id in 0..<4 { context.insert(ItemV1(id: id, title: "t\(id)")) }
+            try context.save()
+        }
+        let container = try ModelContainer(for: ItemV2.self, configurations: ModelConfiguration(url: url))
+        let items = try container.mainContext.fetch(FetchDescriptor<ItemV2>(sortBy: [SortDescriptor(\.id)]))
+        #expect(items == (0..<4).map { ItemV2(id: $0, name: "t\($0)", rank: 5) })
+        let rows = try container.store.run(try QueryParser.parse("Item where `n.m` == \"t2\" and `r,k` == 5"))
+        #expect(rows.map { QueryEvaluator.read(["id"], from: $0.record) } == [.int(2)])
+        let report = try container.store.check()
+        #expect(report.isHealthy, "\(report.problems)")
+    }
 }
