@@ -126,7 +126,10 @@ package enum SchemaDescription {
         switch kind {
         case .string(let name): return name
         case .array(let elements):
-            return "[" + (elements.first.map { describe($0, path: path + ".[]", optional: optional) } ?? "any") + "]"
+            guard !elements.isEmpty else { return "[any]" }
+            // Several kinds: the elements take them in turn (a dictionary keyed by UUIDs: `[uuid, int]`).
+            return "[" + elements.map { describe($0, path: path + ".[]", optional: optional) }.joined(separator: ", ")
+                + "]"
         case .map(let fields):
             return "{"
                 + fields.map { field in

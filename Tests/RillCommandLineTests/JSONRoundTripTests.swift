@@ -285,6 +285,57 @@ struct Extremes: PersistentModel {
         try expectStore(copy, holds: records, "export → import")
     }
 
+    /// Values `Codable` stores as arrays whose elements alternate kinds: a dictionary keyed by UUIDs or
+    /// by an enum (key, value, key, value, …) and a pair in an unkeyed container.
+    struct Tallies: PersistentModel, Equatable {
+        enum Side: String, Codable, Sendable { case left, right }
+        struct Pair: Codable, Sendable, Equatable {
+            var count: Int
+            var label: String
+            init(count: Int, label: String) { (self.count, self.label) = (count, label) }
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                (count, label) = (try container.decode(Int.self), try container.decode(String.self))
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.unkeyedContainer()
+                try container.encode(count)
+                try container.encode(label)
+            }
+        }
+        var id: Int
+        var byUUID: [UUID: Int]
+        var bySide: [Side: Date]
+        var pair: Pair
+    }
+
+    @Test func arraysOfAlternatingKindsSurviveExportAndImport() throws {
+        let source = directory.path("source")
+        let records = [
+            Tallies(
+                id: 1, byUUID: [UUID(): 3, UUID(): -4], bySide: [.left: Date(timeIntervalSince1970: 1.5)],
+                pair: .init(count: 7, label: "seven")),
+            Tallies(id: 2, byUUID: [:], bySide: [:], pair: .init(count: 0, label: "")),
+        ]
+        do {
+            let container = try ModelContainer(
+                for: Tallies.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: source)))
+            for record in records { container.mainContext.insert(record) }
+            try container.mainContext.save()
+        }
+        let export = try rill(["export", source])
+        #expect(export.status == 0, "\(export.error)")
+        #expect(export.output.contains(#""byUUID":["uuid","int"],"bySide":["string","date"],"pair":["int","string"]"#))
+        let copy = directory.path("copy")
+        let imported = try rill(["import", copy], input: export.output)
+        #expect(imported.status == 0, "\(imported.error)")
+        let container = try ModelContainer(
+            for: Tallies.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: copy)))
+        #expect(try container.mainContext.fetch(FetchDescriptor<Tallies>(sortBy: [SortDescriptor(\.id)])) == records)
+        #expect(try rill(["export", copy]).output == export.output)
+        #expect(try rill(["schema", copy, "Tallies"]).output.contains("[uuid, int]"))
+    }
+
     @Test func everyKindAtItsExtremesSurvivesGetQueryAndInsert() throws {
         var random = SeededGenerator(label: "JSON extremes insert")
         let records = Self.records(using: &random)

@@ -225,7 +225,8 @@ package struct QueryValidator {
         switch subject.shape {
         case .array(let shape):
             element.shape = shape
-        case .any:
+        case .any, .cycle:
+            // Elements of several kinds in turn: nothing is known of any one of them.
             break
         case .scalar, .map:
             report(
@@ -289,7 +290,7 @@ package struct QueryValidator {
         while index < path.count {
             let component = path[index]
             switch shape {
-            case .any:
+            case .any, .cycle:
                 return operand
             case .array(let element):
                 // Reading through an array reads each element's field.
@@ -383,7 +384,7 @@ private enum Kind {
     init?(_ shape: RecordShape) {
         switch shape {
         case .any: return nil
-        case .array: self = .array
+        case .array, .cycle: self = .array
         case .map: self = .object
         case .scalar(let example): self.init(example)
         }

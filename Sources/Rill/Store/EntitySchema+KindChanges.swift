@@ -43,7 +43,8 @@ extension EntitySchema {
     package static func describe(_ kind: RecordValue) -> String {
         switch kind {
         case .string(let name): name
-        case .array(let elements): "[" + (elements.first.map(describe) ?? "any") + "]"
+        case .array(let elements):
+            "[" + (elements.isEmpty ? "any" : elements.map(describe).joined(separator: ", ")) + "]"
         case .map: "a nested struct"
         default: "\(kind)"
         }

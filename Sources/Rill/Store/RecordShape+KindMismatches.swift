@@ -33,6 +33,12 @@ extension RecordShape {
                 element.collectMismatches(of: item, path: path + "[]", into: &found)
                 if found.count > before { return }
             }
+        case (.cycle(let shapes), .array(let values)):
+            for (offset, item) in values.enumerated() {
+                let before = found.count
+                shapes[offset % shapes.count].collectMismatches(of: item, path: path + "[]", into: &found)
+                if found.count > before { return }
+            }
         case (.map(let fields), .map(let values)):
             for field in fields {
                 guard let value = values.first(where: { $0.name == field.name })?.value else { continue }

@@ -7,6 +7,10 @@ package indirect enum RecordShape: Sendable {
     /// A scalar of the kind of this example value.
     case scalar(RecordValue)
     case array(RecordShape)
+    /// An array whose elements take these shapes in turn (element `i` the shape `i % count`): what
+    /// `Codable` stores for a dictionary whose keys are not strings or integers (key, value, key,
+    /// value, …) and an unkeyed container of values of several kinds.
+    case cycle([RecordShape])
     /// A struct or dictionary: known fields in stored order.
     case map([(name: String, shape: RecordShape)])
 
@@ -36,7 +40,7 @@ package indirect enum RecordShape: Sendable {
         switch value {
         case .null: self = .any
         case .array(let elements):
-            self = .array(elements.map(RecordShape.init).reduce(nil) { $0?.merged(with: $1) ?? $1 } ?? .any)
+            self = Self.elements(elements.map(RecordShape.init))
         case .map(let fields): self = .map(fields.map { ($0.name, RecordShape($0.value)) })
         default: self = .scalar(value)
         }
@@ -55,11 +59,65 @@ package indirect enum RecordShape: Sendable {
         return .map([(name: "id", shape: .scalar(example))] + fields)
     }
 
+    /// The shape of an array whose elements have `shapes`: one shape for all of them when they
+    /// agree, else the shortest cycle of up to 16 shapes they follow (else, as before cycles, the
+    /// first element's kinds where they disagree).
+    private static func elements(_ shapes: [RecordShape]) -> RecordShape {
+        guard !shapes.isEmpty else { return .array(.any) }
+        for period in 1...min(shapes.count, 16) {
+            var cycle: [RecordShape] = []
+            for (offset, shape) in shapes.enumerated() {
+                if offset < period {
+                    cycle.append(shape)
+                } else if let merged = cycle[offset % period].mergedIfAgreeing(with: shape) {
+                    cycle[offset % period] = merged
+                } else {
+                    cycle = []
+                    break
+                }
+            }
+            if cycle.count == period { return period == 1 ? .array(cycle[0]) : .cycle(cycle) }
+        }
+        return .array(shapes.dropFirst().reduce(shapes[0]) { $0.merged(with: $1) })
+    }
+
+    /// This shape merged with `other` when no scalar of one has another kind than the other's at
+    /// the same place; nil when one does.
+    private func mergedIfAgreeing(with other: RecordShape) -> RecordShape? {
+        switch (self, other) {
+        case (.any, _): return other
+        case (_, .any): return self
+        case (.scalar(let a), .scalar(let b)): return Self.kindName(a) == Self.kindName(b) ? self : nil
+        case (.array(let a), .array(let b)): return a.mergedIfAgreeing(with: b).map(RecordShape.array)
+        case (.map(let a), .map(let b)):
+            var fields = a
+            for field in b {
+                if let index = fields.firstIndex(where: { $0.name == field.name }) {
+                    guard let merged = fields[index].shape.mergedIfAgreeing(with: field.shape) else { return nil }
+                    fields[index].shape = merged
+                } else {
+                    fields.append(field)
+                }
+            }
+            return .map(fields)
+        case (.cycle, _), (_, .cycle): return merged(with: other)
+        default: return nil
+        }
+    }
+
     func merged(with other: RecordShape) -> RecordShape {
         switch (self, other) {
         case (.any, _): return other
         case (_, .any): return self
         case (.array(let a), .array(let b)): return .array(a.merged(with: b))
+        case (.cycle(let a), .cycle(let b)):
+            // Cycles of records of one field: the longer's length, when it repeats the shorter.
+            let (long, short) = a.count >= b.count ? (a, b) : (b, a)
+            guard long.count % short.count == 0 else { return self }
+            let merged = long.indices.map { a[$0 % a.count].merged(with: b[$0 % b.count]) }
+            return .cycle(merged)
+        case (.cycle(let a), .array(let b)): return .cycle(a.map { $0.merged(with: b) })
+        case (.array(let a), .cycle(let b)): return .cycle(b.map { a.merged(with: $0) })
         case (.map(let a), .map(let b)):
             var fields = a
             for field in b {
@@ -102,6 +160,13 @@ package indirect enum RecordShape: Sendable {
             return .array(
                 try elements.enumerated().map {
                     try element.conform($1, path: path + ["\($0)"], entity: entity, dropNulls: dropNulls)
+                })
+        case .cycle(let shapes):
+            guard case .array(let elements) = value else { throw fail("an array") }
+            return .array(
+                try elements.enumerated().map {
+                    try shapes[$0 % shapes.count].conform(
+                        $1, path: path + ["\($0)"], entity: entity, dropNulls: dropNulls)
                 })
         case .map(let known):
             guard case .map(let fields) = value else { throw fail("an object") }
@@ -253,11 +318,13 @@ package indirect enum RecordShape: Sendable {
 extension RecordShape {
     /// The shape as JSON, for an export: each field's kind by name (`"int"`, `"double"`,
     /// `"string"`, `"date"`, `"uuid"`, `"data"`, `"url"`, `"decimal"`, `"bool"`, `"uint"`,
-    /// `"float"`, `"any"`), an array as `[kind]`, a struct as an object.
+    /// `"float"`, `"any"`), an array as `[kind]` (`[kind, kind, …]` for one whose elements take
+    /// the kinds in turn), a struct as an object.
     package var jsonValue: RecordValue {
         switch self {
         case .any: .string("any")
         case .array(let element): .array([element.jsonValue])
+        case .cycle(let shapes): .array(shapes.map(\.jsonValue))
         case .map(let fields): .map(fields.map { RecordField(name: $0.name, value: $0.shape.jsonValue) })
         case .scalar(let example): .string(Self.kindName(example))
         }
@@ -327,8 +394,9 @@ extension RecordShape {
             }
             throw InvalidKind(path: path, value: json)
         case .array(let elements):
-            guard elements.count == 1 else { throw InvalidKind(path: path, value: json) }
-            return .array(try parse(elements[0], path: path + "[]"))
+            guard !elements.isEmpty else { throw InvalidKind(path: path, value: json) }
+            let shapes = try elements.map { element throws(InvalidKind) in try parse(element, path: path + "[]") }
+            return shapes.count == 1 ? .array(shapes[0]) : .cycle(shapes)
         case .map(let fields):
             var shapes: [(name: String, shape: RecordShape)] = []
             for field in fields {

@@ -15,8 +15,9 @@ struct ImportCommand: Command {
             writes it, which creates the entity (with its indexes) when the store lacks it and
             keeps the kinds of its fields: every later write through JSON (rill insert, the
             daemon) converts values to them. A kind is a name (int, uint, double, float,
-            decimal, date, uuid, url, data, string, bool, any), an array's "[kind]" or ["kind"],
-            or an object for a struct. A description may add fields to a stored entity, but not
+            decimal, date, uuid, url, data, string, bool, any), an array's "[kind]" or ["kind"]
+            (["uuid", "int"] when its elements take the kinds in turn, as a dictionary keyed by
+            UUIDs is stored), or an object for a struct. A description may add fields to a stored entity, but not
             give a field another kind than a stored record holds or than the schema a model
             type registered reads: that import is refused, naming the entity, the field and both
             kinds. Its "unique" ({"isbn":"upsert"}) makes those
