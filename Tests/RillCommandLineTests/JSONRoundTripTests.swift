@@ -336,6 +336,46 @@ struct Extremes: PersistentModel {
         #expect(try rill(["schema", copy, "Tallies"]).output.contains("[uuid, int]"))
     }
 
+    /// A model that writes a nil as an explicit null and reads it with `decodeNil(forKey:)`, as JSONDecoder
+    /// reads what JSONEncoder wrote of it.
+    struct ExplicitNull: PersistentModel, Equatable {
+        var id: Int
+        var note: String?
+        enum CodingKeys: String, CodingKey { case id, note }
+        init(id: Int, note: String?) { (self.id, self.note) = (id, note) }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(Int.self, forKey: .id)
+            note = try container.decodeNil(forKey: .note) ? nil : try container.decode(String.self, forKey: .note)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            if let note { try container.encode(note, forKey: .note) } else { try container.encodeNil(forKey: .note) }
+        }
+    }
+
+    @Test func nullFieldsOfStoredRecordsSurviveExportAndImport() throws {
+        let source = directory.path("source")
+        let records = [ExplicitNull(id: 1, note: nil), ExplicitNull(id: 2, note: "two")]
+        do {
+            let container = try ModelContainer(
+                for: ExplicitNull.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: source)))
+            for record in records { container.mainContext.insert(record) }
+            try container.mainContext.save()
+        }
+        let export = try rill(["export", source])
+        #expect(export.output.contains(#"{"id":1,"note":null}"#), "\(export.output)")
+        let copy = directory.path("copy")
+        let imported = try rill(["import", copy], input: export.output)
+        #expect(imported.status == 0, "\(imported.error)")
+        let container = try ModelContainer(
+            for: ExplicitNull.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: copy)))
+        let fetched = try container.mainContext.fetch(FetchDescriptor<ExplicitNull>(sortBy: [SortDescriptor(\.id)]))
+        #expect(fetched == records)
+        #expect(try rill(["export", copy]).output == export.output)
+    }
+
     @Test func everyKindAtItsExtremesSurvivesGetQueryAndInsert() throws {
         var random = SeededGenerator(label: "JSON extremes insert")
         let records = Self.records(using: &random)

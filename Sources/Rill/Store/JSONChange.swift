@@ -18,6 +18,11 @@ package struct JSONChange: Sendable {
     /// Where the change came from, for errors (`line 7 of books.ndjson`); nil to name it by its place among the
     /// changes of its save.
     package var source: String?
+    /// Whether an insert stores the record's `null` fields as nulls, as `rill export` printed a stored record
+    /// that holds them (a model whose `encode(to:)` calls `encodeNil`, a double optional), so that a model
+    /// reading them with `decodeNil(forKey:)` reads them again; otherwise (the default) a `null` field is left
+    /// out of the record, as synthesized `Codable` leaves out a nil.
+    package var keepsNulls = false
 
     /// Reads a change object; `defaultOperation` and `defaultEntity` fill in what it leaves out
     /// (`rill insert store Book '{…}'` gives them on the command line).

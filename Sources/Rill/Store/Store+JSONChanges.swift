@@ -74,7 +74,7 @@ extension Store {
                 case .delete:
                     operation = .delete
                 case .insert:
-                    operation = .upsert(try conformed(dropNulls: true).recordBytes())
+                    operation = .upsert(try conformed(dropNulls: !change.keepsNulls).recordBytes())
                 case .update:
                     guard case .map(let fields) = try conformed(dropNulls: false) else {
                         throw RillError(.invalidRecord, "not an object")

@@ -71,6 +71,8 @@ struct ImportCommand: Command {
                 }
                 var change = try JSONChange(json: line.value)
                 change.source = source
+                // The records of an export, whole: a null field a record held is stored again.
+                change.keepsNulls = true
                 changes.append(change)
             } catch let error as RillError {
                 throw RillError(error.code, "\(source): \(error.message)", underlyingError: error.underlyingError)
