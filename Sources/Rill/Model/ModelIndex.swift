@@ -48,7 +48,8 @@ import Foundation
 ///
 /// The rule is checked inside each save's write transaction, which LMDB runs one at a time
 /// across processes, so it holds however many processes write. A record with a nil (or missing)
-/// value for a field of the index is not held to it, as in SQL. An update that would give a
+/// value for a field of the index is not held to it, as in SQL, nor one with a NaN, which Swift's
+/// `==` finds equal to nothing. An update that would give a
 /// record the values another record has fails the save in either mode. See
 /// <doc:GettingStarted#Unique-attributes> for the whole rule.
 public struct ModelIndex<Model: PersistentModel>: Sendable, Hashable {

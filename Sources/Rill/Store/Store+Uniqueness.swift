@@ -5,7 +5,8 @@ import RillStorage
 ///
 /// The rule: no two records have equal values of every field of a unique index (equal as index keys are:
 /// numbers by value, strings by canonical equivalence, as Swift's `==`); a record with a null or missing value
-/// for a field of the index is not held to it. A change that would break it:
+/// for a field of the index is not held to it, nor one with a floating-point NaN, which Swift's `==` finds equal
+/// to nothing. A change that would break it:
 /// - an insert (no record has its identifier) takes the other record's place when every unique index it
 ///   conflicts on says `upsert`: the change becomes an update of that record, with the new record's values
 ///   and the stored record's identifier; with `fail`, the save fails;
@@ -84,7 +85,7 @@ extension Store {
         of value: RecordValue, key: [UInt8], index: IndexStorage, entity: EntityStorage, in txn: some Transaction
     ) throws -> [UInt8]? {
         let values = index.fieldPaths.map { QueryEvaluator.read($0, from: value) }
-        if values.contains(.null) { return nil }
+        if values.contains(where: isUnheld) { return nil }
         let entry = try index.entry(for: value, id: key, entity: entity.name)
         let prefix = Array(entry.key[..<entry.valuesLength])
         // A cut value's key stands for every value sharing its prefix: those are compared whole.
@@ -119,7 +120,9 @@ extension Store {
             guard let group, group.ids.count > 1 else { return nil }
             var seen: [[UInt8]: [UInt8]] = [:]
             for id in group.ids {
-                guard let value = try storedRecord(id, of: entity, in: txn) else { continue }
+                guard let value = try storedRecord(id, of: entity, in: txn),
+                    !index.fieldPaths.contains(where: { isUnheld(QueryEvaluator.read($0, from: value)) })
+                else { continue }
                 let whole =
                     group.cut
                     ? try wholeKey(
@@ -177,6 +180,17 @@ extension Store {
             }
         }
         return key
+    }
+
+    /// Whether a record with `value` in a field of a unique index is not held to it: a null, or a NaN (equal to
+    /// nothing under Swift's `==`, though its index keys are alike).
+    private static func isUnheld(_ value: RecordValue) -> Bool {
+        switch value {
+        case .null: true
+        case .double(let number): number.isNaN
+        case .float(let number): number.isNaN
+        default: false
+        }
     }
 
     /// The first byte of a null's key encoding.

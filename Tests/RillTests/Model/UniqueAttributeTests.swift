@@ -234,6 +234,35 @@ import Testing
         #expect(error?.message.contains("Badge 6 would have the code") == true)
     }
 
+    struct Reading: PersistentModel, Equatable {
+        var id: Int
+        var value: Double
+        var gauge: Float
+        static let indexes: [ModelIndex<Reading>] = [.unique(\.value, onConflict: .fail), .unique(\.gauge)]
+    }
+
+    @Test func nanValuesAreHeldToNothingAsSwiftsEqualityFindsThemEqualToNothing() throws {
+        #expect(Double.nan != Double.nan && Float.nan != Float.nan && -0.0 == 0.0)
+        let url = directory.url.appendingPathComponent("nan")
+        do {
+            let container = try ModelContainer(for: Reading.self, configurations: ModelConfiguration(url: url))
+            let context = container.mainContext
+            context.insert(Reading(id: 1, value: .nan, gauge: .nan))
+            context.insert(Reading(id: 2, value: .nan, gauge: .nan))
+            try context.save()
+            #expect(try context.fetchCount(FetchDescriptor<Reading>()) == 2)
+            // Equal values still conflict: -0.0 == 0.0.
+            context.insert(Reading(id: 3, value: 0, gauge: 1))
+            context.insert(Reading(id: 4, value: -0.0, gauge: 2))
+            let error = #expect(throws: RillError.self) { try context.save() }
+            #expect(error?.code == .uniqueConflict)
+            context.rollback()
+        }
+        // Opening the store again checks the indexes over the stored records: the NaNs break nothing.
+        let container = try ModelContainer(for: Reading.self, configurations: ModelConfiguration(url: url))
+        #expect(try container.store.check().isHealthy)
+    }
+
     final class Inbox: @unchecked Sendable {
         // Guarded by the observer's queue.
         var changes: [ResultsChange<Account>] = []
