@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Semantics, chosen to agree with Swift evaluating the same `#Predicate` on the decoded model:
 /// - A missing field reads as null. Comparing null with `==` is true only against null; any
-///   ordering comparison involving null, NaN or values of kinds that do not compare is false.
+///   ordering comparison involving null, NaN or values of kinds that do not compare is false,
+///   except `<=` and `>=` of two dates of which one is NaN, which hold as `Date`'s do.
 /// - Numbers compare exactly across integer and floating-point kinds.
 /// - `and`, `or`, `not` treat anything but `true` as false.
 /// - Arithmetic never traps: integers are computed exactly, an integer result too large for 64
@@ -133,13 +134,15 @@ package struct QueryEvaluator {
             // A switch, not a list's `contains`: that made the list at every comparison.
             switch QueryValueOrder.compare(a, b) {
             case .orderedAscending?, .orderedSame?: return true
-            default: return false
+            case .orderedDescending?: return false
+            case nil: return QueryValueOrder.unorderedDates(a, b)
             }
         case .greater: return QueryValueOrder.compare(a, b) == .orderedDescending
         case .greaterOrEqual:
             switch QueryValueOrder.compare(a, b) {
             case .orderedDescending?, .orderedSame?: return true
-            default: return false
+            case .orderedAscending?: return false
+            case nil: return QueryValueOrder.unorderedDates(a, b)
             }
         }
     }

@@ -78,6 +78,7 @@ extension QueryPlanner {
             // Every range condition on the field folded into one [lower, upper), as in `ranges(for:_:)`.
             var lowerSuffix = [bounds.lower]
             var upperSuffix = [bounds.upper]
+            var nanHolds = true
             for number in shape.equalities..<positions.count {
                 let node = conjuncts[positions[number]]
                 guard let (op, value) = comparison(node), ranges(value), classBounds(value) == bounds,
@@ -85,6 +86,7 @@ extension QueryPlanner {
                 else { return nil }
                 switch op {
                 case .greater, .greaterOrEqual, .less, .lessOrEqual:
+                    if op == .greater || op == .less { nanHolds = false }
                     narrow(
                         &lowerSuffix, &upperSuffix, by: key, below: op == .greater || op == .greaterOrEqual,
                         inclusive: op == .greaterOrEqual || op == .lessOrEqual, classEnd: bounds.upper)
@@ -92,6 +94,13 @@ extension QueryPlanner {
                     return nil
                 }
                 used.append(node)
+            }
+            if bounds == dateBounds {
+                // The shape's own values gave one range: these give one too unless the NaN
+                // date is a range of its own here.
+                let suffixes = dateSuffixes(lower: lowerSuffix, upper: upperSuffix, nanHolds: nanHolds)
+                guard suffixes.count == 1 else { return nil }
+                (lowerSuffix, upperSuffix) = suffixes[0]
             }
             range = KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)
         } else {

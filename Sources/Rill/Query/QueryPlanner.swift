@@ -299,7 +299,8 @@ package enum QueryPlanner {
     /// Values whose index-key equality is the predicate's equality.
     static func equates(_ value: RecordValue) -> Bool {
         switch value {
-        case .null, .bool, .int, .uint, .string, .date, .uuid: true
+        case .null, .bool, .int, .uint, .string, .uuid: true
+        case .date(let d): !d.timeIntervalSinceReferenceDate.isNaN
         case .double(let d): !d.isNaN
         case .float(let f): !f.isNaN
         default: false  // decimals key approximately; URLs, data, arrays and maps are left to the scan
@@ -307,10 +308,12 @@ package enum QueryPlanner {
     }
 
     /// Values whose index-key order is the predicate's order. Strings are excluded: Swift's `<`
-    /// departs from the keys' (NFC) order for some strings with combining marks.
+    /// departs from the keys' (NFC) order for some strings with combining marks. A NaN date is
+    /// in no order, and a range of dates takes the NaN date's key in or out (`dateSuffixes`).
     static func ranges(_ value: RecordValue) -> Bool {
         switch value {
-        case .int, .uint, .date, .bool: true
+        case .int, .uint, .bool: true
+        case .date(let d): !d.timeIntervalSinceReferenceDate.isNaN
         case .double(let d): !d.isNaN
         case .float(let f): !f.isNaN
         default: false
@@ -389,8 +392,10 @@ package enum QueryPlanner {
             let bounds = classBounds((conditions[range].lower ?? conditions[range].upper)!.value)
             var lowerSuffix = [bounds.lower]
             var upperSuffix = [bounds.upper]
+            var nanHolds = true
             for condition in conditions where condition.path == rangePath && condition.values == nil {
                 guard classBounds((condition.lower ?? condition.upper)!.value) == bounds else { continue }
+                if condition.lower?.inclusive == false || condition.upper?.inclusive == false { nanHolds = false }
                 if let (value, inclusive) = condition.lower, let key = try? IndexKey.key(value) {
                     narrow(
                         &lowerSuffix, &upperSuffix, by: key, below: true, inclusive: inclusive, classEnd: bounds.upper)
@@ -402,9 +407,13 @@ package enum QueryPlanner {
                 used.append(condition.node)
             }
             score += 1
-            let ranges =
-                prefixes.map { $0.map { KeyRange(lower: $0 + lowerSuffix, upper: $0 + upperSuffix) } }
-                ?? [KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)]
+            let suffixes =
+                bounds == dateBounds
+                ? dateSuffixes(lower: lowerSuffix, upper: upperSuffix, nanHolds: nanHolds)
+                : [(lowerSuffix, upperSuffix)]
+            let ranges = (prefixes ?? [prefix]).flatMap { prefix in
+                suffixes.map { KeyRange(lower: prefix + $0.lower, upper: prefix + $0.upper) }
+            }
             return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
         }
         guard score > 0 else { return nil }
@@ -417,6 +426,25 @@ package enum QueryPlanner {
         let sorted = prefixes.count > 1 ? prefixes.sorted { $0.lexicographicallyPrecedes($1) } : prefixes
         let ranges = sorted.map { KeyRange(lower: $0, upper: IndexKey.successor(ofPrefix: $0)) }
         return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
+    }
+
+    /// The tag range of dates in index keys.
+    static let dateBounds = classBounds(.date(Date(timeIntervalSinceReferenceDate: 0)))
+
+    /// The suffixes of the ranges of keys of dates in `[lower, upper)`, folded from conditions
+    /// that all hold for a NaN date (`nanHolds`: they are all `<=` and `>=`, which `Date`
+    /// derives from `<` as `!(b < a)` and `!(a < b)`) or not. A NaN date's key is the last of
+    /// the class (`IndexKey.nanDate`), after +infinity's: it is taken out of the range, and put
+    /// back, as a range of its own when the range ends before it, when every condition holds.
+    static func dateSuffixes(
+        lower: [UInt8], upper: [UInt8], nanHolds: Bool
+    ) -> [(lower: [UInt8], upper: [UInt8])] {
+        let nan = IndexKey.nanDate
+        let end = [dateBounds.upper]
+        guard nanHolds else { return [(lower, nan.lexicographicallyPrecedes(upper) ? nan : upper)] }
+        // A range with no upper bound reaches the NaN date; any other ends before it (its bound
+        // is a date's that is not NaN).
+        return upper == end ? [(lower, end)] : [(lower, upper), (nan, end)]
     }
 
     /// Narrows `[lower, upper)`, suffixes of a range of one field's keys in a class of values

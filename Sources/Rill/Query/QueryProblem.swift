@@ -46,7 +46,8 @@ package struct QueryProblem: Sendable {
     package enum Test: Sendable {
         /// The path is there (with any value, null included).
         case exists
-        /// The value compares with this constant (`QueryValueOrder.compare` gives an order).
+        /// The value compares with this constant (`QueryValueOrder.compare` gives an order, or
+        /// would but for a NaN: a NaN number or date is of a kind that compares).
         case comparesWith(RecordValue)
         /// The value is a string (what string tests read).
         case isString
@@ -82,7 +83,10 @@ package struct QueryProblem: Sendable {
         case .comparesWith(let constant):
             return bases.contains { base in
                 let value = QueryEvaluator.read(evidence.path, from: base)
-                return value != .null && QueryValueOrder.compare(value, constant) != nil
+                guard value != .null else { return false }
+                return QueryValueOrder.compare(value, constant) != nil
+                    || QueryValueOrder.unorderedDates(value, constant)
+                    || (Number(value) != nil && Number(constant) != nil)
             }
         case .isString, .isArray, .isNumber, .isCountable:
             return bases.contains { base in

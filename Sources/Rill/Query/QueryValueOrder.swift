@@ -31,7 +31,10 @@ package enum QueryValueOrder {
         case (.bool(let a), .bool(let b)):
             return a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
         case (.date(let a), .date(let b)):
-            return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+            // As `Date` compares its intervals; a NaN one is in no order (see `unorderedDates`).
+            let (x, y) = (a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate)
+            if x.isNaN || y.isNaN { return nil }
+            return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
         case (.uuid(let a), .uuid(let b)):
             return order(bytes(a), bytes(b))
         case (.uuid(let a), .string(let b)):
@@ -45,8 +48,17 @@ package enum QueryValueOrder {
         }
     }
 
+    /// Whether `lhs` and `rhs` are two dates out of order because one is a NaN date. `Date`
+    /// derives `<=` and `>=` from its `<` (`a <= b` is `!(b < a)`), so for such a pair `<=`,
+    /// `>=` and `!=` hold and `<`, `>` and `==` do not, where no ordering comparison of a NaN
+    /// `Double` holds.
+    package static func unorderedDates(_ lhs: RecordValue, _ rhs: RecordValue) -> Bool {
+        guard case .date(let a) = lhs, case .date(let b) = rhs else { return false }
+        return a.timeIntervalSinceReferenceDate.isNaN || b.timeIntervalSinceReferenceDate.isNaN
+    }
+
     /// A total order for sorting: `compare` within a kind, the kind order across kinds, NaN last
-    /// among numbers.
+    /// among numbers and among dates.
     package static func sortOrder(_ lhs: RecordValue, _ rhs: RecordValue) -> ComparisonResult {
         let (a, b) = (rank(lhs), rank(rhs))
         if a != b { return a < b ? .orderedAscending : .orderedDescending }
@@ -59,7 +71,8 @@ package enum QueryValueOrder {
             }
             return x.count == y.count ? .orderedSame : (x.count < y.count ? .orderedAscending : .orderedDescending)
         default:
-            // NaN against a number, or maps: NaN sorts after every number; maps are left as they are.
+            // NaN against a number (or a NaN date against a date), or maps: NaN sorts after every
+            // number (date); maps are left as they are.
             let (nanL, nanR) = (isNaN(lhs), isNaN(rhs))
             if nanL != nanR { return nanL ? .orderedDescending : .orderedAscending }
             return .orderedSame
@@ -84,6 +97,7 @@ package enum QueryValueOrder {
         switch value {
         case .double(let d): d.isNaN
         case .float(let f): f.isNaN
+        case .date(let d): d.timeIntervalSinceReferenceDate.isNaN
         default: false
         }
     }

@@ -12,7 +12,6 @@ extension RecordMatcher {
         }
         var kind: Kind
         var comparison = QueryComparison.equal
-        var reversed = false
         /// The slot of the field's top-level name, and the range of `strings` naming the rest of
         /// its path.
         var slot = 0
@@ -121,8 +120,7 @@ extension RecordMatcher {
                 }
                 return compare(
                     instruction.pointee.comparison, value(instruction, reader),
-                    constants[instruction.pointee.constants.lowerBound],
-                    reader, reversed: instruction.pointee.reversed)
+                    constants[instruction.pointee.constants.lowerBound], reader)
             case .compareFields:
                 let other = RecordMatcher.value(
                     at: offset(instruction.pointee.otherSlot), path: instruction.pointee.otherPath, names: pool,
@@ -139,8 +137,7 @@ extension RecordMatcher {
                 }
                 return compare(
                     instruction.pointee.comparison, .number(.int(Int64(count))),
-                    constants[instruction.pointee.constants.lowerBound],
-                    reader, reversed: instruction.pointee.reversed)
+                    constants[instruction.pointee.constants.lowerBound], reader)
             case .anyElement, .allElements:
                 return quantify(instruction, at: index, reader)
             case .isIn:
@@ -195,15 +192,10 @@ extension RecordMatcher {
                 in: reader)
         }
 
-        /// `stored op constant`, as `QueryEvaluator.compare` has it; with `reversed`, `op` is the
-        /// mirror of the query's `constant op stored`.
-        ///
-        /// Every order but that of dates is antisymmetric, so the mirrored comparison is the same
-        /// test. Dates compare as `Date` does (`==`, then `<`), which orders a NaN date after
-        /// everything from either side: their order is taken from the query's side.
+        /// `stored op constant`, as `QueryEvaluator.compare` has it. Every order is antisymmetric,
+        /// so a query's `constant op stored` is this test of the mirrored `op`.
         private func compare(
-            _ comparison: QueryComparison, _ stored: StoredValue, _ constant: Constant, _ reader: RecordReader,
-            reversed: Bool = false
+            _ comparison: QueryComparison, _ stored: StoredValue, _ constant: Constant, _ reader: RecordReader
         ) -> Decision {
             let order: ComparisonResult?
             switch (stored, constant) {
@@ -224,11 +216,8 @@ extension RecordMatcher {
                 order = a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
             case (.date(let a), .date(let b)):
                 // As `Date` compares its intervals.
-                if reversed {
-                    order = a == b ? .orderedSame : (b < a ? .orderedDescending : .orderedAscending)
-                } else {
-                    order = a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
-                }
+                if a.isNaN || b.isNaN { return Self.decideUnorderedDates(comparison) }
+                order = a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
             default:
                 order = nil
             }
@@ -345,7 +334,8 @@ extension RecordMatcher {
             case (.bool(let a), .bool(let b)):
                 order = a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
             case (.date(let a), .date(let b)):
-                // As `Date` compares its intervals, the left side first.
+                // As `Date` compares its intervals.
+                if a.isNaN || b.isNaN { return Self.decideUnorderedDates(comparison) }
                 order = a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
             default:
                 order = nil
@@ -366,6 +356,15 @@ extension RecordMatcher {
             case .greaterOrEqual: holds = order == .orderedDescending || order == .orderedSame
             }
             return holds ? .yes : .no
+        }
+
+        /// Whether `comparison` holds of two dates one of which is NaN: `Date`'s `<=` and `>=`
+        /// are `!(b < a)` and `!(a < b)`, so they hold, as `!=` does (`QueryValueOrder.unorderedDates`).
+        private static func decideUnorderedDates(_ comparison: QueryComparison) -> Decision {
+            switch comparison {
+            case .notEqual, .lessOrEqual, .greaterOrEqual: return .yes
+            case .equal, .less, .greater: return .no
+            }
         }
 
         /// `compareDouble` decided without making a `StoredValue` when the field is stored as a

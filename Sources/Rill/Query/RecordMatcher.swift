@@ -34,15 +34,14 @@ struct RecordMatcher {
 
     /// The compiled form of a predicate node, before it is laid out as `Instruction`s.
     indirect enum Test {
-        /// `stored op constant`; `reversed` when the query has the constant first, and `op` is
-        /// then mirrored (see `Program.compare`).
-        case compare(QueryComparison, Operand, Constant, reversed: Bool)
+        /// `stored op constant`; when the query has the constant first, `op` is mirrored.
+        case compare(QueryComparison, Operand, Constant)
         /// `stored op stored`: two fields of the record compared.
         case compareFields(QueryComparison, Operand, Operand)
         /// `lhs op rhs` where a side is arithmetic on fields and numbers (see `Expression`).
         case compareExpressions(QueryComparison, Expression, Expression)
         /// `count(stored) op constant`.
-        case compareCount(QueryComparison, Operand, Constant, reversed: Bool)
+        case compareCount(QueryComparison, Operand, Constant)
         /// `body` holds for any (or with `all`, every) element of the stored array.
         case quantified(all: Bool, Operand, body: Test)
         case isIn(Operand, [Constant])
@@ -169,7 +168,7 @@ struct RecordMatcher {
                 !text.needsStrings, rigid(text.pattern)
             else { return nil }
             return text.pattern
-        case .compare(.equal, let operand, .text(let constant), _):
+        case .compare(.equal, let operand, .text(let constant)):
             guard operand.slot >= 0, operand.rest.isEmpty, rigid(constant),
                 UUIDText.uuid(String(decoding: constant, as: UTF8.self)) == nil
             else { return nil }
@@ -284,8 +283,8 @@ struct RecordMatcher {
             instruction.constants = start..<self.constants.count
         }
         switch test {
-        case .compare(let comparison, let field, let value, let reversed),
-            .compareCount(let comparison, let field, let value, let reversed):
+        case .compare(let comparison, let field, let value),
+            .compareCount(let comparison, let field, let value):
             if case .compareCount = test { instruction.kind = .compareCount } else { instruction.kind = .compare }
             if case .compare = test, field.rest.isEmpty, case .number(.double(let double)) = value,
                 !double.isNaN
@@ -294,7 +293,6 @@ struct RecordMatcher {
                 instruction.double = double
             }
             instruction.comparison = comparison
-            instruction.reversed = reversed
             operand(field)
             constants([value])
         case .compareFields(let comparison, let lhs, let rhs):
@@ -358,10 +356,10 @@ extension RecordMatcher {
         switch node {
         case .compare(let comparison, let lhs, let rhs):
             if let operand = operand(lhs, slots), let constant = constant(rhs) {
-                return .compare(comparison, operand, constant, reversed: false)
+                return .compare(comparison, operand, constant)
             }
             if let operand = operand(rhs, slots), let constant = constant(lhs) {
-                return .compare(comparison.mirrored, operand, constant, reversed: true)
+                return .compare(comparison.mirrored, operand, constant)
             }
             if let lhs = operand(lhs, slots), let rhs = operand(rhs, slots) {
                 return .compareFields(comparison, lhs, rhs)
@@ -375,10 +373,10 @@ extension RecordMatcher {
                 }
             }
             if case .count(let counted) = lhs, let operand = operand(counted, slots), let constant = constant(rhs) {
-                return .compareCount(comparison, operand, constant, reversed: false)
+                return .compareCount(comparison, operand, constant)
             }
             if case .count(let counted) = rhs, let operand = operand(counted, slots), let constant = constant(lhs) {
-                return .compareCount(comparison.mirrored, operand, constant, reversed: true)
+                return .compareCount(comparison.mirrored, operand, constant)
             }
             return .unknown
         case .any(let collection, let body), .all(let collection, let body):
@@ -395,7 +393,7 @@ extension RecordMatcher {
         case .field:
             // A Bool field as the predicate: true only when it holds `true`.
             guard let operand = operand(node, slots) else { return .unknown }
-            return .compare(.equal, operand, .bool(true), reversed: false)
+            return .compare(.equal, operand, .bool(true))
         case .literal(let value):
             return value == .bool(true) ? .and([]) : .or([])
         case .string(let test, let lhs, let rhs, let options):
@@ -476,7 +474,7 @@ extension RecordMatcher {
             return .unknown
         }
         let fallbackHolds = QueryEvaluator.matches(withFallback, .map([]))
-        let isNull = Test.compare(.equal, field, .null, reversed: false)
+        let isNull = Test.compare(.equal, field, .null)
         let withField = compile(rebuilt(parts.field), slots: slots)
         return fallbackHolds ? .or([isNull, withField]) : .and([.not(isNull), withField])
     }

@@ -1,12 +1,13 @@
 import Foundation
 
 extension SortDescriptor {
-    /// `compare(_:_:)`, total over floating-point values: a NaN sorts after every number (before
-    /// every number in a reverse sort), and two NaNs tie, as the order of stored values puts them
-    /// (`QueryValueOrder.sortOrder`). `compare` calls a NaN neither before nor after any number,
-    /// which leaves a sort of rows holding one in no order at all.
+    /// `compare(_:_:)`, total over floating-point values and dates: a NaN sorts after every
+    /// number (a NaN date after every date; before them in a reverse sort), and two NaNs tie, as
+    /// the order of stored values puts them (`QueryValueOrder.sortOrder`). `compare` calls a NaN
+    /// neither before nor after any number, which leaves a sort of rows holding one in no order
+    /// at all.
     func totalCompare(_ lhs: Compared, _ rhs: Compared) -> ComparisonResult {
-        guard let keyPath, Self.isFloatingPoint(type(of: keyPath).valueType),
+        guard let keyPath, Self.mayBeNaN(type(of: keyPath).valueType),
             let order = Self.nanOrder(lhs[keyPath: keyPath], rhs[keyPath: keyPath])
         else {
             return compare(lhs, rhs)
@@ -18,8 +19,9 @@ extension SortDescriptor {
         }
     }
 
-    private static func isFloatingPoint(_ type: Any.Type) -> Bool {
+    private static func mayBeNaN(_ type: Any.Type) -> Bool {
         type == Double.self || type == Double?.self || type == Float.self || type == Float?.self
+            || type == Date.self || type == Date?.self
     }
 
     /// The ascending order of two values when one of them is a NaN; nil when neither is (or one
@@ -28,6 +30,7 @@ extension SortDescriptor {
         func nan(_ value: Any) -> Bool? {
             if let double = value as? Double { return double.isNaN }
             if let float = value as? Float { return float.isNaN }
+            if let date = value as? Date { return date.timeIntervalSinceReferenceDate.isNaN }
             return nil
         }
         guard let left = nan(lhs), let right = nan(rhs), left || right else { return nil }

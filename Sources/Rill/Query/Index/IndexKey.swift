@@ -351,6 +351,13 @@ extension IndexKey {
         key.append(Escape.end)
     }
 
+    /// The key of a NaN date, which every NaN date has: the last key of the date class, after
+    /// +infinity's.
+    static let nanDate: [UInt8] = {
+        let bits = orderedBits(of: .nan)
+        return [Tag.date] + stride(from: 56, through: 0, by: -8).map { UInt8(truncatingIfNeeded: bits >> UInt64($0)) }
+    }()
+
     /// The bits of `interval`, transformed so unsigned comparison orders them as the intervals are ordered.
     private static func orderedBits(of interval: TimeInterval) -> UInt64 {
         // -0.0 == 0.0 and NaN payloads carry no order, so both get one key each.
