@@ -69,14 +69,14 @@ package enum QueryPlanner {
         return QueryPlan(access: .scan, isSorted: sort.isEmpty)
     }
 
-    /// The plan that reads `best`'s ranges: in the sort's order when they are one range whose
-    /// walk gives it.
+    /// The plan that reads `best`'s ranges: in the sort's order when they are one range (or
+    /// ranges that share their fixed fields, read one after the other) whose walk gives it.
     private static func rangesPlan(_ best: IndexRanges, sort: [QuerySortKey], conjuncts: [QueryNode]) -> QueryPlan {
         // One range that fixes every indexed field walks in identifier order (the key's last
         // part), which is the order of a query without a sort.
         let fixesEveryField = best.fixed == best.index.fieldPaths.count
         let walk: QueryPlan.Walk? =
-            best.ranges.count != 1
+            best.ranges.count != 1 && !best.sharesPrefix
             ? nil
             : sort.isEmpty ? (fixesEveryField ? QueryPlan.Walk() : nil) : walk(sort, best.index, fixed: best.fixed)
         var plan = QueryPlan(access: .ranges(best.index, best.ranges, conditions: best.used), isSorted: walk != nil)
@@ -198,6 +198,10 @@ package enum QueryPlanner {
         let used: [QueryNode]
         /// Whether the ranges hold exactly the records that meet `used`.
         let exact: Bool
+        /// Whether the ranges share their fixed fields' values and ascend without overlapping
+        /// (one range, or a range of dates and the NaN date's): read one after the other, in
+        /// order or backwards, they give the index's order as one range would.
+        var sharesPrefix = false
     }
 
     /// The index with the best key ranges for `conjuncts`, if any serves them.
@@ -414,7 +418,9 @@ package enum QueryPlanner {
             let ranges = (prefixes ?? [prefix]).flatMap { prefix in
                 suffixes.map { KeyRange(lower: prefix + $0.lower, upper: prefix + $0.upper) }
             }
-            return IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
+            var found = IndexRanges(index: index, ranges: ranges, score: score, used: used, exact: exact)
+            found.sharesPrefix = prefixes == nil || prefixes?.count == 1
+            return found
         }
         guard score > 0 else { return nil }
         guard let prefixes else {

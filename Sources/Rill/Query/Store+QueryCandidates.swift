@@ -26,9 +26,12 @@ extension Store {
                     try sortedWalk(index, range, plan.walk, entity: entity, txn: txn, body)
                 }
             case .ranges(let index, let ranges, _):
-                // A sorted plan has one range.
-                if plan.isSorted, ranges.count == 1, !Self.walksInKeyOrder(plan.walk, index) {
-                    try sortedWalk(index, ranges[0], plan.walk, entity: entity, txn: txn, body)
+                // A sorted plan's ranges share their fixed fields and ascend (a range of dates
+                // and the NaN date's): one after the other, from the last for a reverse walk.
+                if plan.isSorted, !Self.walksInKeyOrder(plan.walk, index) {
+                    for range in plan.walk.reverse ? ranges.reversed() : ranges {
+                        guard try sortedWalk(index, range, plan.walk, entity: entity, txn: txn, body) else { return }
+                    }
                     return
                 }
                 var seen: Set<[UInt8]>? = ranges.count > 1 ? [] : nil

@@ -165,4 +165,49 @@ import Testing
             }
         }
     }
+
+    /// A range of dates that holds the NaN date (`<=` on an index of dates) is two key ranges,
+    /// the dates' and the NaN date's, still read in the index's order for a sort on the date,
+    /// forwards and backwards, through a limit: the answer is Foundation's, and no sort is made.
+    @Test func rangesHoldingTheNaNDateAreWalkedInTheSortsOrder() throws {
+        var random = SeededGenerator(label: "nan dates, sorted walks")
+        let container = try ModelContainer(
+            for: Event.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("walks")))
+        let context = ModelContext(container)
+        let events = events(&random, count: 60)
+        for event in events { context.insert(event) }
+        try context.save()
+        let zero = Date(timeIntervalSinceReferenceDate: 0), later = Date(timeIntervalSinceReferenceDate: 1e9)
+        let cases: [(String, Predicate<Event>, KeyPath<Event, Date> & Sendable)] = [
+            ("when <= 0", #Predicate { $0.when <= zero }, \.when),
+            ("when >= 0 && when <= 1e9", #Predicate { $0.when >= zero && $0.when <= later }, \.when),
+            ("flag && plain <= 0", #Predicate { $0.flag && $0.plain <= zero }, \.plain),
+        ]
+        for (name, predicate, key) in cases {
+            for reverse in [false, true] {
+                let expected = try events.filter { try predicate.evaluate($0) }.sorted { lhs, rhs in
+                    let (a, b) = (
+                        lhs[keyPath: key].timeIntervalSinceReferenceDate,
+                        rhs[keyPath: key].timeIntervalSinceReferenceDate
+                    )
+                    if a.isNaN != b.isNaN { return reverse ? a.isNaN : b.isNaN }
+                    if !a.isNaN, a != b { return reverse ? a > b : a < b }
+                    return lhs.id < rhs.id
+                }.map(\.id)
+                #expect(expected.contains { events[$0][keyPath: key].timeIntervalSinceReferenceDate.isNaN }, "\(name)")
+                for offset in [0, 3, max(0, expected.count - 4)] {
+                    var descriptor = FetchDescriptor(
+                        predicate: predicate, sortBy: [SortDescriptor(key, order: reverse ? .reverse : .forward)])
+                    descriptor.fetchOffset = offset
+                    descriptor.fetchLimit = 5
+                    let label = "\(name), reverse: \(reverse), offset \(offset)"
+                    #expect(
+                        try context.fetch(descriptor).map(\.id) == Array(expected.dropFirst(offset).prefix(5)),
+                        "\(label)")
+                    let plan = try context.explain(descriptor)
+                    #expect(plan.contains("2 key ranges") && plan.contains("no sort needed"), "\(label): \(plan)")
+                }
+            }
+        }
+    }
 }
