@@ -20,8 +20,21 @@ extension ModelContext {
     }
 
     /// The identifiers of the models `fetch(descriptor)` would return, in the same order.
+    ///
+    /// Where an index or the identifier order gives the matches in the descriptor's order, only
+    /// their identifiers are kept (models are decoded only to evaluate a predicate that needs
+    /// them).
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T.ID] {
-        try fetch(descriptor).map { $0.id }
+        try executor(for: descriptor).identifierKeys().map { try Self.identifier(T.self, key: $0) }
+    }
+
+    /// The identifier of the `T` whose storage key is `key`.
+    static func identifier<T: PersistentModel>(_ type: T.Type, key: [UInt8]) throws -> T.ID {
+        guard let id = key.withUnsafeBytes({ T.ID.fromStorageKey($0) }) else {
+            throw RillError(
+                .decodingFailed, "a stored \(T.entityName) identifier key is not a \(T.ID.self): \(key.count) bytes")
+        }
+        return id
     }
 
     /// How `fetch(descriptor)` would run, for a person: the index and key ranges or the scan it
@@ -49,23 +62,23 @@ extension ModelContext {
         guard let entity = try entity(for: T.self),
             let bytes = try store.record(of: entity, key: key)
         else { return nil }
-        // The identifier may be of another kind of the family: that record is not a `T`.
+        var decoder: RecordDecoder?
+        return try bytes.withUnsafeBytes { bytes in
+            try key.withUnsafeBytes { try Self.storedModel(T.self, bytes, key: $0, reusing: &decoder) }
+        }
+    }
+
+    /// The stored record `bytes` of identifier key `key` as a `T`; nil when it is a model of
+    /// another kind of `T`'s family.
+    static func storedModel<T: PersistentModel>(
+        _ type: T.Type, _ bytes: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+        reusing decoder: inout RecordDecoder?
+    ) throws -> T? {
         if let kindTest = T.kindTest, let family = T.family {
-            let record = try bytes.withUnsafeBytes { bytes in
-                try key.withUnsafeBytes {
-                    try Store.recordValue(bytes, key: $0, entity: T.entityName, fields: [family.discriminator])
-                }
-            }
+            let record = try Store.recordValue(bytes, key: key, entity: T.entityName, fields: [family.discriminator])
             guard QueryEvaluator.matches(kindTest, record) else { return nil }
         }
-        do {
-            return try T.decodeStored(from: bytes)
-        } catch {
-            throw RillError(
-                .decodingFailed,
-                "the stored \(T.entityName) \(id) does not decode as \(T.self): \(Self.describe(error))",
-                underlyingError: error)
-        }
+        return try T.decodeStored(from: bytes, key: key, reusing: &decoder)
     }
 
     /// Inlinable, as `fetch` and the executor's initializers are: compiled in the caller's module

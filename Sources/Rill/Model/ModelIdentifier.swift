@@ -48,6 +48,20 @@ extension ModelIdentifier {
         }
     }
 
+    /// The identifier whose storage key is `key`; nil when `key` is not a key of `Self`.
+    package static func fromStorageKey(_ key: UnsafeRawBufferPointer) -> Self? {
+        if Self.self == String.self {
+            return String(storageKey: key).map { unsafeBitCast($0, to: Self.self) }
+        } else if Self.self == UUID.self {
+            return UUID(storageKey: key).map { unsafeBitCast($0, to: Self.self) }
+        } else if Self.self == Int64.self {
+            return Int64(storageKey: key).map { unsafeBitCast($0, to: Self.self) }
+        } else if Self.self == Int.self {
+            return Int(storageKey: key).map { unsafeBitCast($0, to: Self.self) }
+        }
+        return nil
+    }
+
     private static func appendIntegerKey(_ value: Int64, to key: inout [UInt8]) {
         key.append(IdentifierKind.integer.rawValue)
         // Flipping the sign bit makes big-endian bytes sort like the signed value.

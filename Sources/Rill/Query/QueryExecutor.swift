@@ -174,6 +174,41 @@ struct QueryExecutor<T: PersistentModel> {
         return rows.results().map { $0.model }
     }
 
+    /// The identifier keys of the models `models()` returns, in the same order. Where the plan
+    /// reads the matches in the descriptor's order and no staged model is to be merged in, only
+    /// the keys are kept (a model is decoded when the predicate must be evaluated on it, then
+    /// dropped); otherwise the matches are sorted as `models()` sorts them.
+    func identifierKeys() throws -> [[UInt8]] {
+        if readsRelationships, loader == nil { return try resolving { try $0.identifierKeys() } }
+        let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        if window.isEmpty { return [] }
+        let execution = try plan()
+        if execution?.isSorted ?? true, StorageHeader.isEmpty(staged) || !staged.values.contains(where: { $0 != nil }) {
+            guard let execution else { return [] }
+            let hasStaged = !StorageHeader.isEmpty(staged)
+            let testsModels = self.testsModels
+            var keys: [[UInt8]] = []
+            var skipped = 0
+            var spare: RecordDecoder?
+            try execution.forEachMatch { key, bytes in
+                if hasStaged, isStaged(key) { return true }
+                if testsModels {
+                    guard try evaluate(T.decodeStored(from: bytes, key: key, reusing: &spare)) else { return true }
+                }
+                guard skipped == window.offset else {
+                    skipped += 1
+                    return true
+                }
+                keys.append(Array(key))
+                return window.keepsMore(afterKeeping: keys.count)
+            }
+            return keys
+        }
+        var rows = QueryRows<Row>(window: window, ordering: precedes)
+        try collectRows(execution, into: &rows)
+        return rows.results().map { $0.key ?? $0.model.id.storageKey }
+    }
+
     /// Whether the decoded model of a stored candidate that passed the execution's filter must
     /// be tested by the `Predicate`: not when a complete translation decided already (or the
     /// index ranges are exactly the predicate, and every candidate matches).

@@ -21,7 +21,7 @@ struct Ledger: PersistentModel, Equatable {
 /// Fetches of a context with unsaved changes, against Swift's own evaluation of the same
 /// descriptor over the models the context would hold after saving (and, with
 /// `includePendingChanges` false, over the saved models): predicates (indexed and not), sorts,
-/// offsets, limits, counts and identifiers, seeded and printed.
+/// offsets, limits, counts, identifiers and enumerations in batches, seeded and printed.
 @Suite struct PendingFetchOracleTests {
     let directory = TemporaryDirectory()
 
@@ -114,6 +114,10 @@ struct Ledger: PersistentModel, Equatable {
                 #expect(try context.fetch(descriptor) == expected, "\(label)")
                 #expect(try context.fetchCount(descriptor) == expected.count, "count, \(label)")
                 #expect(try context.fetchIdentifiers(descriptor) == expected.map(\.id), "identifiers, \(label)")
+                var enumerated: [Ledger] = []
+                let batchSize = Int.random(in: 0...4, using: &random)
+                try context.enumerate(descriptor, batchSize: batchSize) { enumerated.append($0) }
+                #expect(enumerated == expected, "enumerate in batches of \(batchSize), \(label)")
                 var savedOnly = descriptor
                 savedOnly.includePendingChanges = false
                 var savedExpected = try saved.values.filter { try predicate?.evaluate($0) ?? true }
@@ -123,6 +127,12 @@ struct Ledger: PersistentModel, Equatable {
                 if let limit = descriptor.fetchLimit { savedExpected = Array(savedExpected.prefix(limit)) }
                 #expect(try context.fetch(savedOnly) == savedExpected, "saved only, \(label)")
                 #expect(try context.fetchCount(savedOnly) == savedExpected.count, "saved only count, \(label)")
+                #expect(
+                    try context.fetchIdentifiers(savedOnly) == savedExpected.map(\.id),
+                    "saved only identifiers, \(label)")
+                enumerated = []
+                try context.enumerate(savedOnly, batchSize: batchSize) { enumerated.append($0) }
+                #expect(enumerated == savedExpected, "saved only enumerate, \(label)")
                 var unwindowed = descriptor
                 unwindowed.fetchOffset = nil
                 unwindowed.fetchLimit = nil
