@@ -2,16 +2,17 @@ import Foundation
 
 extension QueryPlanner {
     /// The shape of `plan`, made of `best`, to keep for predicates of the structure of
-    /// `conjuncts`; nil when it is not one to keep (see `PreparedPlan`): one range, of
-    /// comparisons with a value, an equality for each of its index's leading fields it fixes and
-    /// ranges on the next, and no conjunct of a condition's form whose values gave none.
+    /// `conjuncts`; nil when it is not one to keep (see `PreparedPlan`): one range (or a range of
+    /// dates and the NaN date's), of comparisons with a value, an equality for each of its
+    /// index's leading fields it fixes and ranges on the next, and no conjunct of a condition's
+    /// form whose values gave none.
     static func shape(
         of plan: QueryPlan, _ best: IndexRanges, _ conjuncts: [QueryNode], entity: EntityStorage,
         sort: [QuerySortKey], limit: Int?
     ) -> PreparedPlan.Shape? {
-        guard best.ranges.count == 1,
-            conjuncts.allSatisfy({ condition($0) != nil || !mayServe($0) })
-        else { return nil }
+        guard best.ranges.count <= 2, conjuncts.allSatisfy({ condition($0) != nil || !mayServe($0) }) else {
+            return nil
+        }
         // The place of each condition used: the first conjunct equal to it is the one the ranges
         // took (they take the first equality on a field, and every range on the next). Two equal
         // conjuncts would be two places of one node, which other values may tell apart.
@@ -29,6 +30,13 @@ extension QueryPlanner {
                 guard op != .equal, op != .notEqual else { return nil }
                 rangeBounds = classBounds(value)
             }
+        }
+        // Two ranges only of dates: those of the dates and the NaN date's (`dateSuffixes`).
+        if best.ranges.count == 2 {
+            guard let bounds = rangeBounds, bounds == dateBounds,
+                best.ranges[1].lower.count >= IndexKey.nanDate.count,
+                best.ranges[1].lower.suffix(IndexKey.nanDate.count).elementsEqual(IndexKey.nanDate)
+            else { return nil }
         }
         return PreparedPlan.Shape(
             entity: entity, sort: sort, hasLimit: limit != nil, index: best.index,
@@ -73,7 +81,7 @@ extension QueryPlanner {
             if cut { exact = false }
             used.append(node)
         }
-        let range: KeyRange
+        let keyRanges: [KeyRange]
         if let bounds = shape.rangeBounds {
             // Every range condition on the field folded into one [lower, upper), as in `ranges(for:_:)`.
             var lowerSuffix = [bounds.lower]
@@ -95,18 +103,17 @@ extension QueryPlanner {
                 }
                 used.append(node)
             }
-            if bounds == dateBounds {
-                // The shape's own values gave one range: these give one too unless the NaN
-                // date is a range of its own here.
-                let suffixes = dateSuffixes(lower: lowerSuffix, upper: upperSuffix, nanHolds: nanHolds)
-                guard suffixes.count == 1 else { return nil }
-                (lowerSuffix, upperSuffix) = suffixes[0]
-            }
-            range = KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)
+            // Dates are one range, or two when the NaN date is a range of its own (read after
+            // the other, in the order of a walk of the index, as the planner reads them).
+            let suffixes =
+                bounds == dateBounds
+                ? dateSuffixes(lower: lowerSuffix, upper: upperSuffix, nanHolds: nanHolds)
+                : [(lowerSuffix, upperSuffix)]
+            keyRanges = suffixes.map { KeyRange(lower: prefix + $0.lower, upper: prefix + $0.upper) }
         } else {
-            range = KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))
+            keyRanges = [KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))]
         }
-        var plan = QueryPlan(access: .ranges(shape.index, [range], conditions: used), isSorted: shape.isSorted)
+        var plan = QueryPlan(access: .ranges(shape.index, keyRanges, conditions: used), isSorted: shape.isSorted)
         plan.walk = shape.walk
         if exact {
             plan.coversPredicate = shape.usesEveryConjunct || conjuncts.allSatisfy(used.contains)

@@ -188,6 +188,110 @@ import Testing
         #expect(bound > 400, "only \(bound) plans were bound")
     }
 
+    struct Event: PersistentModel {
+        var id: Int
+        var n: Int
+        var t: Date
+
+        static let indexes: [ModelIndex<Event>] = [ModelIndex(\.t), ModelIndex(\.n, \.t)]
+    }
+
+    static let dates: [Date] = [
+        Date(timeIntervalSinceReferenceDate: .nan), .distantPast, .distantFuture,
+        Date(timeIntervalSinceReferenceDate: .infinity), Date(timeIntervalSinceReferenceDate: -.infinity),
+        Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -0.0),
+    ]
+
+    static func date(_ random: inout SeededGenerator) -> Date {
+        Int.random(in: 0..<5, using: &random) == 0
+            ? dates.randomElement(using: &random)!
+            : Date(timeIntervalSinceReferenceDate: Double(Int.random(in: -100...100, using: &random)) * 1_000)
+    }
+
+    /// Ranges of dates hold the NaN date when every condition is `<=` or `>=` (`Date` derives
+    /// them from `<`), and the planner reads its key as a second range: such plans are kept and
+    /// bound like one-range plans, and give what planning anew and brute force give.
+    @Test func rangesOfDatesThatHoldTheNaNDateArePrepared() throws {
+        var random = SeededGenerator(label: "prepared date plans")
+        let container = try ModelContainer(
+            for: Event.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("dates")))
+        let context = container.mainContext
+        let events = (0..<200).map { id in
+            Event(id: id, n: Int.random(in: 0...5, using: &random), t: Self.date(&random))
+        }
+        for event in events { context.insert(event) }
+        try context.save()
+        let store = container.store
+        let entity = try #require(try store.entity(named: Event.entityName))
+        typealias DateForm = (name: String, make: (inout SeededGenerator) -> FetchDescriptor<Event>)
+        let forms: [DateForm] = [
+            (
+                "t <= x",
+                { random in
+                    let x = Self.date(&random)
+                    return FetchDescriptor(predicate: #Predicate<Event> { $0.t <= x })
+                }
+            ),
+            (
+                "t >= x && t <= y, sort by t, limit 6",
+                { random in
+                    let (x, y) = (Self.date(&random), Self.date(&random))
+                    var descriptor = FetchDescriptor(
+                        predicate: #Predicate<Event> { $0.t >= x && $0.t <= y }, sortBy: [SortDescriptor(\.t)])
+                    descriptor.fetchLimit = 6
+                    return descriptor
+                }
+            ),
+            (
+                "n == a && t >= x, sort by t descending, limit 4",
+                { random in
+                    let a = Int.random(in: 0...5, using: &random)
+                    let x = Self.date(&random)
+                    var descriptor = FetchDescriptor(
+                        predicate: #Predicate<Event> { $0.n == a && $0.t >= x },
+                        sortBy: [SortDescriptor(\.t, order: .reverse)])
+                    descriptor.fetchLimit = 4
+                    return descriptor
+                }
+            ),
+        ]
+        for form in forms {
+            let shared = PreparedPlan()
+            var bound = 0
+            for _ in 0..<60 {
+                let descriptor = form.make(&random)
+                // Sorted by date with the NaN date after every other (the order of Rill's sorts,
+                // reversed by a reverse sort), ties by identifier.
+                let reverse = descriptor.sortBy.first?.order == .reverse
+                func key(_ event: Event) -> (Int, Double) {
+                    let interval = event.t.timeIntervalSinceReferenceDate
+                    return interval.isNaN ? (1, 0) : (0, interval)
+                }
+                var expected = try events.filter { try descriptor.predicate!.evaluate($0) }
+                if !descriptor.sortBy.isEmpty {
+                    expected.sort { a, b in
+                        let (left, right) = (key(a), key(b))
+                        if left != right { return reverse ? right < left : left < right }
+                        return a.id < b.id
+                    }
+                }
+                let fetched = try context.fetch(descriptor).map(\.id)
+                #expect(fetched == Array(expected.prefix(descriptor.fetchLimit ?? .max).map(\.id)), "\(form.name)")
+
+                let predicate = ModelPredicate(of: descriptor)
+                let sort = QueryExecutor<Event>.orderPreservingSortKeys(descriptor.sortBy) ?? []
+                let limit = descriptor.fetchLimit
+                let node = predicate.translation?.node
+                if shared.shape(for: entity, sort: sort, hasLimit: limit != nil) != nil { bound += 1 }
+                let fresh = QueryPlanner.plan(node, sort: sort, limit: limit, entity: entity)
+                let reused = QueryPlanner.plan(node, sort: sort, limit: limit, entity: entity, prepared: shared)
+                #expect(Self.describe(reused, entity) == Self.describe(fresh, entity), "\(form.name): \(node!)")
+            }
+            // A NaN date as a bound gives no range, and is planned anew; every other fetch binds.
+            #expect(bound > 45, "\(form.name): only \(bound) of 60 plans were bound")
+        }
+    }
+
     /// A plan's access, order, walk and whether it covers the predicate, in words.
     static func describe(_ plan: QueryPlan, _ entity: EntityStorage) -> String {
         plan.describeAccess(entity: entity.name, recordCount: 300, hasIndexes: true).joined(separator: "; ")
