@@ -113,7 +113,12 @@ func main() -> Int32 {
         return ExitStatus.usage
     } catch let error as RillError {
         output.flush()
-        Output.error(error.message)
+        // The tool never makes a store by accident (a mistyped path): say what does.
+        let hint =
+            error.code == .storeNotFound && name != "import"
+            ? "\n(a store is made by `rill import`, `rill restore`, `rill serve --log` or a program's ModelContainer)"
+            : ""
+        Output.error(error.message + hint)
         return ExitStatus.failure
     } catch {
         output.flush()

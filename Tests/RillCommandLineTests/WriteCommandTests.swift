@@ -81,6 +81,19 @@ import Testing
         }
     }
 
+    @Test func aWriteToAMissingStoreSaysWhatMakesOne() throws {
+        let missing = directory.path("missing")
+        let insert = try rill(["insert", missing, "Gadget", #"{"id":1}"#])
+        #expect(insert.status == 1)
+        #expect(insert.error.contains("no store at \(missing)"), "\(insert.error)")
+        #expect(insert.error.contains("`rill import`"), "\(insert.error)")
+        #expect(!FileManager.default.fileExists(atPath: missing), "the tool made no store")
+        // `rill import` makes one, so its error names no other way.
+        let imported = try rill(["import", missing], input: "{\"op\":\"bad\"}\n")
+        #expect(imported.status == 1)
+        #expect(!imported.error.contains("a store is made"), "\(imported.error)")
+    }
+
     @Test func exportThenImportRebuildsTheStore() throws {
         let (path, container) = try gadgetStore("source", count: 300)
         let exported = try rill(["export", path])
