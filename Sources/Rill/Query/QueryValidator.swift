@@ -225,7 +225,7 @@ package struct QueryValidator {
         switch subject.shape {
         case .array(let shape):
             element.shape = shape
-        case .any, .cycle:
+        case .any, .mixed, .cycle:
             // Elements of several kinds in turn: nothing is known of any one of them.
             break
         case .scalar, .map:
@@ -290,7 +290,7 @@ package struct QueryValidator {
         while index < path.count {
             let component = path[index]
             switch shape {
-            case .any, .cycle:
+            case .any, .mixed, .cycle:
                 return operand
             case .array(let element):
                 // Reading through an array reads each element's field.
@@ -383,7 +383,7 @@ private enum Kind {
 
     init?(_ shape: RecordShape) {
         switch shape {
-        case .any: return nil
+        case .any, .mixed: return nil
         case .array, .cycle: self = .array
         case .map: self = .object
         case .scalar(let example): self.init(example)

@@ -137,7 +137,7 @@ extension Store {
                     return true
                 }
                 if open.count < before {
-                    learned = learned.map { $0.merged(with: RecordShape(record)) } ?? RecordShape(record)
+                    learned = learned.map { $0.union(with: RecordShape(record)) } ?? RecordShape(record)
                 }
                 return !open.isEmpty
             }

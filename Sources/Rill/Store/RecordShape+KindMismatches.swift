@@ -25,7 +25,7 @@ extension RecordShape {
 
     private func collectMismatches(of value: RecordValue, path: String, into found: inout [KindMismatch]) {
         switch (self, value) {
-        case (.any, _), (_, .null):
+        case (.any, _), (.mixed, _), (_, .null):
             return
         case (.array(let element), .array(let values)):
             for item in values {

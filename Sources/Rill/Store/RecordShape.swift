@@ -4,6 +4,9 @@ import Foundation
 package indirect enum RecordShape: Sendable {
     /// Nothing known: any value goes.
     case any
+    /// Values of several kinds were seen here (in stored records, or elements of one array that
+    /// follow no cycle): any value goes, as with `any`, and later values do not narrow it.
+    case mixed
     /// A scalar of the kind of this example value.
     case scalar(RecordValue)
     case array(RecordShape)
@@ -29,7 +32,7 @@ package indirect enum RecordShape: Sendable {
         var count = 0
         try snapshot.forEachRecord(of: entity) { key, bytes in
             let value = try Store.recordValue(bytes, key: key, entity: entity.name)
-            shape = shape.map { $0.merged(with: RecordShape(value)) } ?? RecordShape(value)
+            shape = shape.map { $0.union(with: RecordShape(value)) } ?? RecordShape(value)
             count += 1
             return count < limit
         }
@@ -78,7 +81,7 @@ package indirect enum RecordShape: Sendable {
             }
             if cycle.count == period { return period == 1 ? .array(cycle[0]) : .cycle(cycle) }
         }
-        return .array(shapes.dropFirst().reduce(shapes[0]) { $0.merged(with: $1) })
+        return .array(shapes.dropFirst().reduce(shapes[0]) { $0.union(with: $1) })
     }
 
     /// This shape merged with `other` when no scalar of one has another kind than the other's at
@@ -88,6 +91,7 @@ package indirect enum RecordShape: Sendable {
         case (.any, _): return other
         case (_, .any): return self
         case (.scalar(let a), .scalar(let b)): return Self.kindName(a) == Self.kindName(b) ? self : nil
+        case (.mixed, .mixed): return self
         case (.array(let a), .array(let b)): return a.mergedIfAgreeing(with: b).map(RecordShape.array)
         case (.map(let a), .map(let b)):
             var fields = a
@@ -100,11 +104,60 @@ package indirect enum RecordShape: Sendable {
                 }
             }
             return .map(fields)
-        case (.cycle, _), (_, .cycle): return merged(with: other)
+        case (.cycle(let a), .cycle(let b)):
+            let (long, short) = a.count >= b.count ? (a, b) : (b, a)
+            guard long.count % short.count == 0 else { return nil }
+            var merged: [RecordShape] = []
+            for index in long.indices {
+                guard let shape = a[index % a.count].mergedIfAgreeing(with: b[index % b.count]) else { return nil }
+                merged.append(shape)
+            }
+            return .cycle(merged)
+        case (.cycle(let shapes), .array(let element)), (.array(let element), .cycle(let shapes)):
+            var merged: [RecordShape] = []
+            for shape in shapes {
+                guard let agreeing = shape.mergedIfAgreeing(with: element) else { return nil }
+                merged.append(agreeing)
+            }
+            return .cycle(merged)
         default: return nil
         }
     }
 
+    /// The shape of records that have this shape or `other`'s: where a scalar of one has another
+    /// kind than the other's at the same place (or a scalar meets an array or an object), the
+    /// place is `mixed`. What the stored records of an entity show, so that every one of them
+    /// fits it (an export's description is imported with them).
+    func union(with other: RecordShape) -> RecordShape {
+        switch (self, other) {
+        case (.any, _): return other
+        case (_, .any): return self
+        case (.mixed, _), (_, .mixed): return .mixed
+        case (.scalar(let a), .scalar(let b)): return Self.kindName(a) == Self.kindName(b) ? self : .mixed
+        case (.array(let a), .array(let b)): return .array(a.union(with: b))
+        case (.cycle(let a), .cycle(let b)):
+            let (long, short) = a.count >= b.count ? (a, b) : (b, a)
+            guard long.count % short.count == 0 else { return .array(.mixed) }
+            return .cycle(long.indices.map { a[$0 % a.count].union(with: b[$0 % b.count]) })
+        case (.cycle(let a), .array(let b)): return .cycle(a.map { $0.union(with: b) })
+        case (.array(let a), .cycle(let b)): return .cycle(b.map { a.union(with: $0) })
+        case (.map(let a), .map(let b)):
+            var fields = a
+            for field in b {
+                if let index = fields.firstIndex(where: { $0.name == field.name }) {
+                    fields[index].shape = fields[index].shape.union(with: field.shape)
+                } else {
+                    fields.append(field)
+                }
+            }
+            return .map(fields)
+        default: return .mixed
+        }
+    }
+
+    /// This shape with `other`'s where this one knows nothing (`any`) and with the fields only
+    /// `other` has: where both know a place, this one's kind stays (a description over what
+    /// records show).
     func merged(with other: RecordShape) -> RecordShape {
         switch (self, other) {
         case (.any, _): return other
@@ -153,7 +206,7 @@ package indirect enum RecordShape: Sendable {
         }
         if value == .null { return .null }
         switch self {
-        case .any:
+        case .any, .mixed:
             return try Self.plain(value, fail: fail)
         case .array(let element):
             guard case .array(let elements) = value else { throw fail("an array") }
@@ -322,7 +375,7 @@ extension RecordShape {
     /// the kinds in turn), a struct as an object.
     package var jsonValue: RecordValue {
         switch self {
-        case .any: .string("any")
+        case .any, .mixed: .string("any")
         case .array(let element): .array([element.jsonValue])
         case .cycle(let shapes): .array(shapes.map(\.jsonValue))
         case .map(let fields): .map(fields.map { RecordField(name: $0.name, value: $0.shape.jsonValue) })
