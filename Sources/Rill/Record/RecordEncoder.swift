@@ -194,12 +194,19 @@ final class RecordEncoder: Encoder, SingleValueEncodingContainer {
             throw RecordError(.unrepresentableValue, Self.tooDeepMessage, codingPath: RecordError.path(codingPath))
         }
         let child = RecordEncoder(sink: sink, parent: self, key: RecordCodingKey.optional(key))
+        let start = sink.count
+        let splices = sink.spliceCount
         do {
             try value.encode(to: child)
         } catch {
             throw Self.wrap(error, at: child)
         }
         child.finish()
+        // A set or a dictionary wrote its entries in its hash table's order: put them in one that
+        // equal values share (unless a nested container's bytes are still to be spliced in).
+        if let pairs = RecordFormat.unorderedPairs(T.self), sink.spliceCount == splices {
+            sink.sortEntries(from: start, pairs: pairs)
+        }
     }
 
     /// Gives errors thrown by user `encode(to:)` code the path of the value that threw; errors already carrying a

@@ -163,6 +163,52 @@ final class RecordSink {
         !splices.isEmpty
     }
 
+    /// How many deferred encoders' outputs are still to be spliced in.
+    var spliceCount: Int {
+        splices.count
+    }
+
+    /// Puts the entries of the container written from `start` to the end of the buffer in the order
+    /// of their bytes: a map's entries by their keys, an array's elements, or, with `pairs`, an
+    /// array's pairs of elements by the first of each (a dictionary stored as key, value, key,
+    /// value…). Leaves the bytes as they are when they do not read as such a container.
+    func sortEntries(from start: Int, pairs: Bool) {
+        guard start >= 0, count - start >= 3, base[count - 1] == RecordFormat.Tag.end else { return }
+        let isMap = base[start] == RecordFormat.Tag.mapBegin
+        guard isMap || base[start] == RecordFormat.Tag.arrayBegin else { return }
+        let bytes = UnsafeRawBufferPointer(start: base, count: count)
+        let reader = RecordReader(bytes)
+        let end = count - 1
+        var entries: [(whole: Range<Int>, key: Range<Int>)] = []
+        var position = start + 1
+        do {
+            while position < end {
+                let first = position
+                let keyEnd =
+                    isMap ? try reader.keyRange(at: position).upperBound : try reader.skipValue(at: position, depth: 1)
+                position = isMap || pairs ? try reader.skipValue(at: keyEnd, depth: 1) : keyEnd
+                entries.append((first..<position, first..<keyEnd))
+            }
+        } catch {
+            return
+        }
+        guard position == end, entries.count > 1 else { return }
+        func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+            UnsafeRawBufferPointer(rebasing: bytes[a]).lexicographicallyPrecedes(
+                UnsafeRawBufferPointer(rebasing: bytes[b]))
+        }
+        let sorted = entries.sorted {
+            precedes($0.key, $1.key) || (!precedes($1.key, $0.key) && precedes($0.whole, $1.whole))
+        }
+        guard !zip(sorted, entries).allSatisfy({ $0.whole == $1.whole }) else { return }
+        var ordered: [UInt8] = []
+        ordered.reserveCapacity(end - start - 1)
+        for entry in sorted { ordered.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[entry.whole])) }
+        ordered.withUnsafeBytes {
+            UnsafeMutableRawPointer(base + start + 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+        }
+    }
+
     /// Reserves the current end of the buffer for the output of `encoder`.
     func addSplice(for encoder: RecordEncoder) {
         splices.append((count, encoder))
