@@ -66,9 +66,14 @@ public struct ModelConfiguration: Sendable, Hashable {
     /// may read it, not save to it. The container must allow saving: it applies the log's commits.
     public var log: ReplicatedLog?
 
+    /// Model types the container stores besides those it is made for (SwiftData's configuration
+    /// names the types its store holds); nil for none.
+    public var schema: Schema?
+
     /// A configuration for a store in the directory at `url`.
     public init(
         _ name: String? = nil,
+        schema: Schema? = nil,
         url: URL,
         durability: Durability = .full,
         allowsSave: Bool = true,
@@ -76,6 +81,7 @@ public struct ModelConfiguration: Sendable, Hashable {
         log: ReplicatedLog? = nil
     ) {
         self.url = url
+        self.schema = schema
         self.log = log
         self.name = name ?? url.lastPathComponent
         self.durability = durability
@@ -87,8 +93,10 @@ public struct ModelConfiguration: Sendable, Hashable {
     /// A configuration for the store named `name` in the default location
     /// (``defaultDirectory``), or a temporary store when `isStoredInMemoryOnly` is true.
     public init(
-        _ name: String? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true, log: ReplicatedLog? = nil
+        _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+        log: ReplicatedLog? = nil
     ) {
+        self.schema = schema
         self.log = log
         let name = name ?? "default"
         if isStoredInMemoryOnly {

@@ -60,13 +60,14 @@ public final class ModelContainer: Sendable {
     /// Opens (or creates) the store described by `configurations` for the given model types.
     ///
     /// - Parameters:
-    ///   - forTypes: the model types to store. Each entity name must be unique.
+    ///   - types: the model types to store (with those of the configuration's ``ModelConfiguration/schema``).
+    ///     Each entity name must be unique.
     ///   - configurations: one configuration; with none, the default store.
     ///   - progress: told how far the index builds of this call have come: indexes a model declares that the
     ///     store lacks are built from the records it holds, which can take a while (see ``StoreProgress``).
     ///     Nothing is reported by default; Rill never writes to standard error.
     public init(
-        for forTypes: [any PersistentModel.Type], configurations: [ModelConfiguration],
+        for types: [any PersistentModel.Type], configurations: [ModelConfiguration],
         progress: (@Sendable (StoreProgress) -> Void)? = nil
     ) throws {
         guard configurations.count <= 1 else {
@@ -74,6 +75,11 @@ public final class ModelContainer: Sendable {
                 .invalidConfiguration, "a container opens one store; \(configurations.count) configurations were given")
         }
         let configuration = configurations.first ?? ModelConfiguration()
+        // The configuration's schema adds its types (SwiftData stores them in its store).
+        var forTypes = types
+        for type in configuration.schema?.types ?? [] where !forTypes.contains(where: { $0 == type }) {
+            forTypes.append(type)
+        }
         var seen: [String: any PersistentModel.Type] = [:]
         for type in forTypes {
             // The kinds of a family share its entity name.
