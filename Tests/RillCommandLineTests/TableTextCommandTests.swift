@@ -96,6 +96,28 @@ import Testing
         }
     }
 
+    @Test func datesUUIDsAndDataAreShownAsTheirTextAsCSVHasThem() throws {
+        let path = directory.path("kinds")
+        let description =
+            #"{"entity":"Event","identifier":"UUID","fields":{"when":"date","ref":"uuid","blob":"data","n":"double","tags":["string"]}}"#
+        let record =
+            #"{"op":"insert","entity":"Event","record":{"id":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F","when":"2024-01-02T03:04:05Z","ref":"0A000000-0000-0000-0000-000000000001","blob":"AQI=","n":"NaN","tags":["x"]}}"#
+        #expect(try rill(["import", path], input: description + "\n" + record + "\n").status == 0)
+        let table = try rill(["query", path, "Event"])
+        #expect(table.status == 0, "\(table.error)")
+        let row = try #require(table.output.split(separator: "\n").dropFirst(2).first)
+        let cells = row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        #expect(
+            cells == [
+                "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "2024-01-02T03:04:05.000Z",
+                "0A000000-0000-0000-0000-000000000001", "AQI=", "NaN", #"["x"]"#,
+            ], "\(table.output)")
+        let csv = try rill(["query", path, "Event", "--csv"])
+        #expect(
+            csv.output.split(separator: "\r\n").dropFirst().first.map(String.init)?.hasPrefix(
+                cells.prefix(5).joined(separator: ",")) == true, "\(csv.output)")
+    }
+
     @Test func aQueryTableShowsControlsAsEscapesAndLinesUpWideText() throws {
         let path = try makeStore()
         let run = try rill(["query", path, "Item where id > 9000 sort by id"])

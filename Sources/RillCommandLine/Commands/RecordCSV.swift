@@ -47,10 +47,14 @@ struct RecordCSV {
         case .null: ""
         case .string(let text), .url(let text): field(text)
         case .array, .map: field(value.jsonString())
-        default:
-            // A scalar that JSON writes as a string (a date, a UUID, data, a NaN): its text.
-            field(unquotedJSON(value.jsonString()))
+        default: field(scalarText(value))
         }
+    }
+
+    /// The text of a scalar other than a string: a number's JSON, and, for one that JSON writes
+    /// as a string (a date, a UUID, data, a NaN), that string's text.
+    static func scalarText(_ value: RecordValue) -> String {
+        unquotedJSON(value.jsonString())
     }
 
     /// A text as a field: quoted when it must be, or when it is empty.

@@ -49,13 +49,15 @@ struct RecordTable {
 
     private func clip(_ text: String) -> String { TerminalCells.truncate(text, to: maximumWidth) }
 
-    /// The text of a value in a cell: strings as they are (a newline shown as ⏎), others as JSON;
-    /// any other control or bidirectional character as its escape (``TerminalCells/printable(_:)``).
+    /// The text of a value in a cell: strings as they are (a newline shown as ⏎), dates, UUIDs and
+    /// data as their text (as CSV has them), arrays and objects as JSON; any other control or
+    /// bidirectional character as its escape (``TerminalCells/printable(_:)``).
     static func cell(_ value: RecordValue) -> String {
         switch value {
         case .null: "nil"
         case .string(let s), .url(let s): TerminalCells.printable(s.replacingOccurrences(of: "\n", with: "⏎"))
-        default: TerminalCells.printable(value.jsonString())
+        case .array, .map: TerminalCells.printable(value.jsonString())
+        default: TerminalCells.printable(RecordCSV.scalarText(value))
         }
     }
 }
