@@ -283,6 +283,9 @@ struct Extremes: PersistentModel {
         let imported = try rill(["import", copy], input: export.output)
         #expect(imported.status == 0, "\(imported.error)")
         try expectStore(copy, holds: records, "export → import")
+        // The optional fields only the last record has keep their places in it: the copy exports
+        // exactly as the original did.
+        #expect(try rill(["export", copy]).output == export.output)
     }
 
     /// Values `Codable` stores as arrays whose elements alternate kinds: a dictionary keyed by UUIDs or

@@ -94,16 +94,7 @@ package indirect enum RecordShape: Sendable {
         case (.mixed, .mixed): return self
         case (.array(let a), .array(let b)): return a.mergedIfAgreeing(with: b).map(RecordShape.array)
         case (.map(let a), .map(let b)):
-            var fields = a
-            for field in b {
-                if let index = fields.firstIndex(where: { $0.name == field.name }) {
-                    guard let merged = fields[index].shape.mergedIfAgreeing(with: field.shape) else { return nil }
-                    fields[index].shape = merged
-                } else {
-                    fields.append(field)
-                }
-            }
-            return .map(fields)
+            return Self.fields(a, b) { $0.mergedIfAgreeing(with: $1) }.map(RecordShape.map)
         case (.cycle(let a), .cycle(let b)):
             let (long, short) = a.count >= b.count ? (a, b) : (b, a)
             guard long.count % short.count == 0 else { return nil }
@@ -142,17 +133,33 @@ package indirect enum RecordShape: Sendable {
         case (.cycle(let a), .array(let b)): return .cycle(a.map { $0.union(with: b) })
         case (.array(let a), .cycle(let b)): return .cycle(b.map { a.union(with: $0) })
         case (.map(let a), .map(let b)):
-            var fields = a
-            for field in b {
-                if let index = fields.firstIndex(where: { $0.name == field.name }) {
-                    fields[index].shape = fields[index].shape.union(with: field.shape)
-                } else {
-                    fields.append(field)
-                }
-            }
-            return .map(fields)
+            return .map(Self.fields(a, b) { $0.union(with: $1) }!)
         default: return .mixed
         }
+    }
+
+    /// The fields of `a` and of `b`, those both have combined by `combine` (nil when it gives nil
+    /// for one). A field only `b` has goes right after the field before it in `b` (first when
+    /// none is): records that each hold some of one order of fields (an optional field left out
+    /// where it is nil) give that order, as the model that wrote them does.
+    private static func fields(
+        _ a: [(name: String, shape: RecordShape)], _ b: [(name: String, shape: RecordShape)],
+        _ combine: (RecordShape, RecordShape) -> RecordShape?
+    ) -> [(name: String, shape: RecordShape)]? {
+        var fields = a
+        var previous: Int?
+        for field in b {
+            if let index = fields.firstIndex(where: { $0.name == field.name }) {
+                guard let combined = combine(fields[index].shape, field.shape) else { return nil }
+                fields[index].shape = combined
+                previous = index
+            } else {
+                let index = previous.map { $0 + 1 } ?? 0
+                fields.insert(field, at: index)
+                previous = index
+            }
+        }
+        return fields
     }
 
     /// This shape with `other`'s where this one knows nothing (`any`) and with the fields only
