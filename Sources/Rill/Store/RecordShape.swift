@@ -125,16 +125,56 @@ package indirect enum RecordShape: Sendable {
         case (_, .any): return self
         case (.mixed, _), (_, .mixed): return .mixed
         case (.scalar(let a), .scalar(let b)): return Self.kindName(a) == Self.kindName(b) ? self : .mixed
-        case (.array(let a), .array(let b)): return .array(a.union(with: b))
-        case (.cycle(let a), .cycle(let b)):
-            let (long, short) = a.count >= b.count ? (a, b) : (b, a)
-            guard long.count % short.count == 0 else { return .array(.mixed) }
-            return .cycle(long.indices.map { a[$0 % a.count].union(with: b[$0 % b.count]) })
-        case (.cycle(let a), .array(let b)): return .cycle(a.map { $0.union(with: b) })
-        case (.array(let a), .cycle(let b)): return .cycle(b.map { a.union(with: $0) })
+        case (.array, .array), (.array, .cycle), (.cycle, .array), (.cycle, .cycle):
+            return Self.unitedElements(periodicShapes, other.periodicShapes)
         case (.map(let a), .map(let b)):
             return .map(Self.fields(a, b) { $0.union(with: $1) }!)
         default: return .mixed
+        }
+    }
+
+    /// The shapes an array's elements take in turn: its elements' one shape, or a cycle's.
+    private var periodicShapes: [RecordShape] {
+        switch self {
+        case .array(let element): [element]
+        case .cycle(let shapes): shapes
+        default: []
+        }
+    }
+
+    /// The longest cycle a union makes; arrays of longer ones take any elements.
+    private static let longestCycle = 64
+
+    /// Arrays whose elements take the shapes `a` in turn, and those whose take `b`'s, as one: at
+    /// each place of the two cycles' least common length the two shapes united, then written as
+    /// the shortest cycle that repeats them (one shape: an array). The same whatever order the
+    /// records are united in.
+    private static func unitedElements(_ a: [RecordShape], _ b: [RecordShape]) -> RecordShape {
+        func gcd(_ x: Int, _ y: Int) -> Int { y == 0 ? x : gcd(y, x % y) }
+        guard !a.isEmpty, !b.isEmpty else { return .array(.mixed) }
+        let length = a.count / gcd(a.count, b.count) * b.count
+        guard length <= longestCycle else { return .array(.mixed) }
+        let united = (0..<length).map { a[$0 % a.count].union(with: b[$0 % b.count]) }
+        let signatures = united.map(\.signature)
+        for period in 1..<length where length % period == 0 {
+            if (period..<length).allSatisfy({ signatures[$0] == signatures[$0 % period] }) {
+                return period == 1 ? .array(united[0]) : .cycle(Array(united.prefix(period)))
+            }
+        }
+        return length == 1 ? .array(united[0]) : .cycle(united)
+    }
+
+    /// The shape in words, fields in name order: equal for shapes that take the same values.
+    private var signature: String {
+        switch self {
+        case .any: "?"
+        case .mixed: "*"
+        case .scalar(let example): Self.kindName(example)
+        case .array(let element): "[" + element.signature + "]"
+        case .cycle(let shapes): "<" + shapes.map(\.signature).joined(separator: ",") + ">"
+        case .map(let fields):
+            "{" + fields.map { $0.name.debugDescription + ":" + $0.shape.signature }.sorted().joined(separator: ",")
+                + "}"
         }
     }
 
