@@ -133,6 +133,7 @@ public final class ModelContainer: Sendable {
             if let problem = type.relationshipProblems.first {
                 throw RillError(.invalidConfiguration, "\(type.entityName)'s relationships: \(problem)")
             }
+            if let problem = type.identityProblem { throw RillError(.invalidConfiguration, problem) }
             guard let kind = type.identifierKind else {
                 throw RillError(
                     .invalidConfiguration,
@@ -172,6 +173,7 @@ public final class ModelContainer: Sendable {
         }
         for kind in family.kinds {
             problems += kind.type.evolutionProblems.map { "\(kind.type)'s evolution: \($0)" }
+            if let problem = kind.type.identityProblem { problems.append(problem) }
         }
         if let problem = problems.first { throw RillError(.invalidConfiguration, problem) }
         guard let kind = family.identifierKind else {
