@@ -17,7 +17,7 @@ extension ModelContext {
     ///
     /// The identifiers of the matches are read first, in one snapshot of the store; each batch
     /// of models is then read in a snapshot of its own, each model as it is when its batch is
-    /// read. A model deleted in between is left out; one changed in between is given as it is
+    /// read (with the relationships the descriptor prefetches). A model deleted in between is left out; one changed in between is given as it is
     /// now (it may no longer match). No read transaction is held while `block` runs.
     ///
     /// With the descriptor's ``FetchDescriptor/includePendingChanges`` (the default), each batch
@@ -38,12 +38,14 @@ extension ModelContext {
         block: (T) throws -> Void
     ) throws {
         let includesPending = descriptor.includePendingChanges
-        let keys = try executor(for: descriptor).identifierKeys()
+        let executor = try executor(for: descriptor)
+        let keys = try executor.identifierKeys()
         let size = max(batchSize, 1)
         var start = 0
         while start < keys.count {
             let end = keys.count - start > size ? start + size : keys.count
-            let models = try self.models(T.self, keys: keys[start..<end], includingPending: includesPending)
+            let models = try executor.prefetched(
+                self.models(T.self, keys: keys[start..<end], includingPending: includesPending))
             start = end
             for model in models { try block(model) }
         }

@@ -209,6 +209,14 @@ struct QueryExecutor<T: PersistentModel> {
         return rows.results().map { $0.key ?? $0.model.id.storageKey }
     }
 
+    /// `models` with the relationships the descriptor prefetches read, in a snapshot of their own
+    /// (for models read apart from a fetch: `ModelContext.enumerate`'s batches).
+    func prefetched(_ models: [T]) throws -> [T] {
+        guard let relationships, !relationships.prefetched.isEmpty, !models.isEmpty else { return models }
+        if loader == nil { return try resolving { try $0.prefetched(models) } }
+        return try models.map(prefetching)
+    }
+
     /// Whether the decoded model of a stored candidate that passed the execution's filter must
     /// be tested by the `Predicate`: not when a complete translation decided already (or the
     /// index ranges are exactly the predicate, and every candidate matches).

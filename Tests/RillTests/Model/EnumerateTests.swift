@@ -121,6 +121,32 @@ import Testing
         #expect(calls == 12)
     }
 
+    @Test func prefetchedRelationshipsAreReadAsFetchReadsThem() throws {
+        let container = try ModelContainer(
+            for: Recipe.self, Ingredient.self, Note.self, Tag.self, Chef.self, Review.self,
+            configurations: ModelConfiguration(url: directory.url.appendingPathComponent("recipes")))
+        let context = ModelContext(container)
+        let chef = Chef(id: 1, name: "Lin")
+        context.insert(chef)
+        for index in 0..<9 {
+            let recipe = Recipe(name: "r\(index)", minutes: index, chef: index % 2 == 0 ? Reference(chef) : nil)
+            context.insert(recipe)
+            for part in 0..<(index % 3) {
+                context.insert(Ingredient(name: "i\(index).\(part)", recipe: Reference(recipe)))
+            }
+        }
+        try context.save()
+        var descriptor = FetchDescriptor<Recipe>(sortBy: [SortDescriptor(\.minutes)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.ingredients, \.chef]
+        let fetched = try context.fetch(descriptor)
+        var seen: [Recipe] = []
+        try context.enumerate(descriptor, batchSize: 4) { seen.append($0) }
+        #expect(seen == fetched)
+        #expect(seen.map { Set($0.ingredients.map(\.name)) } == fetched.map { Set($0.ingredients.map(\.name)) })
+        #expect(seen.allSatisfy { $0.ingredients.isLoaded })
+        #expect(seen.filter { $0.chef?.model?.name == "Lin" }.count == 5)
+    }
+
     @Test func kindsOfAFamilyAndUnknownTypes() throws {
         let container = try ModelContainer(
             for: Cake.self, Drink.self, Soup.self,
