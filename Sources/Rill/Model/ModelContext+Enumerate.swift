@@ -17,8 +17,9 @@ extension ModelContext {
     ///
     /// The identifiers of the matches are read first, in one snapshot of the store; each batch
     /// of models is then read in a snapshot of its own, each model as it is when its batch is
-    /// read (with the relationships the descriptor prefetches). A model deleted in between is left out; one changed in between is given as it is
-    /// now (it may no longer match). No read transaction is held while `block` runs.
+    /// read (with the relationships the descriptor prefetches). A model deleted in between is
+    /// left out; one changed in between is given as it is now (it may no longer match). No read
+    /// transaction is held while `block` runs.
     ///
     /// With the descriptor's ``FetchDescriptor/includePendingChanges`` (the default), each batch
     /// also sees the changes the context has staged by then: a model the block deletes before
