@@ -105,11 +105,15 @@ extension QueryPlanner {
             }
             // Dates are one range, or two when the NaN date is a range of its own (read after
             // the other, in the order of a walk of the index, as the planner reads them).
-            let suffixes =
-                bounds == dateBounds
-                ? dateSuffixes(lower: lowerSuffix, upper: upperSuffix, nanHolds: nanHolds)
-                : [(lowerSuffix, upperSuffix)]
-            keyRanges = suffixes.map { KeyRange(lower: prefix + $0.lower, upper: prefix + $0.upper) }
+            // Other values are one range, made as before dates could be two (no array of suffixes
+            // on the path of every bound range fetch).
+            if bounds == dateBounds {
+                keyRanges = dateSuffixes(lower: lowerSuffix, upper: upperSuffix, nanHolds: nanHolds).map {
+                    KeyRange(lower: prefix + $0.lower, upper: prefix + $0.upper)
+                }
+            } else {
+                keyRanges = [KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)]
+            }
         } else {
             keyRanges = [KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))]
         }
