@@ -82,7 +82,12 @@ public final class ModelContext: Sendable {
 
     /// Stages the deletion of every model of type `model` that matches `predicate` (all of them
     /// when nil), as seen by this context now. The deletions take effect at the next save.
-    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil) throws {
+    ///
+    /// `includeSubclasses` is accepted for SwiftData's callers: a model is a value type, which
+    /// has no subclasses, so it changes nothing (a family's other kinds are never included).
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
+    ) throws {
         let ids = try fetchIdentifiers(FetchDescriptor<T>(predicate: predicate))
         core.state.withLock { state in
             for id in ids {

@@ -32,6 +32,12 @@ public struct FetchDescriptor<T: PersistentModel>: Sendable {
     /// per model (for example `[\.ingredients]`). Empty by default. Related models read this way
     /// do not prefetch their own relationships.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T> & Sendable] = []
+    /// The properties to read, for SwiftData's callers: empty (the default) for all of them.
+    ///
+    /// SwiftData reads the others when they are first used, so the models it returns are whole
+    /// either way; a Rill model is a value, decoded whole, so every property is read whatever
+    /// this lists, and the results are the same.
+    public var propertiesToFetch: [PartialKeyPath<T> & Sendable] = []
     /// Whether a context's fetch includes its unsaved inserts, updates and deletes (true by
     /// default, as in SwiftData); false reads the store as saved. ``LiveQuery`` results always
     /// follow the saved store.

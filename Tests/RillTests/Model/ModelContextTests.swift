@@ -146,6 +146,23 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Book>()) == 0)
     }
 
+    @Test func swiftDataSpellingsReadAndDeleteAsTheirShorterForms() throws {
+        let context = try makeContainer().mainContext
+        for book in Self.books { context.insert(book) }
+        try context.save()
+        var descriptor = FetchDescriptor<Book>(
+            predicate: #Predicate { $0.pages > 100 }, sortBy: [SortDescriptor(\.title)])
+        let whole = try context.fetch(descriptor)
+        descriptor.propertiesToFetch = [\.title]
+        #expect(try context.fetch(descriptor) == whole)
+        #expect(!whole.isEmpty)
+        try context.delete(model: Book.self, where: #Predicate { $0.author == "Austen" }, includeSubclasses: false)
+        try context.save()
+        #expect(
+            try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]))
+                == Self.books.filter { $0.author != "Austen" }.sorted { $0.title < $1.title })
+    }
+
     @Test func twoContainersOnOneStoreShareIt() throws {
         let first = try makeContainer()
         let second = try makeContainer()
