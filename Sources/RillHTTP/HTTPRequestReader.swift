@@ -62,6 +62,11 @@ package struct HTTPRequestReader {
             }
             return nil
         }
+        // Bare LFs that end a line before the blank line: refused as when they arrive before it
+        // (above), so that the answer does not depend on how the bytes arrived.
+        if Self.find([10, 10], in: buffer, limit: headerEnd + 3) != nil {
+            throw Self.malformed("each line of the request head must end with CR LF")
+        }
         let (request, length) = try Self.parseHead(buffer[0..<headerEnd], limits: limits)
         return (request, headerEnd + 4, length)
     }

@@ -55,6 +55,45 @@ import Testing
         }
     }
 
+    /// A head with a line ended by a bare LF before its blank line is refused for it whether the
+    /// blank line arrives with it or after (found by fuzzing: bytes that were not UTF-8 were
+    /// refused for that when they came at once, and for the bare LF when they came in pieces).
+    @Test func bareLineFeedsAreRefusedHoweverTheHeadArrives() throws {
+        let heads: [[UInt8]] = [
+            [0x10, 0, 0, 0, 0, 0, 0, 0, 0x0A, 0xBF, 0x9A, 0x2B] + Array("\n\n\nET /a) HTTP/1.1\r\n\r\n".utf8),
+            Array("GET /v1/health HTTP/1.1\n\nHost: x\r\n\r\n".utf8),
+            Array("GET /v1/health HTTP/1.1\r\nHost: x\n\n\r\n\r\n".utf8),
+            Array("GET /v1/health HTTP/1.1\r\n\nHost: x\r\n\r\n".utf8),
+            // Bare LFs after the blank line are the next request's.
+            Array("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n\n\n".utf8),
+        ]
+        for (number, head) in heads.enumerated() {
+            func outcome(splittingEvery size: Int) -> String {
+                var reader = HTTPRequestReader(limits: HTTPLimits())
+                var start = 0
+                var paths: [String] = []
+                while start < head.count {
+                    let end = min(start + size, head.count)
+                    head[start..<end].withUnsafeBytes { reader.append($0) }
+                    start = end
+                    do {
+                        while let request = try reader.next() { paths.append(request.path) }
+                    } catch {
+                        return "\(paths) \(error.status) \(error.message)"
+                    }
+                }
+                return "\(paths)"
+            }
+            let whole = outcome(splittingEvery: head.count)
+            // The last one's request is read, and its bare LFs are then refused as a head's.
+            #expect(whole.hasPrefix(number < 4 ? "[] 400" : "[\"/v1/health\"] 400"), "head \(number): \(whole)")
+            #expect(whole.hasSuffix("each line of the request head must end with CR LF"), "head \(number): \(whole)")
+            for size in 1..<head.count {
+                #expect(outcome(splittingEvery: size) == whole, "head \(number), pieces of \(size)")
+            }
+        }
+    }
+
     /// A head of ASCII bytes is read from its bytes, any other as text: the byte reading gives
     /// the request or the error the text reading gives (`parseHead(readingText:)`), for random
     /// heads of the pieces that matter to it, ASCII or not.
