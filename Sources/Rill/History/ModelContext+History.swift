@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ModelContext {
     /// The transactions of the store's history that `descriptor` selects: each commit with its
@@ -26,6 +27,67 @@ extension ModelContext {
     /// came after now.
     public func currentHistoryToken() throws -> HistoryToken {
         HistoryToken(sequence: try store.head())
+    }
+
+    /// Deletes the store's history before the transaction of `token`: the commits before it are
+    /// folded into a snapshot of the state then, the log's *horizon*, and dropped, as
+    /// `rill compact --before` does. SwiftData's callers delete the history they have processed
+    /// so; here the log is what keeps it, and a log sheds its oldest commits only.
+    ///
+    /// ```swift
+    /// for transaction in try context.fetchHistory(HistoryDescriptor(after: lastSynced)) { … }
+    /// lastSynced = try context.currentHistoryToken()
+    /// try context.deleteHistory(before: lastSynced)
+    /// ```
+    ///
+    /// The models are as they were, and every answer about the horizon or later stays the same:
+    /// history after it, fetches as of it or later, live queries resuming from it. An earlier
+    /// one fails with `.historyCompacted`, naming the horizon. The log's last commit is always
+    /// kept. The pages freed are reused by later saves (the file keeps its size; `rill compact`
+    /// shrinks it when no process has the store open). The live queries of this process have
+    /// read the commits to drop before they are dropped.
+    ///
+    /// - Returns: how many transactions were deleted (none when the history before the token
+    ///   is gone already).
+    /// - Throws: ``RillError`` with `.misuse` when `token` is past the store's last commit,
+    ///   `.historyRetained` when a registered subscription (``ModelContainer/registerSubscription(named:at:)``)
+    ///   has not processed the commits to drop, naming it, and `.readOnly` when the container
+    ///   may not save; nothing is deleted then.
+    @discardableResult
+    public func deleteHistory(before token: HistoryToken) throws -> Int {
+        try deleteHistory(keepingFrom: { _ in token.sequence })
+    }
+
+    /// Deletes the store's history of the transactions made before `date`, as
+    /// ``deleteHistory(before:)-(HistoryToken)`` does; the last commit is kept whatever its
+    /// date, so that `deleteHistory(before: .now)` keeps only that one.
+    @discardableResult
+    public func deleteHistory(before date: Date) throws -> Int {
+        let store = self.store
+        return try deleteHistory(keepingFrom: { snapshot in
+            // The first commit made at or after the date: those before it go.
+            let earlier = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.nextDown)
+            let first = try store.log.lastSequence(atOrBefore: earlier, in: snapshot) + 1
+            return min(first, try store.log.head(in: snapshot))
+        })
+    }
+
+    /// Folds the commits before the one `first` names into the log's snapshot, once this
+    /// process's follower has applied them; the number of commits dropped.
+    private func deleteHistory(keepingFrom first: (StoreSnapshot) throws -> UInt64) throws -> Int {
+        guard container.allowsSave else {
+            throw RillError(.readOnly, "the container's configuration does not allow deleting history")
+        }
+        let store = self.store
+        let kept = try store.read(first)
+        // A follower that had not read a commit when it was dropped would find it gone: the live
+        // queries of this process first catch up with it (those of other processes do not wait).
+        if kept > 1, let follower = LogFollowers.running(for: store.fileID),
+            follower.appliedThrough.load(ordering: .relaxed) < kept - 1
+        {
+            try follower.perform { _, _ in nil }
+        }
+        return try store.compact(before: kept).droppedCommits
     }
 
     /// The transactions after `token`, as they commit, from this process or any other: an

@@ -339,6 +339,20 @@ final class LogFollower: @unchecked Sendable {
                 forget(id)
             }
             jobOutcomes = jobs.map { _ in .failure(error) }
+        } catch let error as RillError where error.code == .historyCompacted {
+            // Commits not read yet were folded into the log's snapshot (`rill compact`, another
+            // process): rather than wait for them, each query stops with the error, and the
+            // follower goes on from the head, where the jobs run at the next step.
+            for (id, query) in queries {
+                failures.append(query.fail(error))
+                forget(id)
+            }
+            suspended.removeAll()
+            if let head = try? store.read({ try store.observableHead(in: $0) }) { applied = max(applied, head) }
+            shared.withLock { $0.jobs.insert(contentsOf: jobs, at: 0) }
+            publish(failures, sequence: nil)
+            appliedThrough.store(applied, ordering: .relaxed)
+            return false
         } catch {
             // A storage failure: the jobs fail with it; the commits are read again at the next wake-up.
             jobOutcomes = jobs.map { _ in .failure(error) }

@@ -1,0 +1,164 @@
+import Foundation
+import RillTestSupport
+import RillWorkloads
+import Testing
+
+@testable import Rill
+
+/// `ModelContext.deleteHistory(before:)`: the history before a token or a date is folded into
+/// the log's snapshot, the models stay as they were, later history stays whole, earlier history
+/// is refused by name, and this process's live queries go on through it.
+@Suite struct DeleteHistoryTests {
+    let directory = TemporaryDirectory()
+
+    struct Ledger: PersistentModel, Equatable {
+        var id: Int
+        var balance: Int
+    }
+
+    func makeContainer(_ name: String = "store", allowsSave: Bool = true) throws -> ModelContainer {
+        try ModelContainer(
+            for: Ledger.self,
+            configurations: ModelConfiguration(
+                url: directory.url.appendingPathComponent(name), durability: .unsynced, allowsSave: allowsSave))
+    }
+
+    /// Saves `count` commits, each changing one of ten ledgers; the sequence of each.
+    func save(_ count: Int, in context: ModelContext, random: inout SeededGenerator) throws -> [UInt64] {
+        try (0..<count).map { _ in
+            context.insert(
+                Ledger(
+                    id: Int.random(in: 0..<10, using: &random), balance: Int.random(in: 0...1_000_000, using: &random)))
+            return try #require(try context.save())
+        }
+    }
+
+    @Test func historyBeforeATokenIsDeletedAndLaterHistoryStaysWhole() throws {
+        var random = SeededGenerator(label: "delete history")
+        let container = try makeContainer()
+        let context = container.mainContext
+        let sequences = try save(20, in: context, random: &random)
+        let all = FetchDescriptor<Ledger>(sortBy: [SortDescriptor(\.id)])
+        let models = try context.fetch(all)
+        let later = try context.fetchHistory(HistoryDescriptor(after: HistoryToken(sequence: 10)))
+        let atTen = try context.fetch(all, asOf: HistoryToken(sequence: 10))
+
+        #expect(try context.deleteHistory(before: HistoryToken(sequence: 11)) == 10)
+        #expect(try context.fetch(all) == models)
+        // History from the horizon on is as it was; the whole history starts after it.
+        #expect(
+            try context.fetchHistory(HistoryDescriptor(after: HistoryToken(sequence: 10))).map(\.sequence)
+                == later.map(\.sequence))
+        #expect(try context.fetchHistory(HistoryDescriptor()).map(\.sequence) == Array(sequences[10...]))
+        #expect(try context.fetch(all, asOf: HistoryToken(sequence: 10)) == atTen)
+        let refused = #expect(throws: RillError.self) { _ = try context.fetch(all, asOf: HistoryToken(sequence: 9)) }
+        #expect(refused?.code == .historyCompacted)
+        // Deleting it again deletes nothing; saves go on from the head.
+        #expect(try context.deleteHistory(before: HistoryToken(sequence: 11)) == 0)
+        #expect(try save(1, in: context, random: &random) == [21])
+        // A token past the last commit is another store's.
+        let misuse = #expect(throws: RillError.self) { try context.deleteHistory(before: HistoryToken(sequence: 23)) }
+        #expect(misuse?.code == .misuse)
+        // The last commit is always kept.
+        #expect(try context.deleteHistory(before: context.currentHistoryToken()) == 10)
+        #expect(try context.fetchHistory(HistoryDescriptor()).map(\.sequence) == [21])
+        #expect(try context.fetch(all) == (try ModelContext(container).fetch(all)))
+        let check = try container.store.check()
+        #expect(check.isHealthy, "\(check.problems)")
+    }
+
+    @Test func historyBeforeADateIsDeletedAndTheLastCommitIsKept() throws {
+        var random = SeededGenerator(label: "delete history by date")
+        let context = try makeContainer().mainContext
+        _ = try save(5, in: context, random: &random)
+        let history = try context.fetchHistory(HistoryDescriptor())
+        // Between the timestamps of commits 3 and 4 (or at 4's, when they are equal).
+        let date = history[3].timestamp
+        let made = history.filter { $0.timestamp < date }.count
+        #expect(try context.deleteHistory(before: date) == made)
+        #expect(try context.fetchHistory(HistoryDescriptor()).first?.sequence == UInt64(made + 1))
+        #expect(try context.deleteHistory(before: .distantFuture) == 4 - made)
+        #expect(try context.fetchHistory(HistoryDescriptor()).map(\.sequence) == [5])
+        #expect(try context.deleteHistory(before: .distantPast) == 0)
+    }
+
+    @Test func aSubscriptionOrAReadOnlyContainerKeepsTheHistory() throws {
+        var random = SeededGenerator(label: "delete history refused")
+        let container = try makeContainer()
+        let context = container.mainContext
+        _ = try save(10, in: context, random: &random)
+        try container.registerSubscription(named: "mirror", at: HistoryToken(sequence: 4))
+        let retained = #expect(throws: RillError.self) { try context.deleteHistory(before: HistoryToken(sequence: 8)) }
+        #expect(retained?.code == .historyRetained && retained?.message.contains("\"mirror\"") == true)
+        #expect(try context.fetchHistory(HistoryDescriptor()).count == 10)
+        #expect(try context.deleteHistory(before: HistoryToken(sequence: 5)) == 4)
+
+        let reader = try makeContainer(allowsSave: false)
+        let readOnly = #expect(throws: RillError.self) {
+            try reader.mainContext.deleteHistory(before: HistoryToken(sequence: 8))
+        }
+        #expect(readOnly?.code == .readOnly)
+        #expect(try context.fetchHistory(HistoryDescriptor()).count == 6)
+    }
+
+    /// Each save followed at once by a deletion of the history before it: the follower has not
+    /// read the commit yet when the deletion asks, and the live query goes on with every change.
+    @Test func liveQueriesOfTheProcessFollowThroughDeletedHistory() throws {
+        var random = SeededGenerator(label: "delete history under live queries")
+        let container = try makeContainer()
+        let context = ModelContext(container)
+        var descriptor = FetchDescriptor<Ledger>(
+            predicate: #Predicate { $0.balance > 300_000 }, sortBy: [SortDescriptor(\.balance, order: .reverse)])
+        descriptor.fetchLimit = 5
+        let query = try LiveQuery(descriptor, in: container)
+        for round in 0..<60 {
+            _ = try save(Int.random(in: 1...3, using: &random), in: context, random: &random)
+            try context.deleteHistory(before: context.currentHistoryToken())
+            if round % 10 == 9 {
+                try query.catchUp()
+                let fresh = try context.fetch(descriptor)
+                #expect(Array(query) == fresh, "round \(round)")
+            }
+        }
+        try query.catchUp()
+        #expect(query.error == nil)
+        #expect(Array(query) == (try context.fetch(descriptor)))
+        #expect(try context.fetchHistory(HistoryDescriptor()).count == 1)
+    }
+
+    /// A compaction that does not wait for this process's follower (another process's `rill
+    /// compact`) may fold commits it has not read: its live queries then stop with
+    /// `.historyCompacted` instead of waiting for them, and new live queries follow from the head.
+    @Test func liveQueriesStopWithAnErrorWhenAnotherProcessFoldsCommitsTheyHaveNotRead() throws {
+        var random = SeededGenerator(label: "compaction ahead of the follower")
+        let container = try makeContainer()
+        let context = ModelContext(container)
+        let descriptor = FetchDescriptor<Ledger>(sortBy: [SortDescriptor(\.id)])
+        _ = try save(3, in: context, random: &random)
+        let query = try LiveQuery(descriptor, in: container)
+        #expect(Array(query) == (try context.fetch(descriptor)))
+        // The follower held in a job while two commits are saved and folded.
+        let follower = try #require(LogFollowers.running(for: container.store.fileID))
+        let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        follower.schedule { _, _ in
+            started.signal()
+            release.wait()
+            return nil
+        }
+        started.wait()
+        _ = try save(2, in: context, random: &random)
+        #expect(try container.store.compact(before: try container.store.head()).droppedCommits == 4)
+        release.signal()
+
+        try query.catchUp()
+        #expect(query.error?.code == .historyCompacted, "\(String(describing: query.error))")
+        // A query made now follows every later save.
+        let next = try LiveQuery(descriptor, in: container)
+        for _ in 0..<3 {
+            _ = try save(1, in: context, random: &random)
+            try next.catchUp()
+            #expect(next.error == nil)
+            #expect(Array(next) == (try context.fetch(descriptor)))
+        }
+    }
+}
