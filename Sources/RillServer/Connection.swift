@@ -477,9 +477,11 @@ final class Connection: @unchecked Sendable {
             if let since { try server.store.setSubscription(name, at: since) }
         }
         let subscription = try Subscription(limit: server.options.subscriberQueue)
-        let live = try RecordLiveQuery(query, store: server.store, since: since) { event in
-            subscription.push(event)
+        let store = server.store
+        let follow = { (since: UInt64?) in
+            try RecordLiveQuery(query, store: store, since: since) { subscription.push($0) }
         }
+        var live = try follow(since)
         self.subscription = subscription
         let streaming = phase.withLock { phase -> Bool in
             guard phase == .busy else { return false }
@@ -544,6 +546,16 @@ final class Connection: @unchecked Sendable {
                         guard schedule.send(sequence, at: now) else { continue }
                         text += ServerSentEvent.progress(sequence).framed
                         sent = sequence
+                    case .event(.failed(let error)) where error.code == .historyCompacted:
+                        // Unread commits compacted away: a new query follows, its results a reset.
+                        resets += 1
+                        metrics.resumeResets.wrappingAdd(1, ordering: .relaxed)
+                        resetInstead = true
+                        guard let next = try? follow(nil) else {
+                            _ = Socket.write(fd, Array((text + ServerSentEvent.failure(error).framed).utf8))
+                            return
+                        }
+                        live = next
                     case .event(.failed(let error)):
                         _ = Socket.write(fd, Array((text + ServerSentEvent.failure(error).framed).utf8))
                         return

@@ -55,4 +55,44 @@ import Testing
         server.waitUntilStopped()
         #expect(!FileManager.default.fileExists(atPath: socket), "the socket file goes with the server")
     }
+
+    /// A compaction that folds commits the daemon's follower has not read yet (`rill compact`
+    /// right after a save): each subscriber is sent a reset with the current results, and the
+    /// changes of later saves, rather than an error or nothing.
+    @Test func subscribersAreResetWhenCommitsTheyHadNotReadAreCompactedAway() throws {
+        let (server, container, socket) = try started()
+        defer {
+            server.stop()
+            server.waitUntilStopped()
+        }
+        let context = ModelContext(container)
+        let reader = EventStreamReader(try HTTPTestClient(unix: socket), query: "Counter where value >= 1")
+        #expect(reader.wait { $0.first?.name == "results" })
+        // The follower held in a job while two commits are saved and folded.
+        let follower = try #require(LogFollowers.running(for: container.store.fileID))
+        let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        follower.schedule { _, _ in
+            started.signal()
+            release.wait()
+            return nil
+        }
+        started.wait()
+        context.insert(Counter(id: 7, value: 70))
+        try context.save()
+        context.insert(Counter(id: 1, value: 0))
+        try context.save()
+        _ = try container.store.compact(before: try container.store.head())
+        release.signal()
+
+        #expect(reader.wait { $0.contains { $0.name == "reset" } }, "\(reader.received.map(\.name))")
+        context.insert(Counter(id: 8, value: 80))
+        let last = try #require(try context.save())
+        #expect(reader.wait { $0.last?.id == last }, "\(reader.received.map { ($0.name, $0.id) })")
+        #expect(!reader.received.contains { $0.name == "error" }, "\(reader.received)")
+        let current = try #require(
+            try HTTPTestClient(unix: socket).request("GET", "/v1/query?q=Counter%20where%20value%20%3E%3D%201"))
+        #expect(
+            ServeTests.replay(reader.received.map { ($0.name, $0.data) })
+                == (current.json["results"] as? [NSDictionary] ?? []))
+    }
 }
