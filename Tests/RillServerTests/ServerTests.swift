@@ -68,21 +68,15 @@ import Testing
         let context = ModelContext(container)
         let reader = EventStreamReader(try HTTPTestClient(unix: socket), query: "Counter where value >= 1")
         #expect(reader.wait { $0.first?.name == "results" })
-        // The follower held in a job while two commits are saved and folded.
+        // Two commits saved and folded while the follower is held.
         let follower = try #require(LogFollowers.running(for: container.store.fileID))
-        let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        follower.schedule { _, _ in
-            started.signal()
-            release.wait()
-            return nil
+        try follower.holding {
+            context.insert(Counter(id: 7, value: 70))
+            try context.save()
+            context.insert(Counter(id: 1, value: 0))
+            try context.save()
+            _ = try container.store.compact(before: try container.store.head())
         }
-        started.wait()
-        context.insert(Counter(id: 7, value: 70))
-        try context.save()
-        context.insert(Counter(id: 1, value: 0))
-        try context.save()
-        _ = try container.store.compact(before: try container.store.head())
-        release.signal()
 
         #expect(reader.wait { $0.contains { $0.name == "reset" } }, "\(reader.received.map(\.name))")
         context.insert(Counter(id: 8, value: 80))

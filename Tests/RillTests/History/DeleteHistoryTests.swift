@@ -137,18 +137,12 @@ import Testing
         _ = try save(3, in: context, random: &random)
         let query = try LiveQuery(descriptor, in: container)
         #expect(Array(query) == (try context.fetch(descriptor)))
-        // The follower held in a job while two commits are saved and folded.
+        // Two commits saved and folded while the follower is held.
         let follower = try #require(LogFollowers.running(for: container.store.fileID))
-        let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        follower.schedule { _, _ in
-            started.signal()
-            release.wait()
-            return nil
+        try follower.holding {
+            _ = try save(2, in: context, random: &random)
+            #expect(try container.store.compact(before: try container.store.head()).droppedCommits == 4)
         }
-        started.wait()
-        _ = try save(2, in: context, random: &random)
-        #expect(try container.store.compact(before: try container.store.head()).droppedCommits == 4)
-        release.signal()
 
         try query.catchUp()
         #expect(query.error?.code == .historyCompacted, "\(String(describing: query.error))")
