@@ -340,14 +340,14 @@ final class LogFollower: @unchecked Sendable {
             }
             jobOutcomes = jobs.map { _ in .failure(error) }
         } catch let error as RillError where error.code == .historyCompacted {
-            // Commits not read yet were folded into the log's snapshot (`rill compact`, another
-            // process): rather than wait for them, each query stops with the error, and the
-            // follower goes on from the head, where the jobs run at the next step.
+            // Unread commits were compacted away (`rill compact`, another process): each query
+            // stops with the error, and the follower goes on from the head with the jobs.
             for (id, query) in queries {
                 failures.append(query.fail(error))
                 forget(id)
             }
             suspended.removeAll()
+            images.removeAll()
             if let head = try? store.read({ try store.observableHead(in: $0) }) { applied = max(applied, head) }
             shared.withLock { $0.jobs.insert(contentsOf: jobs, at: 0) }
             publish(failures, sequence: nil)

@@ -25,6 +25,13 @@ final class RecordImages {
         if records[entity, default: [:]].updateValue(record, forKey: key) == nil { count += 1 }
     }
 
+    /// Forgets every record: after commits the follower could not read (compacted away), the
+    /// images may be older than the last commit applied.
+    func removeAll() {
+        records.removeAll()
+        count = 0
+    }
+
     /// Notes every change of `entry` to one of `entities`.
     func apply(_ entry: LogEntry, entities: some Collection<String>) {
         for change in entry.changes where entities.contains(change.entity) {
