@@ -46,12 +46,7 @@ package struct HTTPRequestReader {
 
     /// The head at the start of the buffer, parsed; nil when it is not whole yet.
     private func readHead() throws(HTTPError) -> (request: HTTPRequest, bodyStart: Int, length: Int)? {
-        guard let headerEnd = Self.find([13, 10, 13, 10], in: buffer, limit: limits.headerBytes + 4) else {
-            // A head whose lines end with a bare LF would otherwise wait for its end until the
-            // request's deadline.
-            if Self.find([10, 10], in: buffer, limit: limits.headerBytes + 4) != nil {
-                throw Self.malformed("each line of the request head must end with CR LF")
-            }
+        guard let (headerEnd, bareLineFeed) = Self.headEnd(in: buffer, limit: limits.headerBytes + 4) else {
             // Too large only once the blank line can no longer end within the limit: a head of
             // exactly `headerBytes` may still be missing the last bytes of its blank line, and
             // refusing it then would make the answer depend on how the bytes arrived.
@@ -62,11 +57,9 @@ package struct HTTPRequestReader {
             }
             return nil
         }
-        // Bare LFs that end a line before the blank line: refused as when they arrive before it
-        // (above), so that the answer does not depend on how the bytes arrived.
-        if Self.find([10, 10], in: buffer, limit: headerEnd + 3) != nil {
-            throw Self.malformed("each line of the request head must end with CR LF")
-        }
+        // A head whose lines end with a bare LF would otherwise wait for its end until the
+        // request's deadline.
+        if bareLineFeed { throw Self.malformed("each line of the request head must end with CR LF") }
         let (request, length) = try Self.parseHead(buffer[0..<headerEnd], limits: limits)
         return (request, headerEnd + 4, length)
     }
@@ -317,13 +310,18 @@ package struct HTTPRequestReader {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 
-    private static func find(_ needle: [UInt8], in haystack: [UInt8], limit: Int) -> Int? {
-        let end = min(haystack.count, limit) - needle.count
-        guard end >= 0 else { return nil }
-        var index = 0
-        while index <= end {
-            if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) {
-                return index
+    /// Where the head in the first `limit` bytes of `buffer` ends: the offset of its CR LF CR LF,
+    /// or of two LFs (a line ended by a bare LF) when they end first; nil when neither is there.
+    /// Whichever ends first is the answer however the bytes arrive, so one scan decides both.
+    private static func headEnd(in buffer: [UInt8], limit: Int) -> (offset: Int, bareLineFeed: Bool)? {
+        let end = min(buffer.count, limit)
+        var index = 1
+        while index < end {
+            if buffer[index] == 10 {
+                if buffer[index - 1] == 10 { return (index - 1, true) }
+                if index >= 3, buffer[index - 1] == 13, buffer[index - 2] == 10, buffer[index - 3] == 13 {
+                    return (index - 3, false)
+                }
             }
             index += 1
         }

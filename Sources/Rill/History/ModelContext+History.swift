@@ -65,10 +65,7 @@ extension ModelContext {
     public func deleteHistory(before date: Date) throws -> Int {
         let store = self.store
         return try deleteHistory(keepingFrom: { snapshot in
-            // The first commit made at or after the date: those before it go.
-            let earlier = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.nextDown)
-            let first = try store.log.lastSequence(atOrBefore: earlier, in: snapshot) + 1
-            return min(first, try store.log.head(in: snapshot))
+            min(try store.log.firstSequence(madeAtOrAfter: date, in: snapshot), try store.log.head(in: snapshot))
         })
     }
 

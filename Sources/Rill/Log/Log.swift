@@ -130,6 +130,13 @@ package struct Log: Sendable {
         return low
     }
 
+    /// The first commit made at or after `date` (one past the head when none was): the one a
+    /// compaction "before the date" keeps first.
+    package func firstSequence(madeAtOrAfter date: Date, in snapshot: StoreSnapshot) throws -> UInt64 {
+        let earlier = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.nextDown)
+        return try lastSequence(atOrBefore: earlier, in: snapshot) + 1
+    }
+
     /// The number of commits `snapshot` sees.
     package func entryCount(in snapshot: StoreSnapshot) throws -> Int {
         try snapshot.transaction.count(of: database)

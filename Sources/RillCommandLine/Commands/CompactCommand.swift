@@ -83,9 +83,8 @@ struct CompactCommand: Command {
             switch options.before {
             case .sequence(let sequence): return sequence
             case .date(let date):
-                // The first commit made at or after the date: those before it are folded.
-                let earlier = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.nextDown)
-                return try store.log.lastSequence(atOrBefore: earlier, in: snapshot) + 1
+                // Those made before the date are folded.
+                return try store.log.firstSequence(madeAtOrAfter: date, in: snapshot)
             }
         }
         return try store.compact(before: sequence)
