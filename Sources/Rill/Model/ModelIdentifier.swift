@@ -25,8 +25,9 @@ extension ModelIdentifier {
     }
 
     /// Appends the identifier's storage key: its kind's byte, then big-endian bytes with the sign
-    /// bit flipped (integers), UTF-8 (strings) or the 16 bytes (UUIDs), so that keys sort as the
-    /// identifiers do.
+    /// bit flipped (integers), the UTF-8 of the NFC form (strings) or the 16 bytes (UUIDs), so that
+    /// keys sort as the identifiers do, and identifiers Swift calls equal have one key: `"caf\u{E9}"`
+    /// and `"cafe\u{301}"` are one identifier, as they are one key of a `Dictionary`.
     ///
     /// The encoding is the store's, not the identifier type's: it is chosen here by type, among
     /// the four types Rill defines as identifiers (the comparisons of `Self` fold away wherever the
@@ -35,7 +36,7 @@ extension ModelIdentifier {
     package func appendStorageKey(to key: inout [UInt8]) {
         if Self.self == String.self {
             key.append(IdentifierKind.string.rawValue)
-            key.append(contentsOf: unsafeBitCast(self, to: String.self).utf8)
+            Self.appendNFC(unsafeBitCast(self, to: String.self), to: &key)
         } else if Self.self == UUID.self {
             key.append(IdentifierKind.uuid.rawValue)
             withUnsafeBytes(of: unsafeBitCast(self, to: UUID.self).uuid) { key.append(contentsOf: $0) }
@@ -60,6 +61,19 @@ extension ModelIdentifier {
             return Int(storageKey: key).map { unsafeBitCast($0, to: Self.self) }
         }
         return nil
+    }
+
+    /// Appends the UTF-8 of the NFC form of `text`, by the standard library's normalizer (the one
+    /// `String.==` uses, as index keys do). Bytes below 0xCC encode only scalars below U+0300,
+    /// which are in NFC and compose with nothing: such text (all ASCII among it) is copied as it is.
+    @inline(__always)
+    package static func appendNFC(_ text: String, to key: inout [UInt8]) {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.allSatisfy({ $0 < 0xCC }) else { return false }
+            key.append(contentsOf: bytes)
+            return true
+        }
+        if copied != true { text._withNFCCodeUnits { key.append($0) } }
     }
 
     private static func appendIntegerKey(_ value: Int64, to key: inout [UInt8]) {

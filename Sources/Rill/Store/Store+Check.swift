@@ -107,6 +107,11 @@ extension Store {
                 try txn.forEachEntry(in: entity.database) { rawKey, value in
                     let key = Array(rawKey)
                     report.records += 1
+                    if Self.normalizedIdentifierKey(rawKey) != nil {
+                        report.add(
+                            "\(describe(key)) is keyed by its identifier as written, not in NFC (store format 4)",
+                            limit: reportLimit)
+                    }
                     if let logged = records[key] {
                         if !value.elementsEqual(logged) {
                             report.add("\(describe(key)) differs from the log's last version of it", limit: reportLimit)

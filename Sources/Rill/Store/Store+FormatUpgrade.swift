@@ -14,6 +14,10 @@ extension Store {
     /// of format 2, see `LogEntry`). The log of an older store is replayed from the start into its
     /// projections, each older entry written again with the records before its changes, and
     /// every index is rebuilt: the work of `rill rebuild`, done once.
+    ///
+    /// Format 4 keys a string identifier by the UTF-8 of its NFC form: the records an older store
+    /// keyed otherwise move to their NFC keys in one commit (`normalizeIdentifierKeys`); a store
+    /// without such identifiers is only marked.
     static func upgradeFormat(
         environment: Environment, meta: Database, directory: String, log: Log,
         progress: (@Sendable (StoreProgress) -> Void)?
@@ -28,9 +32,15 @@ extension Store {
             try environment.write { txn in
                 // Another process may have upgraded the store meanwhile.
                 guard let current = try storedFormat(txn), current < formatVersion else { return }
-                // The rebuild that rewrites the log also rebuilds every index, in format 2.
-                _ = try rebuild(
-                    in: txn, meta: meta, log: log, directory: directory, progress: progress, rewritingOldEntries: true)
+                if current < 3 {
+                    // The rebuild that rewrites the log also rebuilds every index, in format 2.
+                    _ = try rebuild(
+                        in: txn, meta: meta, log: log, directory: directory, progress: progress,
+                        rewritingOldEntries: true)
+                }
+                _ = try normalizeIdentifierKeys(
+                    in: txn, meta: meta, log: log, directory: directory,
+                    flushed: environment.options.syncMode == .full)
                 try txn.put(withUnsafeBytes(of: formatVersion.bigEndian) { Array($0) }, for: formatKey, in: meta)
             }
         } catch let error as LMDBError where [EACCES, EPERM, EROFS].contains(error.code) {

@@ -18,8 +18,9 @@ import Synchronization
 package final class Store: Sendable {
     /// The store format this version of Rill writes and reads. Format 2 cuts long values in index
     /// keys (format 1 could not index them); format 3 keeps in the log the record before each
-    /// update and delete. An older store is raised to it when opened (see `upgradeFormat`).
-    package static let formatVersion: UInt32 = 3
+    /// update and delete; format 4 keys a string identifier by its NFC form. An older store is raised
+    /// to it when opened (see `upgradeFormat`).
+    package static let formatVersion: UInt32 = 4
 
     /// The storage under the store; nothing above `Store` and `Log` reaches it.
     let environment: Environment

@@ -159,7 +159,7 @@ import Testing
         let format = try store.withReadTransaction { txn in
             try txn.get(Array("format".utf8), in: store.meta).map(Array.init)
         }
-        #expect(format == [0, 0, 0, 3])
+        #expect(format == [0, 0, 0, 4])
         #expect(try Self.log(of: store) == original)
         #expect(phases.all.contains(.replayingLog))
         let indexed = try #require(try store.entity(named: "Indexed"))

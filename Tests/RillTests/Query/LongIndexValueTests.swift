@@ -383,7 +383,7 @@ import Testing
         let format = try container.store.withReadTransaction { txn in
             try txn.get(Array("format".utf8), in: container.store.meta).map(Array.init)
         }
-        #expect(format == [0, 0, 0, 3])
+        #expect(format == [0, 0, 0, 4])
         try checkIndexes(container.store)
         let context = container.mainContext
         for title in titles {
@@ -445,7 +445,7 @@ import Testing
         let format = try container.store.withReadTransaction { txn in
             try txn.get(Array("format".utf8), in: container.store.meta).map(Array.init)
         }
-        #expect(format == [0, 0, 0, 3])
+        #expect(format == [0, 0, 0, 4])
         try checkIndexes(container.store)
         #expect(
             try container.mainContext.fetchCount(FetchDescriptor<Memo>(predicate: #Predicate { $0.title == "t3" })) == 7
