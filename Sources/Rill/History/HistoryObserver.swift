@@ -5,24 +5,32 @@ import Foundation
 ///
 /// Each iteration reads the log on its own: the transactions already recorded after the token
 /// first, then, after each commit of any process, those that came next. A token past the last
-/// commit makes the first `next()` throw ``RillError`` with `.misuse`.
+/// commit makes the first `next()` throw ``RillError`` with `.misuse`; an entity name of the
+/// descriptor that is not the container's nor the store's, with `.unknownEntity`.
 public struct HistoryObserver: AsyncSequence, Sendable {
     public typealias Element = HistoryTransaction
 
     let store: Store
     let after: HistoryToken
     let descriptor: HistoryDescriptor
+    /// What the first `next()` throws, when the descriptor cannot be followed.
+    var problem: RillError? = nil
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(follower: Follower(store: store, after: after.sequence, descriptor: descriptor))
+        Iterator(follower: Follower(store: store, after: after.sequence, descriptor: descriptor), problem: problem)
     }
 
     /// Reads the transactions of the sequence.
     public struct Iterator: AsyncIteratorProtocol {
         let follower: Follower
+        var problem: RillError?
 
         public mutating func next() async throws -> HistoryTransaction? {
-            try await follower.next()
+            if let problem {
+                self.problem = nil
+                throw problem
+            }
+            return try await follower.next()
         }
     }
 

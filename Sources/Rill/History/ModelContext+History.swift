@@ -17,10 +17,29 @@ extension ModelContext {
     /// ```
     ///
     /// - Throws: ``RillError`` with `.misuse` when `descriptor.after` is past the store's last
-    ///   commit (a token of another store, or of one restored from an older backup).
+    ///   commit (a token of another store, or of one restored from an older backup), and with
+    ///   `.unknownEntity` when `descriptor.entityNames` names an entity that is neither one of the
+    ///   container's model types nor one the store has (a misspelled name would otherwise select
+    ///   nothing, silently).
     public func fetchHistory(_ descriptor: HistoryDescriptor) throws -> [HistoryTransaction] {
         let store = self.store
+        try requireHistoryEntities(of: descriptor)
         return try store.read { try store.history(descriptor, in: $0) }.map(HistoryTransaction.init)
+    }
+
+    /// Throws `.unknownEntity` for the first entity name of `descriptor` that is neither one of
+    /// the container's model types nor an entity of the store, naming the closest of those.
+    private func requireHistoryEntities(of descriptor: HistoryDescriptor) throws {
+        for name in (descriptor.entityNames ?? []).sorted() where !container.entitiesByName.keys.contains(name) {
+            guard try store.entity(named: name) != nil else {
+                let known = Set(container.entitiesByName.keys).union(try store.entityNames()).sorted()
+                let suggestion = NameSuggestion.closest(to: name, among: known).map { " (did you mean \($0)?)" } ?? ""
+                throw RillError(
+                    .unknownEntity,
+                    "the history has no entity \(name)\(suggestion): the container's model types and the store "
+                        + "have \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+            }
+        }
     }
 
     /// The token of the store's last commit: the position to persist for asking later what
@@ -98,13 +117,20 @@ extension ModelContext {
     /// }
     /// ```
     ///
-    /// The descriptor filters as in ``fetchHistory(_:)``; its `after` is replaced by `token` and
+    /// The descriptor filters as in ``fetchHistory(_:)`` (an unknown entity name makes the first
+    /// `next()` throw `.unknownEntity`); its `after` is replaced by `token` and
     /// its `fetchLimit` bounds each read of the log (one transaction at least), not the sequence. While it waits for a
     /// commit, an iteration holds a thread of Dispatch's pool, woken by the commit (or after a
     /// second at most, to check for cancellation and other processes' commits).
     public func historyUpdates(
         after token: HistoryToken? = nil, matching descriptor: HistoryDescriptor = HistoryDescriptor()
     ) -> HistoryObserver {
-        HistoryObserver(store: store, after: token ?? HistoryToken(sequence: 0), descriptor: descriptor)
+        var observer = HistoryObserver(store: store, after: token ?? HistoryToken(sequence: 0), descriptor: descriptor)
+        do {
+            try requireHistoryEntities(of: descriptor)
+        } catch {
+            observer.problem = error as? RillError ?? RillError(.storage, "\(error)", underlyingError: error)
+        }
+        return observer
     }
 }

@@ -188,7 +188,7 @@ import Testing
             if Int.random(in: 0..<3, using: &random) == 0 { descriptor.until = date() }
             if Int.random(in: 0..<3, using: &random) == 0 {
                 descriptor.entityNames = Set(
-                    [["Gadget"], ["Note"], ["Gadget", "Note"], ["Other"]].randomElement(using: &random)!)
+                    [["Gadget"], ["Note"], ["Gadget", "Note"], []].randomElement(using: &random)!)
             }
             if Int.random(in: 0..<3, using: &random) == 0 {
                 descriptor.authors = Set([["alice"], ["bob"], ["alice", "bob"], []].randomElement(using: &random)!)
@@ -226,6 +226,19 @@ import Testing
             try context.fetchHistory(HistoryDescriptor(after: HistoryToken(sequence: head + 1)))
         }
         #expect(error?.code == .misuse && error?.message.contains("last commit is \(head)") == true)
+        // A misspelled entity is an error naming the closest one, not an empty history.
+        let misspelled = #expect(throws: RillError.self) {
+            try context.fetchHistory(HistoryDescriptor(entityNames: ["Gadget", "Notes"]))
+        }
+        #expect(misspelled?.code == .unknownEntity && misspelled?.message.contains("did you mean Note?") == true)
+    }
+
+    @Test func followingAMisspelledEntityFailsAtOnce() async throws {
+        let container = try ModelContainer(for: Gadget.self, Note.self, configurations: ModelConfiguration(url: url))
+        let updates = container.mainContext.historyUpdates(matching: HistoryDescriptor(entityNames: ["Gadgets"]))
+        var iterator = updates.makeAsyncIterator()
+        let error = await #expect(throws: RillError.self) { _ = try await iterator.next() }
+        #expect(error?.code == .unknownEntity && error?.message.contains("did you mean Gadget?") == true)
     }
 
     /// Each read of the log bounded by `limit` transactions; a bound below one reads one at a time.
