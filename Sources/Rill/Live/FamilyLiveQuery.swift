@@ -187,17 +187,21 @@ public final class FamilyLiveQuery<Base: Sendable>: @unchecked Sendable {
 
         func canRecover(from error: any Error) -> Bool {
             guard let error = error as? RillError else { return false }
-            return error.code == .decodingFailed || error.code == .queryFailed
+            return error.code == .decodingFailed || error.code == .queryFailed || error.code == .historyCompacted
         }
 
-        func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication? {
+        func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>?) throws -> LivePublication? {
             guard let owner else { return nil }
             let previous = owner.publishedRows
             try query.load(in: txn, store: owner.follower.store)
             let results = query.results()
+            let newModels = results.map(FamilyRowSource<Base>.element)
             let change = ResultsDiff.between(
-                old: previous.keys, oldModels: previous.models, new: results.keys,
-                newModels: results.map(FamilyRowSource<Base>.element), changed: changed, sequence: sequence)
+                old: previous.keys, oldModels: previous.models, new: results.keys, newModels: newModels,
+                changed: changed
+                    ?? ResultsDiff.differing(
+                        old: previous.keys, oldModels: previous.models, new: results.keys, newModels: newModels),
+                sequence: sequence)
             return Publication(
                 owner: owner, snapshot: results, change: change.isEmpty ? nil : change, recovers: true)
         }

@@ -16,11 +16,13 @@ protocol FollowedQuery: AnyObject {
     /// Whether the query, stopped by `error`, may follow again once the store reads (a record
     /// it could not decode, or on which its predicate threw, that a later commit may fix): it
     /// is then suspended, not let go of, and `recover` is tried after commits to its entity.
+    /// Also asked of `.historyCompacted` (commits it had not read were compacted away): a query
+    /// that can is loaded again at once, the others stop.
     func canRecover(from error: any Error) -> Bool
     /// Loads the query again in `txn`, as of `sequence`; the publication of its results, with
-    /// the change from the results it published last (the records of `changed` written since),
-    /// or a throw when it still cannot read.
-    func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication?
+    /// the change from the results it published last (the records of `changed` written since;
+    /// when `changed` is nil, any record may have changed), or a throw when it still cannot read.
+    func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>?) throws -> LivePublication?
     /// True when applying a commit never reads the store (the query has no window to refill):
     /// it may then apply on another thread than the follower's, which owns the transaction.
     var appliesWithoutReading: Bool { get }
@@ -33,5 +35,5 @@ extension FollowedQuery {
 
     func canRecover(from error: any Error) -> Bool { false }
 
-    func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication? { nil }
+    func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>?) throws -> LivePublication? { nil }
 }

@@ -147,18 +147,22 @@ extension LiveQuery {
         /// read again.
         func canRecover(from error: any Error) -> Bool {
             guard let error = error as? RillError else { return false }
-            return error.code == .decodingFailed || error.code == .queryFailed
+            return error.code == .decodingFailed || error.code == .queryFailed || error.code == .historyCompacted
         }
 
-        func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>) throws -> LivePublication? {
+        func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>?) throws -> LivePublication? {
             // Every owner published the same results: one of them gives the change.
             guard let owner = owners.lazy.compactMap(Self.query(of:)).first else { return nil }
             let previous = owner.publishedRows
             try query.load(in: txn, store: owner.follower.store)
             let results = query.results()
+            let newModels = results.map(ModelRowSource<T>.element)
             let change = ResultsDiff.between(
-                old: previous.keys, oldModels: previous.models, new: results.keys,
-                newModels: results.map(ModelRowSource<T>.element), changed: changed, sequence: sequence)
+                old: previous.keys, oldModels: previous.models, new: results.keys, newModels: newModels,
+                changed: changed
+                    ?? ResultsDiff.differing(
+                        old: previous.keys, oldModels: previous.models, new: results.keys, newModels: newModels),
+                sequence: sequence)
             let pending = change.isEmpty ? nil : PendingChange(models: change)
             return Publications(
                 owners.map {

@@ -73,10 +73,8 @@ final class LogFollower: @unchecked Sendable {
 
     // Owned by the follower thread.
     private var queries: [Int32: any FollowedQuery] = [:]
-    /// Queries stopped by a record they could not read, kept to follow again once a commit to
-    /// their entity makes the store read (`FollowedQuery.canRecover`), with the identifier keys
-    /// of that entity written since, and whether one was written since the last try.
-    private var suspended: [Int32: (query: any FollowedQuery, changed: Set<[UInt8]>, due: Bool)] = [:]
+    /// Queries kept to follow again (`FollowedQuery.canRecover`).
+    private var suspended = SuspendedQueries()
     private var queriesByEntity: [String: [(id: Int32, query: any FollowedQuery)]] = [:]
     /// The queries whose predicates look through relationships, by the related entity.
     private var relatedQueries: [String: [(id: Int32, dependency: RelatedDependency, entity: String)]] = [:]
@@ -192,9 +190,7 @@ final class LogFollower: @unchecked Sendable {
 
     private func unfollow(_ object: ObjectIdentifier) {
         if let id = queries.first(where: { ObjectIdentifier($0.value) == object })?.key { forget(id) }
-        if let id = suspended.first(where: { ObjectIdentifier($0.value.query) == object })?.key {
-            suspended[id] = nil
-        }
+        suspended.remove(object)
     }
 
     private func forget(_ id: Int32) {
@@ -301,7 +297,7 @@ final class LogFollower: @unchecked Sendable {
                     for (index, entry) in entries.enumerated() {
                         context.index = index
                         commits.append((entry.sequence, apply(entry, context: context, failures: &failures)))
-                        if !suspended.isEmpty { noteForSuspended(entry) }
+                        if !suspended.isEmpty { suspended.note(entry) }
                         images.apply(entry, entities: queriesByEntity.keys)
                         // A long transaction keeps LMDB from reusing the pages commits free (the
                         // file grows) and holds off a map resize: past a bound, end it here and
@@ -318,7 +314,7 @@ final class LogFollower: @unchecked Sendable {
                     }
                 }
                 applied = max(applied, head)
-                recovered = recoverSuspended(in: txn)
+                recovered = suspended.recover(in: txn, sequence: applied) { follow($1, as: $0) }
                 // Jobs (a new query's first results, a fetch at the follower's position) are bounded
                 // like commits: past the bound, the rest wait for the next transaction, so that a
                 // crowd of them never holds one snapshot open for long.
@@ -340,13 +336,20 @@ final class LogFollower: @unchecked Sendable {
             }
             jobOutcomes = jobs.map { _ in .failure(error) }
         } catch let error as RillError where error.code == .historyCompacted {
-            // Unread commits were compacted away (`rill compact`, another process): each query
-            // stops with the error, and the follower goes on from the head with the jobs.
+            // Unread commits were compacted away (`rill compact`, another process): what they
+            // changed is unknown. A query that can load again does so at the head in the next
+            // step, its observers told the difference; the others stop with the error. The
+            // follower goes on from the head with the jobs.
             for (id, query) in queries {
-                failures.append(query.fail(error))
-                forget(id)
+                if query.canRecover(from: error) {
+                    forget(id)
+                    suspended.suspend(query, as: id, changed: nil)
+                } else {
+                    failures.append(query.fail(error))
+                    forget(id)
+                }
             }
-            suspended.removeAll()
+            suspended.forgetChanges()
             images.removeAll()
             if let head = try? store.read({ try store.observableHead(in: $0) }) { applied = max(applied, head) }
             shared.withLock { $0.jobs.insert(contentsOf: jobs, at: 0) }
@@ -478,7 +481,7 @@ final class LogFollower: @unchecked Sendable {
             guard let query = queries[id] else { continue }
             failures.append(query.fail(error))
             forget(id)
-            if query.canRecover(from: error) { suspended[id] = (query, [], false) }
+            if query.canRecover(from: error) { suspended.suspend(query, as: id, changed: []) }
         }
         return publications
     }
@@ -567,34 +570,5 @@ final class LogFollower: @unchecked Sendable {
             kind: .update, entity: entity, key: key, changedFields: [], record: record, before: record)
         return DecodedChange(
             unchanged, fields: fieldTables[entity] ?? FieldTable(), isRelated: true, sharedRows: store.sharedRows)
-    }
-
-    /// Notes, for each suspended query of an entity `entry` changes, the records it wrote.
-    private func noteForSuspended(_ entry: LogEntry) {
-        for (id, state) in suspended {
-            var state = state
-            for change in entry.changes where change.entity == state.query.entityName {
-                state.changed.insert(change.key)
-                state.due = true
-            }
-            suspended[id] = state
-        }
-    }
-
-    /// Tries again each suspended query whose entity a commit changed since its last try: one
-    /// that reads now follows again, with the publication of its recovery.
-    private func recoverSuspended(in txn: StoreSnapshot) -> [LivePublication] {
-        var publications: [LivePublication] = []
-        for (id, state) in suspended where state.due {
-            do {
-                let publication = try state.query.recover(in: txn, sequence: applied, changed: state.changed)
-                suspended[id] = nil
-                follow(state.query, as: id)
-                if let publication { publications.append(publication) }
-            } catch {
-                suspended[id] = (state.query, state.changed, false)
-            }
-        }
-        return publications
     }
 }

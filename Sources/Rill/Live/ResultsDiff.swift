@@ -66,4 +66,23 @@ enum ResultsDiff {
         }
         return result
     }
+
+    /// The keys of the rows in both lists whose models differ, as their stored encodings tell
+    /// (for lists between which any record may have been written: commits compacted before they
+    /// were read). A model that does not encode counts as changed.
+    static func differing<T>(old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T]) -> Set<[UInt8]> {
+        func encoding(_ model: T) -> [UInt8]? {
+            guard let model = model as? any PersistentModel else { return nil }
+            return try? ModelContext.encode(model)
+        }
+        var oldOffsets: [[UInt8]: Int] = [:]
+        for (offset, key) in old.enumerated() { oldOffsets[key] = offset }
+        var changed: Set<[UInt8]> = []
+        for (offset, key) in new.enumerated() {
+            guard let oldOffset = oldOffsets[key] else { continue }
+            let before = encoding(oldModels[oldOffset])
+            if before == nil || before != encoding(newModels[offset]) { changed.insert(key) }
+        }
+        return changed
+    }
 }
