@@ -547,7 +547,7 @@ final class Connection: @unchecked Sendable {
                         text += ServerSentEvent.progress(sequence).framed
                         sent = sequence
                     case .event(.failed(let error)) where error.code == .historyCompacted:
-                        // Unread commits compacted away: a new query follows, its results a reset.
+                        // Unread commits compacted away and the query not loaded again: a new one follows, as a reset.
                         resets += 1
                         metrics.resumeResets.wrappingAdd(1, ordering: .relaxed)
                         resetInstead = true

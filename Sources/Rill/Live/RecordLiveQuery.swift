@@ -122,7 +122,7 @@ package final class RecordLiveQuery: @unchecked Sendable {
     private static func follow(
         _ query: MaintainedQuery<RecordRowSource>, registry: SharedRecordQueries?, follower: LogFollower
     ) -> SharedRecordQuery {
-        let group = SharedRecordQuery(query: query, registry: registry)
+        let group = SharedRecordQuery(query: query, registry: registry, store: follower.store)
         registry?.add(group)
         follower.follow(group)
         return group

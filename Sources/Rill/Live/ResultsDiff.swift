@@ -67,11 +67,12 @@ enum ResultsDiff {
         return result
     }
 
-    /// The keys of the rows in both lists whose models differ, as their stored encodings tell
+    /// The keys of the rows in both lists whose models (or records) differ, as their stored encodings tell
     /// (for lists between which any record may have been written: commits compacted before they
     /// were read). A model that does not encode counts as changed.
     static func differing<T>(old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T]) -> Set<[UInt8]> {
         func encoding(_ model: T) -> [UInt8]? {
+            if let row = model as? QueryRow { return row.record.recordBytes() }
             guard let model = model as? any PersistentModel else { return nil }
             return try? ModelContext.encode(model)
         }

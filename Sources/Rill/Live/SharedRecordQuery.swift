@@ -27,9 +27,13 @@ final class SharedRecordQuery: MaintainedLink {
     /// The published results (under `follower.publication`).
     var current: RowSnapshot?
 
-    init(query: MaintainedQuery<RecordRowSource>, registry: SharedRecordQueries?) {
+    /// The store, to load the query again (see `recover`).
+    private let store: Store
+
+    init(query: MaintainedQuery<RecordRowSource>, registry: SharedRecordQueries?, store: Store) {
         self.query = query
         self.registry = registry
+        self.store = store
     }
 
     /// One ``RecordLiveQuery``'s place in a shared query.
@@ -94,5 +98,27 @@ final class SharedRecordQuery: MaintainedLink {
         return ClosurePublication(
             publish: { for sharer in sharers { sharer.stoppedResults = results } },
             deliver: { for sharer in sharers { sharer.handler(.failed(failure)) } })
+    }
+
+    /// Commits the query had not read were compacted away (another process): it loads again at
+    /// the head, and its sharers are told the change from the results they had.
+    func canRecover(from error: any Error) -> Bool { (error as? RillError)?.code == .historyCompacted }
+
+    func recover(in txn: StoreSnapshot, sequence: UInt64, changed: Set<[UInt8]>?) throws -> LivePublication? {
+        let previous = current
+        try query.load(in: txn, store: store)
+        let results = query.results()
+        let oldKeys = previous?.keys ?? []
+        let oldRows = previous?.map(RecordRowSource.element) ?? []
+        let newRows = results.map(RecordRowSource.element)
+        let change = ResultsDiff.between(
+            old: oldKeys, oldModels: oldRows, new: results.keys, newModels: newRows,
+            changed: changed
+                ?? ResultsDiff.differing(old: oldKeys, oldModels: oldRows, new: results.keys, newModels: newRows),
+            sequence: sequence)
+        let sharers = self.sharers
+        return ClosurePublication(
+            publish: { [self] in current = results },
+            deliver: { if !change.isEmpty { for sharer in sharers { sharer.handler(.change(change)) } } })
     }
 }

@@ -206,4 +206,65 @@ import Testing
         }
         withExtendedLifetime(observations) {}
     }
+
+    /// The same for text queries' live queries (`rill watch`, the daemon's subscribers): sharers
+    /// and a query of its own are told one change to the results at the head, and follow on; the
+    /// events applied to the first results give a fresh run's rows, and no event is a failure.
+    @Test func textLiveQueriesLoadAgainWhenAnotherProcessFoldsCommitsTheyHaveNotRead() throws {
+        var random = SeededGenerator(label: "text queries after a compaction ahead of the follower")
+        let container = try makeContainer()
+        let store = container.store
+        let context = ModelContext(container)
+        _ = try save(8, in: context, random: &random)
+        let queries = [
+            try QueryParser.parse("Ledger sort by id"),
+            try QueryParser.parse("Ledger where balance > 500000 sort by balance desc limit 3"),
+        ]
+        var followed: [(live: RecordLiveQuery, events: RecordLiveQueryTests.Events, query: Query)] = []
+        for query in queries {
+            for sharing in [true, true, false] {
+                let events = RecordLiveQueryTests.Events()
+                followed.append(
+                    (try RecordLiveQuery(query, store: store, sharing: sharing) { events.append($0) }, events, query))
+            }
+        }
+        let follower = try #require(LogFollowers.running(for: store.fileID))
+        try follower.holding {
+            for _ in 0..<10 {
+                context.insert(
+                    Ledger(
+                        id: Int.random(in: 0..<5, using: &random),
+                        balance: Int.random(in: 0...1_000_000, using: &random)))
+                try context.save()
+            }
+            _ = try store.compact(before: try store.head())
+        }
+        for round in 0..<10 {
+            if round > 0 { _ = try save(1, in: context, random: &random) }
+            for (live, events, query) in followed {
+                try live.catchUp()
+                let deadline = Date().addingTimeInterval(10)
+                var rows: [QueryRow] = []
+                var failed = false
+                repeat {
+                    rows = []
+                    failed = false
+                    for event in events.received.withLock({ $0 }) {
+                        switch event {
+                        case .initial(let initial, _): rows = initial
+                        case .change(let change): change.apply(to: &rows)
+                        case .failed: failed = true
+                        case .progress: break
+                        }
+                    }
+                    if rows.map(\.key) == (try store.run(query)).map(\.key) { break }
+                    Thread.sleep(forTimeInterval: 0.01)
+                } while Date() < deadline
+                #expect(!failed, "\(query), round \(round)")
+                let fresh = try store.run(query)
+                #expect(rows.map(\.key) == fresh.map(\.key), "\(query), round \(round)")
+                #expect(rows.map(\.record) == fresh.map(\.record), "\(query), round \(round)")
+            }
+        }
+    }
 }
