@@ -63,8 +63,11 @@ package indirect enum RecordShape: Sendable {
     }
 
     /// The shape of an array whose elements have `shapes`: one shape for all of them when they
-    /// agree, else the shortest cycle of up to 16 shapes they follow (else, as before cycles, the
-    /// first element's kinds where they disagree).
+    /// agree, else the shortest cycle of up to 16 shapes they follow, when the array shows it is
+    /// one — the cycle comes round at least twice (a dictionary `Codable` stores as key, value,
+    /// key, value…), or it holds a kind only Swift writes (a date, a UUID: a dictionary keyed by
+    /// UUIDs, a struct's unkeyed container) — else mixed where they disagree. So an array of
+    /// JSON values of several kinds (`[1, "a"]`) leaves the next record's array free.
     private static func elements(_ shapes: [RecordShape]) -> RecordShape {
         guard !shapes.isEmpty else { return .array(.any) }
         for period in 1...min(shapes.count, 16) {
@@ -79,9 +82,19 @@ package indirect enum RecordShape: Sendable {
                     break
                 }
             }
-            if cycle.count == period { return period == 1 ? .array(cycle[0]) : .cycle(cycle) }
+            guard cycle.count == period else { continue }
+            if period == 1 { return .array(cycle[0]) }
+            // Longer cycles of the same elements come round less, and hold the same kinds.
+            guard shapes.count >= 2 * period || cycle.contains(where: \.isSwiftOnlyScalar) else { break }
+            return .cycle(cycle)
         }
         return .array(shapes.dropFirst().reduce(shapes[0]) { $0.union(with: $1) })
+    }
+
+    /// A scalar of a kind that no JSON value is (JSON writes store numbers, strings and booleans).
+    private var isSwiftOnlyScalar: Bool {
+        guard case .scalar(let example) = self else { return false }
+        return ["float", "data", "date", "uuid", "url", "decimal"].contains(Self.kindName(example))
     }
 
     /// This shape merged with `other` when no scalar of one has another kind than the other's at

@@ -78,4 +78,31 @@ import Testing
         }
         #expect(a.union(with: c).jsonValue.jsonString() == #"{"age":"int"}"#)
     }
+
+    /// An array of several kinds is a cycle of them only where it shows one: it comes round
+    /// twice, or it holds a kind no JSON value is (what `Codable` stores of a dictionary keyed by
+    /// UUIDs or by a string enum). An array of JSON values of several kinds once leaves the next
+    /// record's array free, and every record learned from fits its shape.
+    @Test func anArrayIsACycleOnlyWhereItShowsOne() throws {
+        let uuid = RecordValue.uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))
+        let date = RecordValue.date(Date(timeIntervalSinceReferenceDate: 12))
+        let cases: [([RecordValue], String)] = [
+            ([.int(1), .string("a")], #"["any"]"#),
+            ([.string("b"), .int(2), .bool(true)], #"["any"]"#),
+            ([.int(1), .string("a"), .int(2), .string("b")], #"["int","string"]"#),
+            ([uuid, .int(3)], #"["uuid","int"]"#),
+            ([.string("left"), date], #"["string","date"]"#),
+            ([.int(1), .int(2)], #"["int"]"#),
+        ]
+        for (elements, expected) in cases {
+            let shape = RecordShape(.map([RecordField(name: "tags", value: .array(elements))]))
+            #expect(shape.jsonValue.jsonString() == #"{"tags":\#(expected)}"#, "\(elements)")
+        }
+        // Stored records of JSON values of several kinds: the next record's array of other kinds fits.
+        let stored = RecordShape(.map([RecordField(name: "tags", value: .array([.int(1), .string("a")]))]))
+        let next = try JSONReader.parse(Array(#"{"tags":["b",2,[3],{"x":true}]}"#.utf8))
+        #expect(throws: Never.self) { try stored.conform(next, entity: "Item", dropNulls: false) }
+        let notAnArray = try JSONReader.parse(Array(#"{"tags":"b"}"#.utf8))
+        #expect(throws: RillError.self) { try stored.conform(notAnArray, entity: "Item", dropNulls: false) }
+    }
 }
