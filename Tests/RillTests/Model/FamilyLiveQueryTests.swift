@@ -128,6 +128,40 @@ import Testing
         var rating: Int
     }
 
+    /// Commits the follower had not read, compacted away by another process: the family's live
+    /// query loads again at the head, and its one change turns what it had into a fresh fetch.
+    @Test func aFamilyLiveQueryLoadsAgainWhenAnotherProcessFoldsCommitsItHadNotRead() async throws {
+        var random = SeededGenerator(label: "family live query after a compaction")
+        let container = try open()
+        let context = ModelContext(container)
+        for id in 0..<30 { context.insert(Dishes.random(id: id, using: &random)) }
+        try context.save()
+        var descriptor = FamilyDescriptor<any Dish>()
+        descriptor.fetchLimit = 20
+        let live = try FamilyLiveQuery(descriptor, in: container)
+        var changes = live.changes.makeAsyncIterator()
+        var previous = live.results
+        let follower = try #require(LogFollowers.running(for: container.store.fileID))
+        try follower.holding {
+            for _ in 0..<8 {
+                let id = Int.random(in: 0..<40, using: &random)
+                if Bool.random(using: &random) {
+                    context.delete(Dishes.random(id: id, using: &random))
+                } else {
+                    context.insert(Dishes.random(id: id, using: &random))
+                }
+                try context.save()
+            }
+            _ = try container.store.compact(before: try container.store.head())
+        }
+        try live.catchUp()
+        #expect(live.error == nil)
+        #expect(Self.same(live.results, try context.fetch(descriptor)))
+        let change = try await Self.next(&changes)
+        change.apply(to: &previous)
+        #expect(Self.same(previous, live.results))
+    }
+
     static func same(_ lhs: [any Dish], _ rhs: [any Dish]) -> Bool {
         lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { Dishes.same($0, $1) }
     }
