@@ -34,6 +34,16 @@ import Testing
         }
     }
 
+    /// `count` saves of one ledger each, among ledgers 0…4 only.
+    func saveAmongFirstFive(_ count: Int, in context: ModelContext, random: inout SeededGenerator) throws {
+        for _ in 0..<count {
+            context.insert(
+                Ledger(
+                    id: Int.random(in: 0..<5, using: &random), balance: Int.random(in: 0...1_000_000, using: &random)))
+            try context.save()
+        }
+    }
+
     @Test func historyBeforeATokenIsDeletedAndLaterHistoryStaysWhole() throws {
         var random = SeededGenerator(label: "delete history")
         let container = try makeContainer()
@@ -163,13 +173,7 @@ import Testing
         let before = Array(query)
         try follower.holding {
             // Ledgers 0…4 change; 5…9 stay as the query holds them.
-            for _ in 0..<20 {
-                context.insert(
-                    Ledger(
-                        id: Int.random(in: 0..<5, using: &random),
-                        balance: Int.random(in: 0...1_000_000, using: &random)))
-                try context.save()
-            }
+            try saveAmongFirstFive(20, in: context, random: &random)
             #expect(try container.store.compact(before: try container.store.head()).droppedCommits == 42)
         }
         try query.catchUp()
@@ -230,13 +234,7 @@ import Testing
         }
         let follower = try #require(LogFollowers.running(for: store.fileID))
         try follower.holding {
-            for _ in 0..<10 {
-                context.insert(
-                    Ledger(
-                        id: Int.random(in: 0..<5, using: &random),
-                        balance: Int.random(in: 0...1_000_000, using: &random)))
-                try context.save()
-            }
+            try saveAmongFirstFive(10, in: context, random: &random)
             _ = try store.compact(before: try store.head())
         }
         for round in 0..<10 {
