@@ -195,13 +195,9 @@ public final class FamilyLiveQuery<Base: Sendable>: @unchecked Sendable {
             let previous = owner.publishedRows
             try query.load(in: txn, store: owner.follower.store)
             let results = query.results()
-            let newModels = results.map(FamilyRowSource<Base>.element)
-            let change = ResultsDiff.between(
-                old: previous.keys, oldModels: previous.models, new: results.keys, newModels: newModels,
-                changed: changed
-                    ?? ResultsDiff.differing(
-                        old: previous.keys, oldModels: previous.models, new: results.keys, newModels: newModels),
-                sequence: sequence)
+            let change = ResultsDiff.reloaded(
+                old: previous.keys, oldModels: previous.models, new: results.keys,
+                newModels: results.map(FamilyRowSource<Base>.element), changed: changed, sequence: sequence)
             return Publication(
                 owner: owner, snapshot: results, change: change.isEmpty ? nil : change, recovers: true)
         }

@@ -156,13 +156,9 @@ extension LiveQuery {
             let previous = owner.publishedRows
             try query.load(in: txn, store: owner.follower.store)
             let results = query.results()
-            let newModels = results.map(ModelRowSource<T>.element)
-            let change = ResultsDiff.between(
-                old: previous.keys, oldModels: previous.models, new: results.keys, newModels: newModels,
-                changed: changed
-                    ?? ResultsDiff.differing(
-                        old: previous.keys, oldModels: previous.models, new: results.keys, newModels: newModels),
-                sequence: sequence)
+            let change = ResultsDiff.reloaded(
+                old: previous.keys, oldModels: previous.models, new: results.keys,
+                newModels: results.map(ModelRowSource<T>.element), changed: changed, sequence: sequence)
             let pending = change.isEmpty ? nil : PendingChange(models: change)
             return Publications(
                 owners.map {

@@ -342,12 +342,11 @@ final class LogFollower: @unchecked Sendable {
             // follower goes on from the head with the jobs.
             for (id, query) in queries {
                 if query.canRecover(from: error) {
-                    forget(id)
                     suspended.suspend(query, as: id, changed: nil)
                 } else {
                     failures.append(query.fail(error))
-                    forget(id)
                 }
+                forget(id)
             }
             suspended.forgetChanges()
             images.removeAll()

@@ -67,10 +67,21 @@ enum ResultsDiff {
         return result
     }
 
-    /// The keys of the rows in both lists whose models (or records) differ, as their stored encodings tell
-    /// (for lists between which any record may have been written: commits compacted before they
-    /// were read). A model that does not encode counts as changed.
-    static func differing<T>(old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T]) -> Set<[UInt8]> {
+    /// `between` for results loaded again: an update for each row that stays whose record is in
+    /// `changed` (written between the two loads) or, when that is unknown (nil: commits compacted
+    /// before they were read), whose model encodes differently.
+    static func reloaded<T>(
+        old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T], changed: Set<[UInt8]>?, sequence: UInt64
+    ) -> ResultsChange<T> {
+        between(
+            old: old, oldModels: oldModels, new: new, newModels: newModels,
+            changed: changed ?? differing(old: old, oldModels: oldModels, new: new, newModels: newModels),
+            sequence: sequence)
+    }
+
+    /// The keys of the rows in both lists whose models (or records) differ, as their stored
+    /// encodings tell. A model that does not encode counts as changed.
+    private static func differing<T>(old: [[UInt8]], oldModels: [T], new: [[UInt8]], newModels: [T]) -> Set<[UInt8]> {
         func encoding(_ model: T) -> [UInt8]? {
             if let row = model as? QueryRow { return row.record.recordBytes() }
             guard let model = model as? any PersistentModel else { return nil }

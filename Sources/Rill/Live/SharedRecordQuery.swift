@@ -108,14 +108,9 @@ final class SharedRecordQuery: MaintainedLink {
         let previous = current
         try query.load(in: txn, store: store)
         let results = query.results()
-        let oldKeys = previous?.keys ?? []
-        let oldRows = previous?.map(RecordRowSource.element) ?? []
-        let newRows = results.map(RecordRowSource.element)
-        let change = ResultsDiff.between(
-            old: oldKeys, oldModels: oldRows, new: results.keys, newModels: newRows,
-            changed: changed
-                ?? ResultsDiff.differing(old: oldKeys, oldModels: oldRows, new: results.keys, newModels: newRows),
-            sequence: sequence)
+        let change = ResultsDiff.reloaded(
+            old: previous?.keys ?? [], oldModels: previous?.map(RecordRowSource.element) ?? [], new: results.keys,
+            newModels: results.map(RecordRowSource.element), changed: changed, sequence: sequence)
         let sharers = self.sharers
         return ClosurePublication(
             publish: { [self] in current = results },
