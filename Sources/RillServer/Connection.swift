@@ -478,10 +478,8 @@ final class Connection: @unchecked Sendable {
         }
         let subscription = try Subscription(limit: server.options.subscriberQueue)
         let store = server.store
-        let follow = { (since: UInt64?) in
-            try RecordLiveQuery(query, store: store, since: since) { subscription.push($0) }
-        }
-        var live = try follow(since)
+        // (Commits compacted before the follower read them reload the query: a change, not a failure.)
+        let live = try RecordLiveQuery(query, store: store, since: since) { subscription.push($0) }
         self.subscription = subscription
         let streaming = phase.withLock { phase -> Bool in
             guard phase == .busy else { return false }
@@ -546,16 +544,6 @@ final class Connection: @unchecked Sendable {
                         guard schedule.send(sequence, at: now) else { continue }
                         text += ServerSentEvent.progress(sequence).framed
                         sent = sequence
-                    case .event(.failed(let error)) where error.code == .historyCompacted:
-                        // Unread commits compacted away and the query not loaded again: a new one follows, as a reset.
-                        resets += 1
-                        metrics.resumeResets.wrappingAdd(1, ordering: .relaxed)
-                        resetInstead = true
-                        guard let next = try? follow(nil) else {
-                            _ = Socket.write(fd, Array((text + ServerSentEvent.failure(error).framed).utf8))
-                            return
-                        }
-                        live = next
                     case .event(.failed(let error)):
                         _ = Socket.write(fd, Array((text + ServerSentEvent.failure(error).framed).utf8))
                         return

@@ -58,19 +58,19 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
             return decoded.withLock { decoded in
                 if let decoded, decoded.batch == batch { return decoded.models[position - batch * batchSize] }
                 let start = batch * batchSize
-                let models = (start..<Swift.min(start + batchSize, rows.count)).map(decode)
+                var spare: RecordDecoder?
+                let models = (start..<Swift.min(start + batchSize, rows.count)).map { decode($0, reusing: &spare) }
                 decoded = (batch, models)
                 return models[position - start]
             }
         }
 
-        private func decode(_ index: Int) -> Element {
+        private func decode(_ index: Int, reusing spare: inout RecordDecoder?) -> Element {
             switch rows[index] {
             case .model(let model):
                 return model
             case .stored(let key, let record):
                 do {
-                    var spare: RecordDecoder?
                     return try bytes.withUnsafeBytes { bytes in
                         try Element.decodeStored(
                             from: UnsafeRawBufferPointer(rebasing: bytes[record]),
