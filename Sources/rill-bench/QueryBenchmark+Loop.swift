@@ -21,6 +21,8 @@ extension QueryBenchmark {
         "loop-fetch-record": "loop-fetch of a model that reads its record (RecordEntry)",
         "loop-category-record": "loop-category of a model that reads its record (RecordEntry)",
         "loop-read": "an empty read transaction",
+        "loop-sqlite-fetch": "SQLite's one-row query, code = ?, after SQLite's load",
+        "loop-sqlite-category": "SQLite's fifty-row query, category = ?, after SQLite's load",
         "loop-scan": "the full-scan text query, Entry where name contains \"99999\"",
         "loop-scan-predicate": "the full-scan #Predicate fetch, name contains \"99999\"",
         "loop-scan-amount": "the text query Entry where amount > 99990.0, forced to a full scan",
@@ -99,6 +101,27 @@ extension QueryBenchmark {
             String(
                 format: "rill-bench query %@ (%@): %d runs in %.2f s, %.0f a second", loop, Self.loops[loop] ?? "",
                 count, elapsed, Double(count) / elapsed))
+    }
+
+    /// Runs the SQLite `loop` over the arguments, `runs` times or for 15 seconds, and prints the
+    /// rate: SQLite's side of a loop, to profile beside Rill's.
+    func runLoop(_ loop: String, table: EntryTable) {
+        var random = SeededGenerator(label: "query arguments")
+        let codes = (0..<argumentCount).map { _ in Int.random(in: 0..<records, using: &random) }
+        let limit = loopRuns ?? Int.max
+        let start = now()
+        var count = 0
+        var rows = 0
+        while count < limit, loopRuns != nil || now() - start < 15 {
+            let code = codes[count % codes.count]
+            rows += loop == "loop-sqlite-category" ? table.entries(category: code % 20_000) : table.entries(code: code)
+            count += 1
+        }
+        let elapsed = now() - start
+        print(
+            String(
+                format: "rill-bench query %@ (%@): %d runs in %.2f s, %.0f a second, %d rows", loop,
+                Self.loops[loop] ?? "", count, elapsed, Double(count) / elapsed, rows))
     }
 
     /// The first 20 models matching `predicate` in `sort`'s order.

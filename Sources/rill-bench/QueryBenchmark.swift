@@ -94,13 +94,17 @@ struct QueryBenchmark {
             for index in 0..<records { context.insert(Self.entry(index, of: records)) }
             try context.save()
         }
-        if let loop {
+        if let loop, !loop.hasPrefix("loop-sqlite") {
             try runLoop(loop, store: store, context: context)
             return
         }
         let table = EntryTable(path: scratch.appendingPathComponent("peer.sqlite").path)
         let sqliteLoad = measure { table.load(records) { Self.entry($0, of: records) } }
         table.checkpoint()
+        if let loop {
+            runLoop(loop, table: table)
+            return
+        }
         print(table.settings())
         let (rawLoad, puts, copy) = try loadRaw(from: directory, scratch: scratch, mapSize: 2 << 30)
         print(

@@ -62,7 +62,8 @@ extension ModelContext {
         guard let entity = try entity(for: T.self),
             let bytes = try store.record(of: entity, key: key)
         else { return nil }
-        var decoder: RecordDecoder?
+        var decoder = SpareDecoder.take()
+        defer { SpareDecoder.putBack(decoder) }
         return try bytes.withUnsafeBytes { bytes in
             try key.withUnsafeBytes { try Self.storedModel(T.self, bytes, key: $0, reusing: &decoder) }
         }

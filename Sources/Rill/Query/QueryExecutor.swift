@@ -144,7 +144,8 @@ struct QueryExecutor<T: PersistentModel> {
             let prefetches = readsRelationships
             let checksText = !textPaths.isEmpty
             var keyOrderFails = false
-            var spare: RecordDecoder?
+            var spare = SpareDecoder.take()
+            defer { SpareDecoder.putBack(spare) }
             // Not `collect(into:)`, no optional model, the staged changes looked at in a
             // function of their own, and no method of `self` called for a row that needs none:
             // this code is not specialized for `T` (fetches are called from other modules), and

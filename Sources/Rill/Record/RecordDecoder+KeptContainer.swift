@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How a keyed container reaches its decoder: read without counting a reference, and kept alive by
 /// the container's reference to the tie. A decoder is its own tie; a root's kept container
 /// (`RecordDecoder.keptContainer`) has a tie of its own, whose `owner` holds the decoder while the
@@ -73,6 +75,35 @@ extension RecordDecoder {
             keptBox = nil
             keptKey = nil
             keptTie = nil
+        }
+    }
+}
+
+/// One root decoder kept between fetches, with its keyed container: a fetch of one row would
+/// otherwise make a decoder and a container for its one record (the container's type looked up,
+/// the standard library's box allocated), which cost more than reading the record's fields.
+///
+/// A fetch takes the decoder off the shelf, or finds the shelf empty (another thread holds it)
+/// and makes one; it puts back what it ends with, if the shelf is empty by then. A decoder on
+/// the shelf holds no record: it is reset to each record it reads, and a kept container that
+/// something else still holds was given up (`settleKeptContainer`).
+enum SpareDecoder {
+    /// The decoder's address, retained by the shelf; 0 when it is empty.
+    private static let shelf = Atomic<UInt>(0)
+
+    /// The decoder on the shelf, taken off it; nil when there is none.
+    static func take() -> RecordDecoder? {
+        let address = shelf.exchange(0, ordering: .acquiring)
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
+        return Unmanaged<RecordDecoder>.fromOpaque(pointer).takeRetainedValue()
+    }
+
+    /// Puts `decoder`, a root decoder nothing else holds, on the shelf when it is empty.
+    static func putBack(_ decoder: RecordDecoder?) {
+        guard let decoder else { return }
+        let pointer = Unmanaged.passRetained(decoder).toOpaque()
+        if !shelf.compareExchange(expected: 0, desired: UInt(bitPattern: pointer), ordering: .releasing).exchanged {
+            Unmanaged<RecordDecoder>.fromOpaque(pointer).release()
         }
     }
 }
