@@ -37,7 +37,7 @@ public final class ModelContext: Sendable {
     public var hasChanges: Bool { core.state.withLock { !$0.staged.isEmpty } }
 
     @usableFromInline var store: Store { container.store }
-    private let core: Core
+    let core: Core
 
     /// A context's mutable part. The container keeps its main context's core, so that every
     /// `mainContext` handle shares one set of staged changes without a reference cycle.
@@ -50,6 +50,19 @@ public final class ModelContext: Sendable {
     struct State {
         var author: String?
         var staged = StagedChanges()
+        /// Whether staged changes are saved without a call to `save()` (see `autosaveEnabled`).
+        var autosaves = false
+        /// Whether an autosave is scheduled and has not run yet.
+        var autosaveScheduled = false
+        /// How many `transaction(block:)` blocks are running: an autosave waits for their save.
+        var transactions = 0
+
+        /// After a change is staged: whether an autosave is to be scheduled now.
+        mutating func schedulesAutosave() -> Bool {
+            guard autosaves, !autosaveScheduled, !staged.isEmpty else { return false }
+            autosaveScheduled = true
+            return true
+        }
     }
 
     /// A new context of `container`, with no staged changes.
@@ -71,13 +84,21 @@ public final class ModelContext: Sendable {
     /// ``upsertAndFetch(_:)``.
     public func insert<T: PersistentModel>(_ model: T) {
         let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
-        core.state.withLock { $0.staged.stage(.upsert(model), for: key) }
+        let schedules = core.state.withLock { state in
+            state.staged.stage(.upsert(model), for: key)
+            return state.schedulesAutosave()
+        }
+        if schedules { scheduleAutosave() }
     }
 
     /// Stages the deletion of the stored model with `model`'s `id`.
     public func delete<T: PersistentModel>(_ model: T) {
         let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
-        core.state.withLock { $0.staged.stage(.delete, for: key) }
+        let schedules = core.state.withLock { state in
+            state.staged.stage(.delete, for: key)
+            return state.schedulesAutosave()
+        }
+        if schedules { scheduleAutosave() }
     }
 
     /// Stages the deletion of every model of type `model` that matches `predicate` (all of them
@@ -89,11 +110,13 @@ public final class ModelContext: Sendable {
         model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
     ) throws {
         let ids = try fetchIdentifiers(FetchDescriptor<T>(predicate: predicate))
-        core.state.withLock { state in
+        let schedules = core.state.withLock { state in
             for id in ids {
                 state.staged.stage(.delete, for: StagedChanges.Key(entity: T.entityName, id: id.storageKey))
             }
+            return state.schedulesAutosave()
         }
+        if schedules { scheduleAutosave() }
     }
 
     /// Discards every staged change.
@@ -101,11 +124,8 @@ public final class ModelContext: Sendable {
         core.state.withLock { $0.staged.removeAll() }
     }
 
-    /// The staged changes as they are now, for ``restoreStaged(_:)``.
+    /// The staged changes as they are now.
     func stagedSnapshot() -> StagedChanges { core.state.withLock { $0.staged } }
-
-    /// Puts back the staged changes `snapshot` holds, discarding any staged since.
-    func restoreStaged(_ snapshot: StagedChanges) { core.state.withLock { $0.staged = snapshot } }
 
     // MARK: - Saving
 
@@ -126,8 +146,18 @@ public final class ModelContext: Sendable {
     ///   ``ModelIndex/unique(_:onConflict:)``).
     @discardableResult
     public func save() throws -> UInt64? {
+        try save(autosaving: false)
+    }
+
+    /// `save()`. `autosaving`: only while autosave is on and no transaction block runs, checked
+    /// as the staged changes are taken, so that a block's changes are never saved in part.
+    /// `endingTransaction`: the save of a `transaction(block:)`, which ends it as it takes the
+    /// staged changes.
+    func save(autosaving: Bool = false, endingTransaction: Bool = false) throws -> UInt64? {
         try core.saveLock.withLock { _ -> UInt64? in
-            let (staged, author) = core.state.withLock { state in
+            let (staged, author) = core.state.withLock { state -> (StagedChanges, String?) in
+                if endingTransaction { state.transactions -= 1 }
+                if autosaving, !state.autosaves || state.transactions > 0 { return (StagedChanges(), nil) }
                 state.staged.index()
                 return (state.staged, state.author)
             }
