@@ -32,10 +32,8 @@ package enum RecordCoder {
     ///
     /// Malformed bytes throw `RecordError`; well-formed bytes that do not fit `T` throw `DecodingError`.
     package static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        let reader = RecordReader(bytes)
-        let start = try reader.checkVersion()
-        let root = RecordDecoder(reader: reader, offset: start, parent: nil, key: nil, depth: 0)
-        return try root.decodeTopLevel(T.self)
+        var spare: RecordDecoder?
+        return try decode(T.self, from: bytes, reusing: &spare)
     }
 
     /// Decodes a value of type `T` from record bytes, like `decode(_:from:)`, with the root decoder
@@ -72,7 +70,8 @@ package enum RecordCoder {
     }
 
     /// Runs `body` with a root decoder over `bytes`: the one in `spare` when there is one, put
-    /// back afterwards when nothing else holds it.
+    /// back afterwards when nothing else holds it. When something does (the value kept the
+    /// decoder or a container), `body` runs again with a root that owns a copy of `bytes`.
     @inline(__always)
     private static func withRoot<T>(
         of bytes: UnsafeRawBufferPointer, reusing spare: inout RecordDecoder?, _ body: (RecordDecoder) throws -> T
@@ -97,8 +96,26 @@ package enum RecordCoder {
             throw error
         }
         root.settleKeptContainer()
-        if isKnownUniquelyReferenced(&root) { spare = root }
-        return value
+        if isKnownUniquelyReferenced(&root) {
+            spare = root
+            return value
+        }
+        // The value keeps the decoder, or a container of it, which reads `bytes` in place: the
+        // caller's, valid only until it returns (a fetch's are pages of its read transaction). So
+        // the value is decoded again by a root that reads a copy of the bytes and owns it.
+        return try withOwningRoot(copying: bytes, body)
+    }
+
+    /// `body`'s value, decoded by a root decoder that reads a copy of `bytes` it owns: what keeps
+    /// the decoder, or a container, keeps the copy.
+    private static func withOwningRoot<T>(
+        copying bytes: UnsafeRawBufferPointer, _ body: (RecordDecoder) throws -> T
+    ) throws -> T {
+        let copy = RecordBytesCopy(bytes)
+        let reader = RecordReader(copy.bytes)
+        let root = RecordDecoder(reader: reader, offset: try reader.checkVersion(), parent: nil, key: nil, depth: 0)
+        root.ownedBytes = copy
+        return try body(root)
     }
 
     /// Decodes a value of type `T` from record bytes held in an array.

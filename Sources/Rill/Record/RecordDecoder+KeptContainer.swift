@@ -107,3 +107,16 @@ enum SpareDecoder {
         }
     }
 }
+
+/// A copy of a record's bytes, freed with the last decoder that reads it.
+final class RecordBytesCopy {
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ source: UnsafeRawBufferPointer) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(source.count, 1), alignment: 8)
+        copy.copyMemory(from: source)
+        bytes = UnsafeRawBufferPointer(rebasing: copy[..<source.count])
+    }
+
+    deinit { bytes.deallocate() }
+}

@@ -55,6 +55,8 @@ final class RecordDecoder: RecordDecoderTie, Decoder {
     @exclusivity(unchecked) var keptBox: AnyObject?
     @exclusivity(unchecked) var keptKey: ObjectIdentifier?
     @exclusivity(unchecked) var keptTie: RecordDecoderTie?
+    /// The copy of the record this root reads, when it owns one (`RecordCoder.withOwningRoot`).
+    var ownedBytes: RecordBytesCopy?
 
     init(reader: RecordReader, offset: Int, parent: RecordDecoder?, key: (any CodingKey)?, depth: Int) {
         self.reader = reader

@@ -173,6 +173,40 @@ import Testing
         }
     }
 
+    /// A value that keeps its decoder or a container reads a copy of its record of its own: the
+    /// bytes it was decoded from are overwritten and freed after each decode, and every kept
+    /// decoder and container still reads what it was given.
+    @Test func whatAValueKeepsReadsItsOwnCopy() throws {
+        var spare: RecordDecoder?
+        var containers: [ContainerKeeper] = []
+        var decoders: [Keeper] = []
+        for x in 0..<40 {
+            let encoded = try RecordCoder.encode(Inner(x: x, y: "\(x)"))
+            let bytes = Self.stable(encoded)
+            if x.isMultiple(of: 3) {
+                decoders.append(
+                    try RecordCoder.decode(Keeper.self, from: UnsafeRawBufferPointer(bytes), reusing: &spare))
+            } else {
+                containers.append(
+                    try RecordCoder.decode(ContainerKeeper.self, from: UnsafeRawBufferPointer(bytes), reusing: &spare))
+            }
+            bytes.initializeMemory(as: UInt8.self, repeating: 0xAA)
+            bytes.deallocate()
+        }
+        for keeper in containers {
+            if let container = keeper.container {
+                #expect(try container.decode(Int.self, forKey: .x) == keeper.x)
+                #expect(try container.decode(String.self, forKey: .y) == "\(keeper.x)")
+            }
+        }
+        #expect(containers.filter { $0.container != nil }.count == 13)
+        for (index, keeper) in decoders.enumerated() {
+            let container = try keeper.decoder.container(keyedBy: Inner.CodingKeys.self)
+            #expect(try container.decode(Int.self, forKey: .x) == index * 3)
+            #expect(try container.decode(String.self, forKey: .y) == "\(index * 3)")
+        }
+    }
+
     // MARK: - The root's kept keyed container
 
     /// The check that lets a root keep its keyed container holds on this toolchain: without it,
@@ -296,10 +330,15 @@ import Testing
             for bytes in records {
                 let keeper = try RecordCoder.decode(
                     ContainerKeeper.self, from: UnsafeRawBufferPointer(bytes), reusing: &spare)
-                if keeper.x == 4 { kept = keeper } else if keeper.x == 3 { keptDecoder = spare }
+                if keeper.x == 4 { kept = keeper }
             }
+            let decoderKeeper = try RecordCoder.decode(
+                Keeper.self, from: UnsafeRawBufferPointer(records[6]), reusing: &spare)
+            keptDecoder = decoderKeeper.decoder as? RecordDecoder
             #expect(keptDecoder != nil)
             #expect(try kept?.container?.decode(Int.self, forKey: .x) == 4)
+            let again = try decoderKeeper.decoder.container(keyedBy: Inner.CodingKeys.self)
+            #expect(try again.decode(Int.self, forKey: .x) == 6)
         }
         #expect(keptDecoder == nil)
     }

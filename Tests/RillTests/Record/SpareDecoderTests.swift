@@ -8,7 +8,8 @@ import Testing
 
 /// The root decoder fetches share (`SpareDecoder`): one-row fetches and lookups by identifier of
 /// two model types, from several threads at once, give what a decode of the stored record with a
-/// decoder of its own gives, also where models keep their container or their decoder.
+/// decoder of its own gives; and models that keep their container or their decoder read their
+/// own records with it once every fetch is done.
 @Suite struct SpareDecoderTests {
     let directory = TemporaryDirectory()
 
@@ -23,7 +24,7 @@ import Testing
     /// Keeps the keyed container of its record when its code is even, and its decoder when the
     /// code is a multiple of 3.
     struct Keeper: PersistentModel, @unchecked Sendable {
-        // Sendable: what it keeps of its decoding is never read.
+        // Sendable: what it keeps of its decoding is read once every thread is done.
         var id: Int
         var code: Int
         var label: String
@@ -54,6 +55,21 @@ import Testing
             try container.encode(id, forKey: .id)
             try container.encode(code, forKey: .code)
             try container.encode(label, forKey: .label)
+        }
+
+        /// The code and label read again through what the model kept.
+        func reread() throws -> [String] {
+            var read: [String] = []
+            if let container {
+                let code = try container.decode(Int.self, forKey: .code)
+                read.append("\(code) \(try container.decode(String.self, forKey: .label))")
+            }
+            if let decoder {
+                let again = try decoder.container(keyedBy: CodingKeys.self)
+                read.append(
+                    "\(try again.decode(Int.self, forKey: .code)) \(try again.decode(String.self, forKey: .label))")
+            }
+            return read
         }
     }
 
@@ -115,8 +131,14 @@ import Testing
         }
         let found = failures.withLock { $0 }
         #expect(found.count == 0, "the first: \(found.prefix(5))")
-        // Models that kept what reads their record (only valid while `init(from:)` runs) kept
-        // the shared decoder from being lent again.
-        #expect(kept.withLock { $0.count } > 100)
+        // What the models kept reads their own records, once every fetch is done and the pages
+        // they were read from have been read again by others.
+        let keepers = kept.withLock { $0 }
+        #expect(keepers.count > 100)
+        for keeper in keepers {
+            let reread = try keeper.reread()
+            #expect(!reread.isEmpty)
+            #expect(reread.allSatisfy { $0 == "\(keeper.code) \(keeper.label)" }, "\(keeper.id): \(reread)")
+        }
     }
 }
