@@ -1,5 +1,6 @@
 import Foundation
 import RillTestSupport
+import RillWorkloads
 import Testing
 
 @testable import Rill
@@ -117,6 +118,47 @@ import Testing
         try await waitPastAnAutosave()
         #expect(try reader.model(Note.self, id: 4) == nil)
         #expect(!context.hasChanges)
+    }
+
+    /// Threads staging changes, some of them saving too, while autosaves come: every change is
+    /// saved once, the last value of each model is the one stored.
+    @Test func changesFromManyThreadsAreAllSaved() async throws {
+        let container = try container()
+        let context = ModelContext(container)
+        context.autosaveEnabled = true
+        let seed = SeededGenerator(label: "autosave threads").seed
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            var random = SeededGenerator(seed: seed &+ UInt64(thread))
+            for round in 0..<300 {
+                let id = thread * 1_000 + Int.random(in: 0..<100, using: &random)
+                if Int.random(in: 0..<10, using: &random) == 0 {
+                    context.delete(Note(id: id, text: ""))
+                } else {
+                    context.insert(Note(id: id, text: "thread \(thread) round \(round)"))
+                }
+                if Int.random(in: 0..<50, using: &random) == 0 { _ = try? context.save() }
+                if Int.random(in: 0..<20, using: &random) == 0 { usleep(5_000) }
+            }
+        }
+        // What each thread staged last for each id, in the order it staged it.
+        var expected: [Int: String?] = [:]
+        for thread in 0..<4 {
+            var random = SeededGenerator(seed: seed &+ UInt64(thread))
+            for round in 0..<300 {
+                let id = thread * 1_000 + Int.random(in: 0..<100, using: &random)
+                expected[id] =
+                    Int.random(in: 0..<10, using: &random) == 0 ? String?.none : "thread \(thread) round \(round)"
+                _ = Int.random(in: 0..<50, using: &random)
+                _ = Int.random(in: 0..<20, using: &random)
+            }
+        }
+        #expect(try await eventually { !context.hasChanges })
+        let stored = try ModelContext(container).fetch(FetchDescriptor<Note>())
+        let found = Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0.text) })
+        for (id, text) in expected {
+            #expect(found[id] == text, "id \(id), seed \(seed)")
+        }
+        #expect(found.count == expected.values.filter { $0 != nil }.count)
     }
 
     @Test func aFailedAutosaveLeavesTheChangesStaged() async throws {
