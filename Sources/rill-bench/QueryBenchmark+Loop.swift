@@ -36,10 +36,7 @@ extension QueryBenchmark {
         var random = SeededGenerator(label: "query arguments")
         let codes = (0..<argumentCount).map { _ in Int.random(in: 0..<records, using: &random) }
         let amounts = (0..<argumentCount).map { _ in Double(Int.random(in: 0..<9_000_000, using: &random)) / 100 }
-        let limit = loopRuns ?? Int.max
-        let start = now()
-        var count = 0
-        while count < limit, loopRuns != nil || now() - start < 15 {
+        try repeating(loop) { count in
             let code = codes[count % codes.count]
             switch loop {
             case "loop-fetch":
@@ -94,13 +91,7 @@ extension QueryBenchmark {
             default:
                 _ = try store.read { _ in 1 }
             }
-            count += 1
         }
-        let elapsed = now() - start
-        print(
-            String(
-                format: "rill-bench query %@ (%@): %d runs in %.2f s, %.0f a second", loop, Self.loops[loop] ?? "",
-                count, elapsed, Double(count) / elapsed))
     }
 
     /// Runs the SQLite `loop` over the arguments, `runs` times or for 15 seconds, and prints the
@@ -108,20 +99,26 @@ extension QueryBenchmark {
     func runLoop(_ loop: String, table: EntryTable) {
         var random = SeededGenerator(label: "query arguments")
         let codes = (0..<argumentCount).map { _ in Int.random(in: 0..<records, using: &random) }
+        repeating(loop) { count in
+            let code = codes[count % codes.count]
+            _ = loop == "loop-sqlite-category" ? table.entries(category: code % 20_000) : table.entries(code: code)
+        }
+    }
+
+    /// Calls `body` with the run's number, `runs` times or for 15 seconds, and prints the rate.
+    private func repeating(_ loop: String, _ body: (Int) throws -> Void) rethrows {
         let limit = loopRuns ?? Int.max
         let start = now()
         var count = 0
-        var rows = 0
         while count < limit, loopRuns != nil || now() - start < 15 {
-            let code = codes[count % codes.count]
-            rows += loop == "loop-sqlite-category" ? table.entries(category: code % 20_000) : table.entries(code: code)
+            try body(count)
             count += 1
         }
         let elapsed = now() - start
         print(
             String(
-                format: "rill-bench query %@ (%@): %d runs in %.2f s, %.0f a second, %d rows", loop,
-                Self.loops[loop] ?? "", count, elapsed, Double(count) / elapsed, rows))
+                format: "rill-bench query %@ (%@): %d runs in %.2f s, %.0f a second", loop, Self.loops[loop] ?? "",
+                count, elapsed, Double(count) / elapsed))
     }
 
     /// The first 20 models matching `predicate` in `sort`'s order.

@@ -31,12 +31,10 @@ extension ModelContext {
         do {
             try block()
         } catch {
-            let schedules = core.state.withLock { state in
+            staging { state in
                 state.transactions -= 1
                 state.staged = before
-                return state.schedulesAutosave()
             }
-            if schedules { scheduleAutosave() }
             throw error
         }
         return try save(endingTransaction: true)

@@ -84,21 +84,13 @@ public final class ModelContext: Sendable {
     /// ``upsertAndFetch(_:)``.
     public func insert<T: PersistentModel>(_ model: T) {
         let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
-        let schedules = core.state.withLock { state in
-            state.staged.stage(.upsert(model), for: key)
-            return state.schedulesAutosave()
-        }
-        if schedules { scheduleAutosave() }
+        staging { $0.staged.stage(.upsert(model), for: key) }
     }
 
     /// Stages the deletion of the stored model with `model`'s `id`.
     public func delete<T: PersistentModel>(_ model: T) {
         let key = StagedChanges.Key(entity: T.entityName, id: model.id.storageKey)
-        let schedules = core.state.withLock { state in
-            state.staged.stage(.delete, for: key)
-            return state.schedulesAutosave()
-        }
-        if schedules { scheduleAutosave() }
+        staging { $0.staged.stage(.delete, for: key) }
     }
 
     /// Stages the deletion of every model of type `model` that matches `predicate` (all of them
@@ -110,10 +102,18 @@ public final class ModelContext: Sendable {
         model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
     ) throws {
         let ids = try fetchIdentifiers(FetchDescriptor<T>(predicate: predicate))
-        let schedules = core.state.withLock { state in
+        staging { state in
             for id in ids {
                 state.staged.stage(.delete, for: StagedChanges.Key(entity: T.entityName, id: id.storageKey))
             }
+        }
+    }
+
+    /// Changes the context's state with `body` (its staged changes), then schedules an autosave
+    /// when one is due.
+    func staging(_ body: (inout State) -> Void) {
+        let schedules = core.state.withLock { state in
+            body(&state)
             return state.schedulesAutosave()
         }
         if schedules { scheduleAutosave() }
