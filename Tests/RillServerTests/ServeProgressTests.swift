@@ -64,10 +64,7 @@ import Testing
         #expect(fromStart.received.first?.name == "reset", "without progress, 20 commits to replay: a reset")
         let entered = Self.save(writer, id: 3, value: 5_000)
         #expect(resumed.wait { !$0.isEmpty })
-        // The daemon's log is written by a thread of its own: the resumed subscriber's line comes when it comes.
-        let deadline = Date().addingTimeInterval(10)
-        while !daemon.logText.contains("from commit \(head)"), Date() < deadline { usleep(10_000) }
-        #expect(daemon.logText.contains("from commit \(head)"), "\(daemon.logText)")
+        #expect(daemon.logs("from commit \(head)"), "\(daemon.logText)")
         #expect(resumed.received.first?.name == "change" && resumed.received.first?.id == entered)
         #expect(watcher.wait { $0.last.map(ResultsLines.sequence) == entered })
         #expect(watcher.stop(SIGTERM) == 0)

@@ -279,7 +279,7 @@ import Testing
             try Self.burst(&random) { try Self.save(client, $0) }
             _ = try browser.evaluate("\(subscription).recover()", in: page)
             try Self.expectPageMatches(browser, page, client, head: try Self.head(client), "resubscribed")
-            #expect(daemon.logText.contains("from commit \(last)"), "\(daemon.logText)")
+            #expect(daemon.logs("from commit \(last)"), "\(daemon.logText)")
             #expect(
                 try browser.evaluate("document.getElementById('seq').dataset.resets ?? '0'", in: page) as? String == "0"
             )
@@ -473,7 +473,7 @@ import Testing
         let expectedRecords = try #require(now.json["results"] as? [NSDictionary])
         let resumedRecords = try JSONSerialization.jsonObject(with: Data((resumed as? String ?? "").utf8))
         #expect(resumedRecords as? [NSDictionary] == expectedRecords)
-        #expect(daemon.logText.contains("from commit 2"), "\(daemon.logText)")
+        #expect(daemon.logs("from commit 2"), "\(daemon.logText)")
         #expect(daemon.stop() == 0)
     }
 }

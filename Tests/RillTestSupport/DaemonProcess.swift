@@ -57,4 +57,15 @@ package final class DaemonProcess: @unchecked Sendable {
     }
 
     package var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    /// Whether the log comes to contain `text` within `seconds`. A running daemon writes its log
+    /// from a thread of its own, so a line comes some time after what it tells of.
+    package func logs(_ text: String, within seconds: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !logText.contains(text) {
+            guard Date() < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
+    }
 }
