@@ -35,6 +35,9 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     /// The plan shared by the fetches of the prepared translation this is bound from; nil for a
     /// predicate translated alone.
     private(set) var preparedPlan: PreparedPlan?
+    /// The captured values bound to the prepared translation, in the order of its stand-ins
+    /// (`PreparedPlan.Operand.leaf`); empty for a predicate translated alone.
+    private(set) var leafValues: [RecordValue] = []
 
     /// How `descriptor`'s predicate is decided: from a prepared translation of its signature
     /// when there is one (see `PreparedTranslation`), else translated now.
@@ -95,6 +98,7 @@ struct ModelPredicate<T: PersistentModel>: Sendable {
     func bound(to predicate: Predicate<T>, leaves: PreparedTranslation.Leaves, plan: PreparedPlan) -> ModelPredicate {
         var bound = self
         bound.preparedPlan = plan
+        bound.leafValues = leaves.values
         if exact == nil { bound.predicate = predicate }
         if let translation, let node = translation.node {
             let boundNode = PreparedTranslation.bind(node, to: leaves)

@@ -48,9 +48,23 @@ package final class PreparedPlan: Sendable {
         }
     }
 
-    private let kept = Lock<Shape?>(nil)
+    /// Where a fetch of a prepared `#Predicate` finds each conjunct's comparison among its
+    /// captured values, when the conjunct is a comparison of a field with one captured value
+    /// (`field op value`); nil for other conjuncts. Empty for the plans of text queries.
+    struct Operand: Sendable {
+        let comparison: QueryComparison
+        /// The value's place in the values a fetch binds (`PreparedTranslation.Leaves.values`).
+        let leaf: Int
+    }
 
-    package init() {}
+    private let kept = Lock<Shape?>(nil)
+    /// Each conjunct's `Operand`, in the order of the translation's conjuncts.
+    let operands: [Operand?]
+
+    package init() { operands = [] }
+
+    /// The plan of a prepared translation whose conjuncts compare as `operands` say.
+    init(operands: [Operand?]) { self.operands = operands }
 
     /// The shape kept for plans of `entity` with `sort`, if that is the one kept.
     func shape(for entity: EntityStorage, sort: [QuerySortKey], hasLimit: Bool) -> Shape? {
@@ -62,5 +76,18 @@ package final class PreparedPlan: Sendable {
 
     func keep(_ shape: Shape) {
         kept.withLock { $0 = shape }
+    }
+
+    /// The one key range `shape` reads for a fetch whose captured values are `leaves`, when it
+    /// is exactly the predicate: every conjunct a comparison the range takes, no value cut to a
+    /// prefix. Nil otherwise (the fetch is then planned as any other).
+    func exactRange(_ shape: Shape, leaves: [RecordValue]) -> KeyRange? {
+        guard shape.usesEveryConjunct, operands.count == shape.conjunctCount else { return nil }
+        let bound = QueryPlanner.keyRanges(of: shape) { number in
+            guard let operand = operands[shape.positions[number]], operand.leaf < leaves.count else { return nil }
+            return (operand.comparison, leaves[operand.leaf])
+        }
+        guard let (ranges, exact) = bound, exact, ranges.count == 1 else { return nil }
+        return ranges[0]
     }
 }

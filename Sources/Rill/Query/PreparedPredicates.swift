@@ -35,15 +35,33 @@ enum PreparedPredicates {
         /// cast of a class the key already names, not a dynamic cast from `Any`.
         let decision: AnyObject
         /// The plan its fetches share.
-        let plan = PreparedPlan()
+        let plan: PreparedPlan
         /// What a fetch's predicate is matched against.
         let pattern: SignaturePattern
 
-        init(signature: PredicateSignature, translation: PreparedTranslation, decision: AnyObject) {
+        init(
+            signature: PredicateSignature, translation: PreparedTranslation, decision: AnyObject,
+            template: QueryNode?
+        ) {
             self.signature = signature
             self.translation = translation
             self.decision = decision
             pattern = SignaturePattern(signature: signature, translation: translation)
+            plan = PreparedPlan(operands: Self.operands(of: template, translation))
+        }
+
+        /// Each conjunct of the template's translation `node` as a comparison of a field with
+        /// one stand-in: its operator and the place of the value the stand-in takes.
+        private static func operands(of node: QueryNode?, _ translation: PreparedTranslation) -> [PreparedPlan.Operand?]
+        {
+            guard let node else { return [] }
+            return QueryPlanner.conjuncts(of: node).map { conjunct in
+                guard let (comparison, value) = QueryPlanner.comparison(conjunct), case .uuid(let uuid) = value,
+                    let (position, leaf) = TranslationPreparation.standInPosition(uuid),
+                    position < translation.leafStarts.count, translation.translated[position]
+                else { return nil }
+                return PreparedPlan.Operand(comparison: comparison, leaf: translation.leafStarts[position] + leaf)
+            }
         }
     }
 
@@ -111,7 +129,9 @@ enum PreparedPredicates {
             table.withLock { $0[key, default: Templates(preparable: preparable)].failures += 1 }
             return nil
         }
-        let entry = Entry(signature: signature, translation: translation, decision: Decision(decision))
+        let entry = Entry(
+            signature: signature, translation: translation, decision: Decision(decision),
+            template: decision.translation?.node)
         table.withLock { table in
             // Another thread may have made the same template meanwhile.
             let entries = table[key]?.entries ?? []

@@ -129,6 +129,7 @@ struct QueryExecutor<T: PersistentModel> {
         if readsRelationships, loader == nil { return try resolving { try $0.models() } }
         let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if window.isEmpty { return [] }
+        if let models = try exactRangeModels(window: window) { return models }
         // Ascending sorts on strings may be served by an index too (`walkableSortKeys`), each
         // string checked as it is read.
         var textPaths: [[String]] = []

@@ -45,7 +45,7 @@ extension QueryPlanner {
     }
 
     /// The comparison of a field with a value, as `field op value`.
-    private static func comparison(_ node: QueryNode) -> (QueryComparison, RecordValue)? {
+    static func comparison(_ node: QueryNode) -> (QueryComparison, RecordValue)? {
         switch node {
         case .compare(let op, .field, .literal(let value)):
             return (op, value)
@@ -66,62 +66,71 @@ extension QueryPlanner {
     /// give a condition, the conditions are the same and so is the choice.
     static func bind(_ shape: PreparedPlan.Shape, to conjuncts: [QueryNode]) -> QueryPlan? {
         guard conjuncts.count == shape.conjunctCount else { return nil }
-        let positions = shape.positions
         var used: [QueryNode] = []
-        used.reserveCapacity(positions.count)
-        var prefix: [UInt8] = []
-        prefix.reserveCapacity(32)
-        var exact = true
-        let limit = shape.index.payloadLimit
-        for number in 0..<shape.equalities {
-            let node = conjuncts[positions[number]]
-            guard let (op, value) = comparison(node), op == .equal, equates(value), uuidSpelled(by: value) == nil
-            else { return nil }
-            guard let cut = try? IndexKey.append(value, to: &prefix, payloadLimit: limit) else { return nil }
-            if cut { exact = false }
+        used.reserveCapacity(shape.positions.count)
+        let bound = keyRanges(of: shape) { number in
+            let node = conjuncts[shape.positions[number]]
             used.append(node)
+            return comparison(node)
         }
-        let keyRanges: [KeyRange]
-        if let bounds = shape.rangeBounds {
-            // Every range condition on the field folded into one [lower, upper), as in `ranges(for:_:)`.
-            var lowerSuffix = [bounds.lower]
-            var upperSuffix = [bounds.upper]
-            var nanHolds = true
-            for number in shape.equalities..<positions.count {
-                let node = conjuncts[positions[number]]
-                guard let (op, value) = comparison(node), ranges(value), classBounds(value) == bounds,
-                    let key = try? IndexKey.key(value)
-                else { return nil }
-                switch op {
-                case .greater, .greaterOrEqual, .less, .lessOrEqual:
-                    if op == .greater || op == .less { nanHolds = false }
-                    narrow(
-                        &lowerSuffix, &upperSuffix, by: key, below: op == .greater || op == .greaterOrEqual,
-                        inclusive: op == .greaterOrEqual || op == .lessOrEqual, classEnd: bounds.upper)
-                case .equal, .notEqual:
-                    return nil
-                }
-                used.append(node)
-            }
-            // Dates are one range, or two when the NaN date is a range of its own (read after
-            // the other, in the order of a walk of the index, as the planner reads them).
-            // Other values are one range, made as before dates could be two (no array of suffixes
-            // on the path of every bound range fetch).
-            if bounds == dateBounds {
-                keyRanges = dateSuffixes(lower: lowerSuffix, upper: upperSuffix, nanHolds: nanHolds).map {
-                    KeyRange(lower: prefix + $0.lower, upper: prefix + $0.upper)
-                }
-            } else {
-                keyRanges = [KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)]
-            }
-        } else {
-            keyRanges = [KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))]
-        }
+        guard let (keyRanges, exact) = bound else { return nil }
         var plan = QueryPlan(access: .ranges(shape.index, keyRanges, conditions: used), isSorted: shape.isSorted)
         plan.walk = shape.walk
         if exact {
             plan.coversPredicate = shape.usesEveryConjunct || conjuncts.allSatisfy(used.contains)
         }
         return plan
+    }
+
+    /// The key ranges of `shape` for the comparisons `operand` gives, by their number in the
+    /// shape's `positions` (the `field op value` of each conjunct the ranges take), and whether
+    /// they are exactly those comparisons (no value cut to a prefix); nil when a value does not
+    /// key as the shape's did (see `bind(_:to:)`).
+    static func keyRanges(
+        of shape: PreparedPlan.Shape, _ operand: (_ number: Int) -> (QueryComparison, RecordValue)?
+    ) -> (ranges: [KeyRange], exact: Bool)? {
+        let positions = shape.positions
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(32)
+        var exact = true
+        let limit = shape.index.payloadLimit
+        for number in 0..<shape.equalities {
+            guard let (op, value) = operand(number), op == .equal, equates(value), uuidSpelled(by: value) == nil
+            else { return nil }
+            guard let cut = try? IndexKey.append(value, to: &prefix, payloadLimit: limit) else { return nil }
+            if cut { exact = false }
+        }
+        guard let bounds = shape.rangeBounds else {
+            return ([KeyRange(lower: prefix, upper: IndexKey.successor(ofPrefix: prefix))], exact)
+        }
+        // Every range condition on the field folded into one [lower, upper), as in `ranges(for:_:)`.
+        var lowerSuffix = [bounds.lower]
+        var upperSuffix = [bounds.upper]
+        var nanHolds = true
+        for number in shape.equalities..<positions.count {
+            guard let (op, value) = operand(number), ranges(value), classBounds(value) == bounds,
+                let key = try? IndexKey.key(value)
+            else { return nil }
+            switch op {
+            case .greater, .greaterOrEqual, .less, .lessOrEqual:
+                if op == .greater || op == .less { nanHolds = false }
+                narrow(
+                    &lowerSuffix, &upperSuffix, by: key, below: op == .greater || op == .greaterOrEqual,
+                    inclusive: op == .greaterOrEqual || op == .lessOrEqual, classEnd: bounds.upper)
+            case .equal, .notEqual:
+                return nil
+            }
+        }
+        // Dates are one range, or two when the NaN date is a range of its own (read after the
+        // other, in the order of a walk of the index, as the planner reads them). Other values
+        // are one range, made as before dates could be two (no array of suffixes on the path of
+        // every bound range fetch).
+        if bounds == dateBounds {
+            let ranges = dateSuffixes(lower: lowerSuffix, upper: upperSuffix, nanHolds: nanHolds).map {
+                KeyRange(lower: prefix + $0.lower, upper: prefix + $0.upper)
+            }
+            return (ranges, exact)
+        }
+        return ([KeyRange(lower: prefix + lowerSuffix, upper: prefix + upperSuffix)], exact)
     }
 }

@@ -224,7 +224,7 @@ package enum QueryPlanner {
     // MARK: - Conditions
 
     /// The operands of `node`'s top-level conjunction (nested ones flattened), or `node` alone.
-    private static func conjuncts(of node: QueryNode) -> [QueryNode] {
+    static func conjuncts(of node: QueryNode) -> [QueryNode] {
         guard case .and(let operands) = node else { return [node] }
         // One array for the whole conjunction, not one for each level and operand.
         var conjuncts: [QueryNode] = []

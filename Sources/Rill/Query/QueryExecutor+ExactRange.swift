@@ -1,0 +1,62 @@
+import Foundation
+
+extension QueryExecutor {
+    /// The models of `window`, read from the one index range that is exactly the predicate, when
+    /// the plan its prepared translation keeps gives one; nil when it does not, and the fetch is
+    /// then planned as any other.
+    ///
+    /// This is a prepared statement's execution: the captured values, bound to the template's
+    /// stand-ins, make the range's keys directly (`PreparedPlan.exactRange`), with no bound
+    /// predicate planned, no filter, and no test of the models. It is taken only where the
+    /// planned fetch would read the same records in the same order and test none of them:
+    /// - the predicate is translated completely, and every conjunct of it is a comparison of an
+    ///   indexed field with a captured value that the range takes, no value cut to a prefix;
+    /// - the range is read forward, in the fetch's order (a sort on the index's fields that the
+    ///   index order serves, or identifier order with every indexed field fixed);
+    /// - there are no staged changes to merge, no relationships to read, and no snapshot given.
+    ///
+    /// An entry whose values are cut to a prefix (a long string among fields after the fixed
+    /// ones) is in no particular order among its ties: the read stops there, and the fetch is
+    /// planned instead.
+    func exactRangeModels(window: QueryWindow) throws -> [T]? {
+        guard transaction == nil, relationships == nil, predicate.exact != nil, StorageHeader.isEmpty(staged),
+            let prepared = predicate.preparedPlan, let entity
+        else { return nil }
+        var textPaths: [[String]] = []
+        guard let sort = Self.walkableSortKeys(descriptor.sortBy, textPaths: &textPaths), textPaths.isEmpty,
+            let current = try store.entity(named: entity.name),
+            let shape = prepared.shape(for: current, sort: sort, hasLimit: window.end != nil),
+            shape.isSorted, Store.walksInKeyOrder(shape.walk, shape.index),
+            let range = prepared.exactRange(shape, leaves: predicate.leafValues)
+        else { return nil }
+        var models = OrderedModels(of: T.self, window: window)
+        var spare = SpareDecoder.take()
+        defer { SpareDecoder.putBack(spare) }
+        let index = shape.index
+        let name = current.name
+        var unordered = false
+        try store.read { txn in
+            func add(_ id: UnsafeRawBufferPointer) throws -> Bool {
+                guard let bytes = try Store.storedRecord(id, of: current, in: txn) else {
+                    throw RillError(
+                        .corruptStore, "the index \(name)(\(index.name)) lists a record that does not exist")
+                }
+                return models.add(try T.decodeStored(from: bytes, key: id, reusing: &spare))
+            }
+            try Store.forEachIndexEntry(of: index, in: range, txn: txn) { key, value in
+                let extent = try index.valuesExtent(of: key, entity: name)
+                guard extent.cutEnd == nil else {
+                    unordered = true
+                    return false
+                }
+                // The common case: one identifier, the key's suffix, read in place.
+                if value.isEmpty { return try add(UnsafeRawBufferPointer(rebasing: key[extent.length...])) }
+                for id in try IndexEntry.list(value, index: index.name) {
+                    guard try id.withUnsafeBytes(add) else { return false }
+                }
+                return true
+            }
+        }
+        return unordered ? nil : models.results(T.self)
+    }
+}
