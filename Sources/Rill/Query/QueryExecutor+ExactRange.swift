@@ -32,31 +32,11 @@ extension QueryExecutor {
         var models = OrderedModels(of: T.self, window: window)
         var spare = SpareDecoder.take()
         defer { SpareDecoder.putBack(spare) }
-        let index = shape.index
-        let name = current.name
-        var unordered = false
-        try store.read { txn in
-            func add(_ id: UnsafeRawBufferPointer) throws -> Bool {
-                guard let bytes = try Store.storedRecord(id, of: current, in: txn) else {
-                    throw RillError(
-                        .corruptStore, "the index \(name)(\(index.name)) lists a record that does not exist")
-                }
-                return models.add(try T.decodeStored(from: bytes, key: id, reusing: &spare))
-            }
-            try Store.forEachIndexEntry(of: index, in: range, txn: txn) { key, value in
-                let extent = try index.valuesExtent(of: key, entity: name)
-                guard extent.cutEnd == nil else {
-                    unordered = true
-                    return false
-                }
-                // The common case: one identifier, the key's suffix, read in place.
-                if value.isEmpty { return try add(UnsafeRawBufferPointer(rebasing: key[extent.length...])) }
-                for id in try IndexEntry.list(value, index: index.name) {
-                    guard try id.withUnsafeBytes(add) else { return false }
-                }
-                return true
+        let ordered = try store.read { txn in
+            try store.forEachRecordInExactRange(of: shape.index, range, entity: current, txn: txn) { key, bytes in
+                models.add(try T.decodeStored(from: bytes, key: key, reusing: &spare))
             }
         }
-        return unordered ? nil : models.results(T.self)
+        return ordered ? models.results(T.self) : nil
     }
 }

@@ -54,19 +54,12 @@ extension Store {
         }
         // Records of earlier versions read as the entity's current schema says.
         let evolution = try self.evolution(of: query.entity, in: transaction)
-        let execution = QueryExecution(
-            store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
-            limit: QueryWindow(offset: query.offset, limit: query.limit).end, forceScan: forceScan,
-            transaction: transaction, evolution: evolution, prepared: memo?.plan)
-        var rows = Self.rows(of: query, sorted: execution.isSorted)
-        // The execution's filter is the whole predicate: a candidate is parsed whole only once it
-        // matches.
-        let name = query.entity
         // The key names the entity's last query found serve this one's records; the first
         // record gives new ones when it has another number of keys (a record of another version).
+        let name = query.entity
         var names = recordKeyNames.withLock { $0[name] }
         var checked = false
-        try execution.collect(into: &rows) { key, bytes in
+        func row(_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> QueryRow {
             let record = try Self.recordValue(bytes, key: key, entity: name, names: names)
             if !checked {
                 checked = true
@@ -79,7 +72,53 @@ extension Store {
             }
             return QueryRow(key: Array(key), record: record)
         }
+        if !forceScan, evolution == nil, let memo,
+            let rows = try exactRangeRows(of: query, entity: entity, plan: memo.plan, in: transaction, row)
+        {
+            return rows
+        }
+        let execution = QueryExecution(
+            store: self, entity: entity, predicate: query.predicate, isExact: true, sort: query.sort,
+            limit: QueryWindow(offset: query.offset, limit: query.limit).end, forceScan: forceScan,
+            transaction: transaction, evolution: evolution, prepared: memo?.plan)
+        var rows = Self.rows(of: query, sorted: execution.isSorted)
+        // The execution's filter is the whole predicate: a candidate is parsed whole only once it
+        // matches.
+        try execution.collect(into: &rows, row)
         return rows.results()
+    }
+
+    /// `exactRangeRows(of:entity:plan:in:_:)` in a read of its own, with the plan `query`'s shape
+    /// keeps (for tests: nil also when its shape keeps none yet).
+    func exactRangeRows(of query: Query) throws -> [QueryRow]? {
+        let (entity, memo) = try entityAndMemo(of: query)
+        guard let memo else { return nil }
+        return try read { txn in
+            try exactRangeRows(of: query, entity: entity, plan: memo.plan, in: txn) { key, bytes in
+                QueryRow(key: Array(key), record: try Self.recordValue(bytes, key: key, entity: query.entity))
+            }
+        }
+    }
+
+    /// The rows of `query`, read from the one index range that is exactly its predicate, when
+    /// the plan its shape keeps gives one; nil when it does not, and the query runs through its
+    /// plan (see `QueryExecutor.exactRangeModels`, the typed fetches' counterpart).
+    private func exactRangeRows(
+        of query: Query, entity: EntityStorage, plan prepared: PreparedPlan, in transaction: StoreSnapshot,
+        _ row: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> QueryRow
+    ) throws -> [QueryRow]? {
+        let window = QueryWindow(offset: query.offset, limit: query.limit)
+        guard let predicate = query.predicate, !window.isEmpty,
+            let shape = prepared.shape(for: entity, sort: query.sort, hasLimit: window.end != nil),
+            shape.isSorted, Self.walksInKeyOrder(shape.walk, shape.index),
+            let plan = QueryPlanner.bind(shape, to: QueryPlanner.conjuncts(of: predicate)), plan.coversPredicate,
+            case .ranges(let index, let ranges, _) = plan.access, ranges.count == 1
+        else { return nil }
+        var rows = QueryRows<QueryRow>(window: window)
+        let ordered = try forEachRecordInExactRange(of: index, ranges[0], entity: entity, txn: transaction) {
+            key, bytes in rows.add(try row(key, bytes))
+        }
+        return ordered ? rows.results() : nil
     }
 
     /// `run(_:forceScan:in:)` for a query whose predicate looks through relationships: the

@@ -180,6 +180,39 @@ extension Store {
         return try completed && handOnPending() && flushTied()
     }
 
+    /// Calls `body` with the identifier key and record of each record `index` lists in
+    /// `range`, in key order, for a plan whose range is exactly its predicate and whose order is
+    /// the key order (`QueryExecutor.exactRangeModels`); `body` returns false to stop. False when
+    /// an entry with a value cut to a prefix is met: such entries are in no particular order
+    /// among their ties, and the query is then run through its plan.
+    func forEachRecordInExactRange(
+        of index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: StoreSnapshot,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        var ordered = true
+        func emit(_ id: UnsafeRawBufferPointer) throws -> Bool {
+            guard let record = try Self.storedRecord(id, of: entity, in: txn) else {
+                throw RillError(
+                    .corruptStore, "the index \(entity.name)(\(index.name)) lists a record that does not exist")
+            }
+            return try body(id, record)
+        }
+        try Self.forEachIndexEntry(of: index, in: range, txn: txn) { key, value in
+            let extent = try index.valuesExtent(of: key, entity: entity.name)
+            guard extent.cutEnd == nil else {
+                ordered = false
+                return false
+            }
+            // The common case: one identifier, the key's suffix, read in place.
+            if value.isEmpty { return try emit(UnsafeRawBufferPointer(rebasing: key[extent.length...])) }
+            for id in try IndexEntry.list(value, index: index.name) {
+                guard try id.withUnsafeBytes(emit) else { return false }
+            }
+            return true
+        }
+        return ordered
+    }
+
     // MARK: - Reading the storage
     //
     // Inlined into their callers, so that a walk's work for each entry is the body of the

@@ -346,4 +346,63 @@ import Testing
             #expect(try context.executor(for: descriptor).exactRangeModels(window: window) == nil)
         }
     }
+
+    /// Text queries of each form read the range their shape's plan keeps, when it is exactly
+    /// their predicate: the same rows as the query forced to a full scan (the records tested
+    /// one by one), whatever their values, offset and limit.
+    @Test func textQueriesReadTheirExactRange() throws {
+        var random = SeededGenerator(label: "exact range text queries")
+        let container = try ModelContainer(
+            for: Item.self, configurations: ModelConfiguration(url: directory.url.appendingPathComponent("text")))
+        let context = container.mainContext
+        for id in 0..<300 {
+            context.insert(
+                Item(
+                    id: id, n: Int.random(in: 0...9, using: &random),
+                    d: Double(Int.random(in: -80...80, using: &random)) / 8,
+                    t: Self.date(&random), s: Self.texts.randomElement(using: &random)!,
+                    flag: Bool.random(using: &random)))
+        }
+        try context.save()
+        let store = container.store
+        func window(_ random: inout SeededGenerator) -> String {
+            (Bool.random(using: &random) ? " limit \(Int.random(in: 0...6, using: &random))" : "")
+                + (Bool.random(using: &random) ? " offset \(Int.random(in: 0...4, using: &random))" : "")
+        }
+        let forms: [(name: String, exact: Bool, make: (inout SeededGenerator) -> String)] = [
+            ("n == a", true, { "Item where n == \(Int.random(in: -1...10, using: &$0))" + window(&$0) }),
+            (
+                "flag == b and n == a", true,
+                { "Item where flag == \(Bool.random(using: &$0)) and n == \(Int.random(in: 0...9, using: &$0))" }
+            ),
+            (
+                "n == a and d >= x sort by d", true,
+                {
+                    "Item where n == \(Int.random(in: 0...9, using: &$0)) and d >= \(Double(Int.random(in: -80...80, using: &$0)) / 8) sort by d"
+                        + window(&$0)
+                }
+            ),
+            (
+                "d < x sort by d desc", false,
+                { "Item where d < \(Double(Int.random(in: -80...80, using: &$0)) / 8) sort by d desc limit 3" }
+            ),
+            ("n > a", false, { "Item where n > \(Int.random(in: -1...10, using: &$0))" }),
+            ("n == a and s == x", false, { "Item where n == \(Int.random(in: 0...9, using: &$0)) and s == \"a\"" }),
+        ]
+        for form in forms {
+            var served = 0
+            for round in 0..<40 {
+                let query = try QueryParser.parse(form.make(&random))
+                // Each row as its identifier key and record (NaN-free records: `==` is sameness).
+                func rows(_ rows: [QueryRow]) -> [String] { rows.map { "\($0.key) \($0.record)" } }
+                let scanned = rows(try store.run(query, forceScan: true))
+                #expect(rows(try store.run(query)) == scanned, "\(query)")
+                guard round > 0, let read = try store.exactRangeRows(of: query) else { continue }
+                served += 1
+                #expect(form.exact, "\(form.name) took an exact range")
+                #expect(rows(read) == scanned, "\(query)")
+            }
+            if form.exact { #expect(served > 30, "\(form.name): \(served) of 39 queries read the range alone") }
+        }
+    }
 }
