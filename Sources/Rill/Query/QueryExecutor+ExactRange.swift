@@ -11,8 +11,9 @@ extension QueryExecutor {
     /// planned fetch would read the same records in the same order and test none of them:
     /// - the predicate is translated completely, and every conjunct of it is a comparison of an
     ///   indexed field with a captured value that the range takes, no value cut to a prefix;
-    /// - the range is read forward, in the fetch's order (a sort on the index's fields that the
-    ///   index order serves, or identifier order with every indexed field fixed);
+    /// - the range is read in the fetch's order: forward (a sort on the index's fields that the
+    ///   index order serves, or identifier order with every indexed field fixed), or backward for
+    ///   a sort on all of them descending (ties still in identifier order);
     /// - there are no staged changes to merge, no relationships to read, and no snapshot given.
     ///
     /// An entry whose values are cut to a prefix (a long string among fields after the fixed
@@ -26,14 +27,15 @@ extension QueryExecutor {
         guard let sort = Self.walkableSortKeys(descriptor.sortBy, textPaths: &textPaths), textPaths.isEmpty,
             let current = try store.entity(named: entity.name),
             let shape = prepared.shape(for: current, sort: sort, hasLimit: window.end != nil),
-            shape.isSorted, Store.walksInKeyOrder(shape.walk, shape.index),
+            shape.isSorted, let backward = Store.exactRangeDirection(shape.walk, shape.index),
             let range = prepared.exactRange(shape, leaves: predicate.leafValues)
         else { return nil }
         var models = OrderedModels(of: T.self, window: window)
         var spare = SpareDecoder.take()
         defer { SpareDecoder.putBack(spare) }
         let ordered = try store.read { txn in
-            try store.forEachRecordInExactRange(of: shape.index, range, entity: current, txn: txn) { key, bytes in
+            try store.forEachRecordInExactRange(of: shape.index, range, backward: backward, entity: current, txn: txn) {
+                key, bytes in
                 models.add(try T.decodeStored(from: bytes, key: key, reusing: &spare))
             }
         }

@@ -110,12 +110,14 @@ extension Store {
         let window = QueryWindow(offset: query.offset, limit: query.limit)
         guard let predicate = query.predicate, !window.isEmpty,
             let shape = prepared.shape(for: entity, sort: query.sort, hasLimit: window.end != nil),
-            shape.isSorted, Self.walksInKeyOrder(shape.walk, shape.index),
+            shape.isSorted, let backward = Self.exactRangeDirection(shape.walk, shape.index),
             let plan = QueryPlanner.bind(shape, to: QueryPlanner.conjuncts(of: predicate)), plan.coversPredicate,
             case .ranges(let index, let ranges, _) = plan.access, ranges.count == 1
         else { return nil }
         var rows = QueryRows<QueryRow>(window: window)
-        let ordered = try forEachRecordInExactRange(of: index, ranges[0], entity: entity, txn: transaction) {
+        let ordered = try forEachRecordInExactRange(
+            of: index, ranges[0], backward: backward, entity: entity, txn: transaction
+        ) {
             key, bytes in rows.add(try row(key, bytes))
         }
         return ordered ? rows.results() : nil

@@ -181,13 +181,14 @@ extension Store {
     }
 
     /// Calls `body` with the identifier key and record of each record `index` lists in
-    /// `range`, in key order, for a plan whose range is exactly its predicate and whose order is
-    /// the key order (`QueryExecutor.exactRangeModels`); `body` returns false to stop. False when
-    /// an entry with a value cut to a prefix is met: such entries are in no particular order
-    /// among their ties, and the query is then run through its plan.
+    /// `range`, for a plan whose range is exactly its predicate and whose order is the key order,
+    /// or with `backward` its reverse, ties (equal values) still in identifier order
+    /// (`QueryExecutor.exactRangeModels`); `body` returns false to stop. False when an entry
+    /// with a value cut to a prefix is met: such entries are in no particular order among their
+    /// ties, and the query is then run through its plan.
     func forEachRecordInExactRange(
-        of index: IndexStorage, _ range: KeyRange, entity: EntityStorage, txn: StoreSnapshot,
-        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+        of index: IndexStorage, _ range: KeyRange, backward: Bool = false, entity: EntityStorage,
+        txn: StoreSnapshot, _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         var ordered = true
         func emit(_ id: UnsafeRawBufferPointer) throws -> Bool {
@@ -197,19 +198,54 @@ extension Store {
             }
             return try body(id, record)
         }
-        try Self.forEachIndexEntry(of: index, in: range, txn: txn) { key, value in
-            let extent = try index.valuesExtent(of: key, entity: entity.name)
-            guard extent.cutEnd == nil else {
-                ordered = false
-                return false
-            }
+        // The records of one entry: the key's suffix, or those its value lists.
+        func emit(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, valuesLength: Int) throws -> Bool {
             // The common case: one identifier, the key's suffix, read in place.
-            if value.isEmpty { return try emit(UnsafeRawBufferPointer(rebasing: key[extent.length...])) }
+            if value.isEmpty { return try emit(UnsafeRawBufferPointer(rebasing: key[valuesLength...])) }
             for id in try IndexEntry.list(value, index: index.name) {
                 guard try id.withUnsafeBytes(emit) else { return false }
             }
             return true
         }
+        guard backward else {
+            try Self.forEachIndexEntry(of: index, in: range, txn: txn) { key, value in
+                let extent = try index.valuesExtent(of: key, entity: entity.name)
+                guard extent.cutEnd == nil else {
+                    ordered = false
+                    return false
+                }
+                return try emit(key: key, value: value, valuesLength: extent.length)
+            }
+            return ordered
+        }
+        // Backward, the entries of equal values come in reverse identifier order: each run of
+        // them is gathered (the keys and values stay where the snapshot has them) and handed on
+        // from its first. Only one run is held, so a read a limit stops reads one run past it.
+        var run: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+        var runValuesLength = 0
+        func flush() throws -> Bool {
+            defer { run.removeAll(keepingCapacity: true) }
+            for entry in run.reversed() {
+                guard try emit(key: entry.key, value: entry.value, valuesLength: runValuesLength) else { return false }
+            }
+            return true
+        }
+        let completed = try Self.forEachIndexEntryBackwards(of: index, in: range, txn: txn) { key, value in
+            let extent = try index.valuesExtent(of: key, entity: entity.name)
+            guard extent.cutEnd == nil else {
+                ordered = false
+                return false
+            }
+            if let last = run.last?.key,
+                extent.length != runValuesLength || memcmp(key.baseAddress!, last.baseAddress!, extent.length) != 0
+            {
+                guard try flush() else { return false }
+            }
+            runValuesLength = extent.length
+            run.append((key, value))
+            return true
+        }
+        if completed, ordered { _ = try flush() }
         return ordered
     }
 
@@ -238,6 +274,17 @@ extension Store {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         try txn.forEachEntry(of: index, from: range.lower, before: range.upper, body)
+    }
+
+    /// Calls `body` with the key and value of each entry of `index` in `range`, in reverse key
+    /// order; `body` returns false to stop. False when it stopped.
+    @discardableResult
+    @inline(__always)
+    static func forEachIndexEntryBackwards(
+        of index: IndexStorage, in range: KeyRange, txn: StoreSnapshot,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        try txn.forEachEntryBackwards(of: index, from: range.lower, before: range.upper, body)
     }
 
     /// The bytes of the record of `entity` whose identifier key is `id`, or nil.

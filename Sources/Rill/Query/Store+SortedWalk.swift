@@ -9,6 +9,13 @@ extension Store {
         !walk.reverse && (walk.fields ?? index.fieldPaths.count) >= index.fieldPaths.count
     }
 
+    /// How an exact range is read for `walk` (`forEachRecordInExactRange`): false forward (the
+    /// key order), true backward (a walk over every field of the index, reversed); nil for a walk
+    /// over fewer fields, whose ties need sorting.
+    static func exactRangeDirection(_ walk: QueryPlan.Walk, _ index: IndexStorage) -> Bool? {
+        (walk.fields ?? index.fieldPaths.count) >= index.fieldPaths.count ? walk.reverse : nil
+    }
+
     /// Walks one key range of `index` in the order `order` describes, handing each record to
     /// `body`; false when `body` stopped.
     ///

@@ -150,12 +150,34 @@ import Testing
             }
         ),
         (
-            "d < x, sort by d descending (a backward walk)", false,
+            "d < x, sort by d descending (a backward walk)", true,
             { random in
                 let x = double(&random)
                 var descriptor = FetchDescriptor(
                     predicate: #Predicate<Item> { $0.d < x }, sortBy: [SortDescriptor(\.d, order: .reverse)])
-                descriptor.fetchLimit = Int.random(in: 1...5, using: &random)
+                window(&descriptor, &random)
+                return descriptor
+            }
+        ),
+        (
+            "t < x, sort by t descending (ties in identifier order, read backward)", true,
+            { random in
+                let x = date(&random)
+                var descriptor = FetchDescriptor(
+                    predicate: #Predicate<Item> { $0.t < x }, sortBy: [SortDescriptor(\.t, order: .reverse)])
+                window(&descriptor, &random)
+                return descriptor
+            }
+        ),
+        (
+            "n == a && d <= x, sort by d descending", true,
+            { random in
+                let a = Int.random(in: 0...11, using: &random)
+                let x = double(&random)
+                var descriptor = FetchDescriptor(
+                    predicate: #Predicate<Item> { $0.n == a && $0.d <= x },
+                    sortBy: [SortDescriptor(\.d, order: .reverse)])
+                window(&descriptor, &random)
                 return descriptor
             }
         ),
@@ -383,8 +405,15 @@ import Testing
                 }
             ),
             (
-                "d < x sort by d desc", false,
+                "d < x sort by d desc", true,
                 { "Item where d < \(Double(Int.random(in: -80...80, using: &$0)) / 8) sort by d desc limit 3" }
+            ),
+            (
+                "t < x sort by t desc (ties read backward)", true,
+                {
+                    let x = Date(timeIntervalSinceReferenceDate: Double(Int.random(in: -20...20, using: &$0) * 1_000))
+                    return "Item where t < \(x.ISO8601Format()) sort by t desc" + window(&$0)
+                }
             ),
             ("n > a", false, { "Item where n > \(Int.random(in: -1...10, using: &$0))" }),
             ("n == a and s == x", false, { "Item where n == \(Int.random(in: 0...9, using: &$0)) and s == \"a\"" }),
