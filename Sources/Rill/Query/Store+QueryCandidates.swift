@@ -221,12 +221,14 @@ extension Store {
         // Backward, the entries of equal values come in reverse identifier order: each run of
         // them is gathered (the keys and values stay where the snapshot has them) and handed on
         // from its first. Only one run is held, so a read a limit stops reads one run past it.
-        var run: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
-        var runValuesLength = 0
+        // Shared by the closure and `flush` without a dynamic exclusivity check for each entry.
+        let run = WalkState(
+            (entries: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)](), valuesLength: 0))
         func flush() throws -> Bool {
-            defer { run.removeAll(keepingCapacity: true) }
-            for entry in run.reversed() {
-                guard try emit(key: entry.key, value: entry.value, valuesLength: runValuesLength) else { return false }
+            defer { run.value.entries.removeAll(keepingCapacity: true) }
+            let valuesLength = run.value.valuesLength
+            for entry in run.value.entries.reversed() {
+                guard try emit(key: entry.key, value: entry.value, valuesLength: valuesLength) else { return false }
             }
             return true
         }
@@ -236,13 +238,14 @@ extension Store {
                 ordered = false
                 return false
             }
-            if let last = run.last?.key,
-                extent.length != runValuesLength || memcmp(key.baseAddress!, last.baseAddress!, extent.length) != 0
+            if let last = run.value.entries.last?.key,
+                extent.length != run.value.valuesLength
+                    || memcmp(key.baseAddress!, last.baseAddress!, extent.length) != 0
             {
                 guard try flush() else { return false }
             }
-            runValuesLength = extent.length
-            run.append((key, value))
+            run.value.valuesLength = extent.length
+            run.value.entries.append((key, value))
             return true
         }
         if completed, ordered { _ = try flush() }
