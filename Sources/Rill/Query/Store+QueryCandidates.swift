@@ -232,7 +232,7 @@ extension Store {
             }
             return true
         }
-        let completed = try Self.forEachIndexEntryBackwards(of: index, in: range, txn: txn) { key, value in
+        let completed = try Self.forEachIndexEntry(of: index, in: range, backward: true, txn: txn) { key, value in
             let extent = try index.valuesExtent(of: key, entity: entity.name)
             guard extent.cutEnd == nil else {
                 ordered = false
@@ -268,26 +268,16 @@ extension Store {
         try txn.forEachRecord(of: entity, body)
     }
 
-    /// Calls `body` with the key and value of each entry of `index` in `range`, in key order;
-    /// `body` returns false to stop. False when it stopped.
+    /// Calls `body` with the key and value of each entry of `index` in `range`, in key order
+    /// (with `backward`, the reverse); `body` returns false to stop. False when it stopped.
     @discardableResult
     @inline(__always)
     static func forEachIndexEntry(
-        of index: IndexStorage, in range: KeyRange, txn: StoreSnapshot,
+        of index: IndexStorage, in range: KeyRange, backward: Bool = false, txn: StoreSnapshot,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
-        try txn.forEachEntry(of: index, from: range.lower, before: range.upper, body)
-    }
-
-    /// Calls `body` with the key and value of each entry of `index` in `range`, in reverse key
-    /// order; `body` returns false to stop. False when it stopped.
-    @discardableResult
-    @inline(__always)
-    static func forEachIndexEntryBackwards(
-        of index: IndexStorage, in range: KeyRange, txn: StoreSnapshot,
-        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
-    ) throws -> Bool {
-        try txn.forEachEntryBackwards(of: index, from: range.lower, before: range.upper, body)
+        if backward { return try txn.forEachEntryBackwards(of: index, from: range.lower, before: range.upper, body) }
+        return try txn.forEachEntry(of: index, from: range.lower, before: range.upper, body)
     }
 
     /// The bytes of the record of `entity` whose identifier key is `id`, or nil.

@@ -124,23 +124,6 @@ import Testing
         ),
     ]
 
-    /// Brute force: Swift's evaluation of the predicate on every item, sorted as the descriptor
-    /// says with ties by identifier, cut to its limit.
-    static func expected(_ descriptor: FetchDescriptor<Item>, _ items: [Item]) throws -> [Int] {
-        var matches = try items.filter { try descriptor.predicate?.evaluate($0) ?? true }
-        matches.sort { a, b in
-            for sort in descriptor.sortBy {
-                switch sort.compare(a, b) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
-            }
-            return a.id < b.id
-        }
-        return Array(matches.prefix(descriptor.fetchLimit ?? .max).map(\.id))
-    }
-
     @Test func preparedPlansGiveWhatBruteForceGives() throws {
         var random = SeededGenerator(label: "prepared plans")
         let container = try ModelContainer(
@@ -167,7 +150,9 @@ import Testing
             for _ in 0..<80 {
                 let descriptor = form.make(&random)
                 let fetched = try context.fetch(descriptor).map(\.id)
-                #expect(fetched == (try Self.expected(descriptor, items)), "\(form.name): \(descriptor.predicate!)")
+                #expect(
+                    fetched == (try ExactRangeFetchTests.expected(descriptor, items)),
+                    "\(form.name): \(descriptor.predicate!)")
 
                 let predicate = ModelPredicate(of: descriptor)
                 #expect(predicate.preparedPlan != nil, "\(form.name): not prepared")
@@ -312,7 +297,9 @@ import Testing
         }
         for (a, x) in [(1, Double.nan), (1, 3.0), (2, 3.0), (3, .nan), (3, 3.0), (4, -0.0), (0, 0.0)] {
             let descriptor = make(a, x)
-            #expect(try context.fetch(descriptor).map(\.id) == (try Self.expected(descriptor, items)), "\(a), \(x)")
+            #expect(
+                try context.fetch(descriptor).map(\.id) == (try ExactRangeFetchTests.expected(descriptor, items)),
+                "\(a), \(x)")
         }
     }
 }
