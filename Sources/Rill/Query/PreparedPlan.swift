@@ -78,16 +78,22 @@ package final class PreparedPlan: Sendable {
         kept.withLock { $0 = shape }
     }
 
-    /// The one key range `shape` reads for a fetch whose captured values are `leaves`, when it
-    /// is exactly the predicate: every conjunct a comparison the range takes, no value cut to a
-    /// prefix. Nil otherwise (the fetch is then planned as any other).
-    func exactRange(_ shape: Shape, leaves: [RecordValue]) -> KeyRange? {
-        guard shape.usesEveryConjunct, operands.count == shape.conjunctCount else { return nil }
-        let bound = QueryPlanner.keyRanges(of: shape) { number in
-            guard let operand = operands[shape.positions[number]], operand.leaf < leaves.count else { return nil }
-            return (operand.comparison, leaves[operand.leaf])
-        }
-        guard let (ranges, exact) = bound, exact, ranges.count == 1 else { return nil }
-        return ranges[0]
+    /// The one index range a fetch or text query reads whole, when the shape kept for `entity`,
+    /// `sort` and `hasLimit` is exactly its predicate and reads in its order (see
+    /// `QueryExecutor.exactRangeModels`): every one of its `conjunctCount` conjuncts a comparison
+    /// the range takes, no value cut to a prefix, one range, read forward or (`backward`) over
+    /// all the index's fields in reverse. `comparison` gives the `field op value` of the conjunct
+    /// at a position. Nil otherwise: the fetch is then planned as any other.
+    func exactRead(
+        entity: EntityStorage, sort: [QuerySortKey], hasLimit: Bool, conjunctCount: Int,
+        _ comparison: (_ position: Int) -> (QueryComparison, RecordValue)?
+    ) -> (index: IndexStorage, range: KeyRange, backward: Bool)? {
+        guard let shape = shape(for: entity, sort: sort, hasLimit: hasLimit), shape.isSorted,
+            shape.usesEveryConjunct, conjunctCount == shape.conjunctCount,
+            let backward = Store.exactRangeDirection(shape.walk, shape.index),
+            let (ranges, exact) = QueryPlanner.keyRanges(of: shape, { comparison(shape.positions[$0]) }),
+            exact, ranges.count == 1
+        else { return nil }
+        return (shape.index, ranges[0], backward)
     }
 }

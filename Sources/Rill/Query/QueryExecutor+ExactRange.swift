@@ -6,7 +6,7 @@ extension QueryExecutor {
     /// then planned as any other.
     ///
     /// This is a prepared statement's execution: the captured values, bound to the template's
-    /// stand-ins, make the range's keys directly (`PreparedPlan.exactRange`), with no bound
+    /// stand-ins, make the range's keys directly (`PreparedPlan.exactRead`), with no bound
     /// predicate planned, no filter, and no test of the models. It is taken only where the
     /// planned fetch would read the same records in the same order and test none of them:
     /// - the predicate is translated completely, and every conjunct of it is a comparison of an
@@ -24,18 +24,24 @@ extension QueryExecutor {
             let prepared = predicate.preparedPlan, let entity
         else { return nil }
         var textPaths: [[String]] = []
+        let leaves = predicate.leafValues
         guard let sort = Self.walkableSortKeys(descriptor.sortBy, textPaths: &textPaths), textPaths.isEmpty,
             let current = try store.entity(named: entity.name),
-            let shape = prepared.shape(for: current, sort: sort, hasLimit: window.end != nil),
-            shape.isSorted, let backward = Store.exactRangeDirection(shape.walk, shape.index),
-            let range = prepared.exactRange(shape, leaves: predicate.leafValues)
+            let read = prepared.exactRead(
+                entity: current, sort: sort, hasLimit: window.end != nil, conjunctCount: prepared.operands.count,
+                { position in
+                    // The template's stand-in at this conjunct, replaced by its captured value.
+                    guard let operand = prepared.operands[position], operand.leaf < leaves.count else { return nil }
+                    return (operand.comparison, leaves[operand.leaf])
+                })
         else { return nil }
         var models = OrderedModels(of: T.self, window: window)
         var spare = SpareDecoder.take()
         defer { SpareDecoder.putBack(spare) }
         let ordered = try store.read { txn in
-            try store.forEachRecordInExactRange(of: shape.index, range, backward: backward, entity: current, txn: txn) {
-                key, bytes in
+            try store.forEachRecordInExactRange(
+                of: read.index, read.range, backward: read.backward, entity: current, txn: txn
+            ) { key, bytes in
                 models.add(try T.decodeStored(from: bytes, key: key, reusing: &spare))
             }
         }

@@ -108,18 +108,17 @@ extension Store {
         _ row: (_ key: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws -> QueryRow
     ) throws -> [QueryRow]? {
         let window = QueryWindow(offset: query.offset, limit: query.limit)
-        guard let predicate = query.predicate, !window.isEmpty,
-            let shape = prepared.shape(for: entity, sort: query.sort, hasLimit: window.end != nil),
-            shape.isSorted, let backward = Self.exactRangeDirection(shape.walk, shape.index),
-            let plan = QueryPlanner.bind(shape, to: QueryPlanner.conjuncts(of: predicate)), plan.coversPredicate,
-            case .ranges(let index, let ranges, _) = plan.access, ranges.count == 1
+        guard let predicate = query.predicate, !window.isEmpty else { return nil }
+        let conjuncts = QueryPlanner.conjuncts(of: predicate)
+        guard
+            let read = prepared.exactRead(
+                entity: entity, sort: query.sort, hasLimit: window.end != nil, conjunctCount: conjuncts.count,
+                { QueryPlanner.comparison(conjuncts[$0]) })
         else { return nil }
         var rows = QueryRows<QueryRow>(window: window)
         let ordered = try forEachRecordInExactRange(
-            of: index, ranges[0], backward: backward, entity: entity, txn: transaction
-        ) {
-            key, bytes in rows.add(try row(key, bytes))
-        }
+            of: read.index, read.range, backward: read.backward, entity: entity, txn: transaction
+        ) { key, bytes in rows.add(try row(key, bytes)) }
         return ordered ? rows.results() : nil
     }
 
