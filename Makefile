@@ -78,8 +78,12 @@ define docs-convert
 endef
 
 ## Build with warnings as errors, check the documentation, run every test, lint the sources.
+## The library is also built optimized with testing enabled, as `swift test -c release` builds it
+## in a package that depends on it (the compiler's cross-module optimization has crashed there
+## where a debug build and a plain release build did not).
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) build -c release --target Rill --build-path .build/release-testing -Xswiftc -enable-testing
 	$(docs-convert)
 	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Samples
