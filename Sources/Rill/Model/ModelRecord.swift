@@ -37,11 +37,6 @@
 public struct ModelRecord: ~Copyable {
     let decoder: RecordDecoder
 
-    /// Not inlined: Swift 6.3's cross-module optimization, with `-enable-testing` (a release
-    /// build of the tests, `make oracle`), crashed the compiler serializing a caller into which
-    /// this initializer was inlined ("Cannot initialize a nonCopyable type with a guaranteed
-    /// value"): the caller passes its own decoder, borrowed.
-    @inline(never)
     init(decoder: RecordDecoder) {
         self.decoder = decoder
     }

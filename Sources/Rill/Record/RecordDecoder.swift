@@ -303,6 +303,13 @@ final class RecordDecoder: RecordDecoderTie, Decoder {
 
     /// Reads the whole record value as the model `T`, through its `init(record:)`, then insists
     /// nothing follows it.
+    ///
+    /// Kept out of cross-module optimization: Swift 6.3's, with `-enable-testing` in an optimized
+    /// build (`swift test -c release`, `make oracle`), crashed the compiler serializing this
+    /// function ("Cannot initialize a nonCopyable type with a guaranteed value": the
+    /// `ModelRecord` made of the borrowed decoder). Not inlining `ModelRecord.init` avoided it
+    /// too, at a retain and a release of the decoder for every row.
+    @_semantics("optimize.no.crossmodule")
     func decodeModelTopLevel<T: PersistentModel>(_ type: T.Type) throws -> T {
         let value = try T(record: ModelRecord(decoder: self))
         try checkTopLevelEnd()
