@@ -2,8 +2,9 @@ import Foundation
 
 extension QueryExecutor {
     /// The models of `window`, read from the one index range that is exactly the predicate, when
-    /// the plan its prepared translation keeps gives one; nil when it does not, and the fetch is
-    /// then planned as any other.
+    /// the plan its prepared translation keeps gives one (made an array by `move`, as
+    /// `OrderedModels.results` says); nil when it does not, and the fetch is then planned as any
+    /// other.
     ///
     /// This is a prepared statement's execution: the captured values, bound to the template's
     /// stand-ins, make the range's keys directly (`PreparedPlan.exactRead`), with no bound
@@ -19,7 +20,9 @@ extension QueryExecutor {
     /// An entry whose values are cut to a prefix (a long string among fields after the fixed
     /// ones) is in no particular order among its ties: the read stops there, and the fetch is
     /// planned instead.
-    func exactRangeModels(window: QueryWindow) throws -> [T]? {
+    func exactRangeModels(
+        window: QueryWindow, moving move: (UnsafeMutableRawPointer, Int) -> [T]
+    ) throws -> [T]? {
         guard transaction == nil, relationships == nil, predicate.exact != nil, StorageHeader.isEmpty(staged),
             let prepared = predicate.preparedPlan, let entity
         else { return nil }
@@ -45,6 +48,6 @@ extension QueryExecutor {
                 models.add(try T.decodeStored(from: bytes, key: key, reusing: &spare))
             }
         }
-        return ordered ? models.results(T.self) : nil
+        return ordered ? models.results(T.self, moving: move) : nil
     }
 }

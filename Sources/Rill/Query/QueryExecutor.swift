@@ -124,12 +124,21 @@ struct QueryExecutor<T: PersistentModel> {
     // MARK: - Running
 
     /// The models of the descriptor's window, in order.
-    @usableFromInline
+    ///
+    /// Inlinable, so that the array of the models the fetch reads in order (`OrderedModels`) is
+    /// made in the caller's module, for its model type; finding them is not (see `init`).
+    @inlinable
     func models() throws -> [T] {
-        if readsRelationships, loader == nil { return try resolving { try $0.models() } }
+        try models(moving: OrderedModels.array)
+    }
+
+    /// `models()`, the models read in order made an array by `move` (see `OrderedModels.results`).
+    @usableFromInline
+    func models(moving move: (UnsafeMutableRawPointer, Int) -> [T]) throws -> [T] {
+        if readsRelationships, loader == nil { return try resolving { try $0.models(moving: move) } }
         let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
         if window.isEmpty { return [] }
-        if let models = try exactRangeModels(window: window) { return models }
+        if let models = try exactRangeModels(window: window, moving: move) { return models }
         // Ascending sorts on strings may be served by an index too (`walkableSortKeys`), each
         // string checked as it is read.
         var textPaths: [[String]] = []
@@ -166,7 +175,7 @@ struct QueryExecutor<T: PersistentModel> {
                 if prefetches { return models.add(try prefetching(model)) }
                 return models.add(consume model)
             }
-            guard keyOrderFails else { return models.results(T.self) }
+            guard keyOrderFails else { return models.results(T.self, moving: move) }
             // A match whose string Swift may order apart from its key: every match, sorted here.
             execution = try plan()
         }
@@ -408,7 +417,9 @@ struct QueryExecutor<T: PersistentModel> {
                     sort.stringComparator == nil || sort.stringComparator == .lexical
                 else { return nil }
                 found.append(path)
-            } else if sort.stringComparator != nil || !Self.storedOrderIsSwiftOrder(valueType) {
+            } else if !Self.storedOrderIsSwiftOrder(valueType) {
+                // Foundation gives a string comparator only to sorts of `String` and `String?`
+                // values, so these types need no call of its getter (about 600 instructions).
                 return nil
             }
             keys.append(QuerySortKey(path: path, ascending: sort.order == .forward))

@@ -190,6 +190,28 @@ import Testing
         ]
     }
 
+    /// Key paths made anew at each use (appended at run time, each a new object, freed after
+    /// use) name their own fields every time: the names are kept by key path identity too, and an
+    /// address a freed key path had must not answer for another (the two alternate, so that each
+    /// is likely made where the other was).
+    @Test func keyPathsMadeAtRunTimeNameTheirOwnFields() {
+        let home: KeyPath<Person, Address> = \Person.address
+        // Each key path is made, named and freed before the next is made.
+        func names(_ leaf: PartialKeyPath<Address>) -> [String]? {
+            guard let path = (home as AnyKeyPath).appending(path: leaf as AnyKeyPath) else { return nil }
+            return KeyPathNames.names(of: path, root: Person.self)
+        }
+        for round in 0..<5_000 {
+            #expect(names(\Address.city) == ["home", "town"], "round \(round)")
+            #expect(names(\Address.postalCode) == ["home", "zip"], "round \(round)")
+        }
+        // The literals, looked up again and again, keep their names too.
+        for _ in 0..<3 {
+            #expect(KeyPathNames.names(of: \Person.address.city, root: Person.self) == ["home", "town"])
+            #expect(KeyPathNames.names(of: \Person.age, root: Person.self) == ["years"])
+        }
+    }
+
     @Test func indexesOnKeysWithDotsAndCommasServePlansAndHoldUniqueness() throws {
         #expect(FieldPath.name(of: [["a.b"], ["p", "c.d"], ["x,y\\z"]]) == #"a\.b,p.c\.d,x\,y\\z"#)
         #expect(FieldPath.paths(fromName: #"a\.b,p.c\.d,x\,y\\z"#) == [["a.b"], ["p", "c.d"], ["x,y\\z"]])

@@ -6,7 +6,7 @@ import Testing
 @testable import Rill
 
 /// Fetches read straight from the one index range that is exactly their predicate
-/// (`QueryExecutor.exactRangeModels(window:)`), against brute force: Swift's own evaluation of
+/// (`QueryExecutor.exactRangeModels(window:moving:)`), against brute force: Swift's own evaluation of
 /// the predicate on every model, sorted as the descriptor says with ties by identifier, cut to
 /// its offset and limit. Random captured values of each form, extreme ones among them (the
 /// infinities, -0.0, NaN, the distant dates, text that spells a UUID, text longer than an index
@@ -265,7 +265,9 @@ import Testing
                 guard round > 0 else { continue }
                 let window = QueryWindow(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
                 guard !window.isEmpty else { continue }
-                if let read = try context.executor(for: descriptor).exactRangeModels(window: window) {
+                if let read = try context.executor(for: descriptor).exactRangeModels(
+                    window: window, moving: OrderedModels.array)
+                {
                     served += 1
                     #expect(form.exact, "\(form.name) took an exact range")
                     #expect(read.map(\.id) == expected, "\(form.name): \(descriptor.predicate!)")
@@ -294,11 +296,13 @@ import Testing
         let a = 1
         let descriptor = FetchDescriptor(predicate: #Predicate<Item> { $0.n == a })
         let window = QueryWindow(offset: nil, limit: nil)
-        #expect(try context.executor(for: descriptor).exactRangeModels(window: window) == nil)
+        #expect(
+            try context.executor(for: descriptor).exactRangeModels(window: window, moving: OrderedModels.array) == nil)
         #expect(try context.fetch(descriptor).map(\.id).sorted() == [1, 9, 13, 17, 100])
         try context.save()
         #expect(
-            try context.executor(for: descriptor).exactRangeModels(window: window)?.map(\.id) == [1, 9, 13, 17, 100])
+            try context.executor(for: descriptor).exactRangeModels(window: window, moving: OrderedModels.array)?.map(
+                \.id) == [1, 9, 13, 17, 100])
     }
 
     /// Index entries that list several identifiers (identifiers too long for a key, sharing
@@ -334,7 +338,9 @@ import Testing
             #expect(numbers(try context.fetch(descriptor).map(\.id)) == expected, "n == \(a)")
             guard round > 0 else { continue }
             let window = QueryWindow(offset: nil, limit: descriptor.fetchLimit)
-            if let read = try context.executor(for: descriptor).exactRangeModels(window: window) {
+            if let read = try context.executor(for: descriptor).exactRangeModels(
+                window: window, moving: OrderedModels.array)
+            {
                 served += 1
                 #expect(numbers(read.map(\.id)) == expected, "n == \(a)")
             }
@@ -366,7 +372,9 @@ import Testing
             #expect(zip(fetched, fetched.dropFirst()).allSatisfy { !($1.s < $0.s) }, "n == \(a)")
             guard round > 0 else { continue }
             let window = QueryWindow(offset: nil, limit: descriptor.fetchLimit)
-            #expect(try context.executor(for: descriptor).exactRangeModels(window: window) == nil)
+            #expect(
+                try context.executor(for: descriptor).exactRangeModels(window: window, moving: OrderedModels.array)
+                    == nil)
         }
     }
 

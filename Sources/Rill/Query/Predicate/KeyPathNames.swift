@@ -44,18 +44,32 @@ package enum KeyPathNames {
 
     /// What a key path reads, worked out once per key path: describing a key path and comparing
     /// it with `\String.count` cost more than the rest of translating a predicate.
+    ///
+    /// Looked up first by the key path object's identity: a key path literal is one object for
+    /// the process, and hashing its address is cheap where hashing the key path walks its
+    /// components (about 1,200 instructions, once per sort descriptor of a fetch). A key path
+    /// made anew each time (appended, or with a subscript argument) is found by its value.
     private static func resolved(_ keyPath: AnyKeyPath, root: Any.Type) -> Resolved {
+        let identity = IdentityKey(keyPath: ObjectIdentifier(keyPath), root: ObjectIdentifier(root))
+        if let known = tables.withLock({ $0.byIdentity[identity]?.resolved }) { return known }
         let key = CacheKey(keyPath: keyPath, root: ObjectIdentifier(root))
-        if let known = cache.withLock({ $0[key] }) { return known }
-        let resolved = Resolved(
-            measure: computeMeasure(of: keyPath, root: root), names: computeNames(of: keyPath, root: root),
-            relationship: computeRelationshipRead(of: keyPath, root: root))
-        cache.withLock { cache in
-            // Key paths are few (one per property a program names), so the table stays small.
-            if cache.count < 4_096 { cache[key] = resolved }
+        let resolved =
+            tables.withLock({ $0.byValue[key] })
+            ?? Resolved(
+                measure: computeMeasure(of: keyPath, root: root), names: computeNames(of: keyPath, root: root),
+                relationship: computeRelationshipRead(of: keyPath, root: root))
+        tables.withLock { tables in
+            // Key paths are few (one per property a program names), so the tables stay small.
+            if tables.byValue.count < tableLimit { tables.byValue[key] = resolved }
+            if tables.byIdentity.count < tableLimit {
+                tables.byIdentity[identity] = IdentityEntry(keyPath: keyPath, resolved: resolved)
+            }
         }
         return resolved
     }
+
+    /// The most key paths each table keeps.
+    private static let tableLimit = 4_096
 
     private struct Resolved: Sendable {
         var measure: Measure?
@@ -79,7 +93,26 @@ package enum KeyPathNames {
         let root: ObjectIdentifier
     }
 
-    private static let cache = Lock<[CacheKey: Resolved]>([:])
+    /// A key path object and a root, by identity.
+    private struct IdentityKey: Hashable {
+        let keyPath: ObjectIdentifier
+        let root: ObjectIdentifier
+    }
+
+    /// What a key path object reads, with the object itself: kept alive by the table, its
+    /// address names no other key path while the entry is there. `@unchecked Sendable` as
+    /// `CacheKey`.
+    private struct IdentityEntry: @unchecked Sendable {
+        let keyPath: AnyKeyPath
+        let resolved: Resolved
+    }
+
+    private struct Tables: Sendable {
+        var byIdentity: [IdentityKey: IdentityEntry] = [:]
+        var byValue: [CacheKey: Resolved] = [:]
+    }
+
+    private static let tables = Lock(Tables())
 
     private static func computeNames(of keyPath: AnyKeyPath, root: Any.Type) -> [String]? {
         let text = String(describing: keyPath)
