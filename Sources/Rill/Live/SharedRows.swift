@@ -63,9 +63,9 @@ final class SharedRows: Sendable {
         var released = 0
         var keptBySweep = 0
         /// The entry `Known` found last, and its entity's number: the row of that record is
-        /// usually asked for next, by the load that read it (an entry leaves its table only in
-        /// a sweep, which forgets it).
-        var lastKnown: (entity: Int32, entry: Entry)?
+        /// usually asked for next, by the load that read it. Unretained: its table holds it, and
+        /// an entry leaves its table only in a sweep, which forgets it.
+        var lastKnown: (entity: Int32, entry: Unmanaged<Entry>)?
         var isDue: Bool {
             let bound = max(Self.minimumSweep, keptBySweep / 2)
             return added >= bound || released >= bound
@@ -214,14 +214,20 @@ final class SharedRows: Sendable {
         }
     }
 
+    /// The entries are read unretained, here and in `row`, while the lock is held (their table
+    /// holds them): a retain and a release write to the entry, whose memory a load's lookup of a
+    /// record otherwise only reads, and most of it is not in the cache (a miss for each record).
     private func bytes(of key: UnsafeRawBufferPointer, entity: Int32, readAt snapshot: UInt64) -> [UInt8]? {
         state.withLock { state in
             let index = Int(entity)
-            guard index < state.records.count, let entry = state.records[index].object(for: key),
-                entry.readAt == snapshot
-            else { return nil }
-            state.lastKnown = (entity, entry)
-            return entry.bytes
+            guard index < state.records.count, let entry = state.records[index].unretainedObject(for: key) else {
+                return nil
+            }
+            return entry._withUnsafeGuaranteedRef { found -> [UInt8]? in
+                guard found.readAt == snapshot else { return nil }
+                state.lastKnown = (entity, entry)
+                return found.bytes
+            }
         }
     }
 
@@ -236,28 +242,34 @@ final class SharedRows: Sendable {
         make: (_ key: [UInt8], _ sameModel: LiveEntry?) throws -> LiveEntry
     ) rethrows -> LiveEntry {
         let found = state.withLock { state -> (row: LiveEntry?, key: [UInt8]?, sameModel: LiveEntry?) in
-            let entry: Entry
+            let unretained: Unmanaged<Entry>
             if let last = state.lastKnown, last.entity == variant.entity,
-                last.entry.hasTableKey(key)
+                last.entry._withUnsafeGuaranteedRef({ $0.hasTableKey(key) })
             {
-                entry = last.entry
+                unretained = last.entry
             } else {
-                guard let found = state.table(variant.entity).object(for: key) else { return (nil, nil, nil) }
-                entry = found
+                guard let found = state.table(variant.entity).unretainedObject(for: key) else { return (nil, nil, nil) }
+                unretained = found
             }
-            // The key's array is taken only for a row to make: a shared row has it already.
-            guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, entry.key, nil) }
-            // The same bytes, so the record at this snapshot too.
-            if snapshot != 0 { entry.readAt = snapshot }
-            var sameModel: LiveEntry?
-            for shared in entry.rows {
-                if shared.maker == variant.maker {
-                    state.reused += 1
-                    return (shared.row, nil, nil)
+            return unretained._withUnsafeGuaranteedRef { entry in
+                // The key's array is taken only for a row to make: a shared row has it already.
+                guard entry.bytes.withUnsafeBytes({ sameBytes($0, bytes) }) else { return (nil, entry.key, nil) }
+                // The same bytes, so the record at this snapshot too.
+                if snapshot != 0 { entry.readAt = snapshot }
+                // The rows read where they are: a copy of each would retain it, a write to a row
+                // not otherwise touched. Only the row returned is retained.
+                return entry.rows.withUnsafeBufferPointer { rows in
+                    var sameModel: Int?
+                    for index in rows.indices {
+                        if rows[index].maker == variant.maker {
+                            state.reused += 1
+                            return (rows[index].row, nil, nil)
+                        }
+                        if rows[index].model == variant.model { sameModel = index }
+                    }
+                    return (nil, entry.key, sameModel.map { rows[$0].row })
                 }
-                if shared.model == variant.model { sameModel = shared.row }
             }
-            return (nil, entry.key, sameModel)
         }
         if let row = found.row { return row }
         // Made outside the lock: decoding may take a while, and other threads share the table.
