@@ -59,17 +59,13 @@ struct OrderedModels: ~Copyable {
         capacity = wanted
     }
 
-    /// The models kept, in order; the buffer is empty after. `T` is the type the buffer was made
-    /// for.
-    mutating func results<T>(_ type: T.Type) -> [T] {
-        results(T.self, moving: Self.array)
-    }
-
     /// The models kept, in order, as `move` makes them an array of the models at a base address
-    /// and of a count (moved out: they are not destroyed there after). The buffer is empty after.
+    /// and of a count (moved out: they are not destroyed there after); the buffer is empty after.
+    /// `T` is the type the buffer was made for.
     ///
-    /// `move` may be given by code compiled for `T`, where the array's initializer is specialized
-    /// (unspecialized, as `results(_:)` calls it, it takes about 1,200 instructions).
+    /// `move` is `array(movingFrom:count:)`, given by code compiled for `T` where it can be
+    /// (`QueryExecutor.models()`): there the array's initializer is specialized (unspecialized,
+    /// it took about 1,200 instructions).
     mutating func results<T>(_ type: T.Type, moving move: (UnsafeMutableRawPointer, Int) -> [T]) -> [T] {
         guard let base, count > 0 else { return [] }
         let kept = count

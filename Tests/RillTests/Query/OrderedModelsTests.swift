@@ -38,7 +38,7 @@ import Testing
                     made += 1
                     guard models.add(Model(value, released: released)) else { break }
                 }
-                if takesResults { results = models.results(Model.self).map(\.value) }
+                if takesResults { results = models.results(Model.self, moving: OrderedModels.array).map(\.value) }
             }
             let expected = Array((0..<total).dropFirst(offset).prefix(limit ?? .max))
             if takesResults { #expect(results == expected, "round \(round)") }
